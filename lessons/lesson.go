@@ -1,0 +1,82 @@
+// Package lessons is the lecture catalog: one file per lecture section, each a Lesson
+// with its prose, equations, panels, parameters, exportable plots and the Builder of
+// its model. Catalog lists them in lecture order.
+package lessons
+
+import "unroll/sim"
+
+// Lesson is one lecture section as a live page.
+type Lesson struct {
+	Slug    string // URL name, e.g. "gru"
+	Section string // the lecture's section number, e.g. "4.3"
+	Title   string
+	Summary string // one sentence for the index page
+
+	// Prose is the page's text, paragraph by paragraph, as trusted HTML written in this
+	// package; inline maths is TeX between \( and \).
+	Prose []string
+	// Equations are displayed in order; symbols tied to live values are marked in the
+	// TeX with \htmlClass{sym-<id>}{…} and listed in Symbols.
+	Equations []Equation
+	Panels    []Panel
+	Params    sim.Specs
+	Plots     []Plot
+	Build     sim.Builder
+	// Trains reports whether the model is a sim.Trainer (the page shows training controls).
+	Trains bool
+}
+
+// Equation is one displayed equation.
+type Equation struct {
+	TeX     string
+	Symbols []Symbol
+}
+
+// Symbol ties a symbol of an equation to the per-step array it names: hovering it
+// highlights that array's panel and shows its values at the current step.
+type Symbol struct {
+	ID    string // used in \htmlClass{sym-<ID>}{…} and in Panel.Symbol
+	Array string // the per-step array, e.g. "R"
+}
+
+// PanelKind names the browser module that draws a panel (static/js/panels/<kind>.js).
+type PanelKind string
+
+// The panel kinds.
+const (
+	Heatmap PanelKind = "heatmap" // per-step vectors as unit × time, current step marked
+	Bars    PanelKind = "bars"    // one per-step vector at the current step
+	Line    PanelKind = "line"    // per-step scalars or a static curve against step
+	Graph   PanelKind = "graph"   // the unfolded computational graph
+	Tokens  PanelKind = "tokens"  // the input/output tokens with the current one marked
+	TopK    PanelKind = "topk"    // a per-step softmax's top-k table
+)
+
+// Panel is one drawn view.
+type Panel struct {
+	ID     string
+	Kind   PanelKind
+	Title  string    // may hold TeX between \( \)
+	Arrays []string  // the arrays it draws, by name
+	Scale  []float64 // fixed value range [lo, hi] for colour or axis; nil = from the data
+	Symbol string    // the equation symbol this panel shows, if any
+	LogY   bool      // log-scale y axis (gradient norms)
+	Note   string    // one line under the panel: what to look for
+}
+
+// Plot is a slide-ready export of one figure (GET /lessons/{slug}/plots/{name}.png).
+type Plot struct {
+	Name   string // URL name
+	Title  string // in the lecture's symbols (plain Unicode: ‖∂L/∂H_t‖)
+	XLabel string
+	YLabel string
+	LogY   bool
+	// Series computes the curves for a built model.
+	Series func(m sim.Model) []Series
+}
+
+// Series is one curve of a Plot.
+type Series struct {
+	Label string
+	X, Y  []float64
+}

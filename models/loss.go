@@ -1,0 +1,113 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Softmax writes ŷ = softmax(o), ŷ_i = exp(o_i − max_j o_j) / Σ_k exp(o_k − max_j o_j),
+// into dst. Subtracting the maximum changes nothing mathematically and keeps every
+// exponent ≤ 0, so huge logits cannot overflow. dst may be logits itself. Entries of
+// −∞ get probability 0 (attention masks use this); a row that is all −∞, or holds
+// +∞ or NaN, gives NaN.
+func Softmax(dst []float64, logits []float64) {
+	mustSoftmaxLen("softmax", dst, logits)
+	top := logitMax(logits)
+	var sum float64
+	for i, o := range logits {
+		e := math.Exp(o - top)
+		dst[i] = e
+		sum += e
+	}
+	for i := range dst {
+		dst[i] /= sum
+	}
+}
+
+// LogSoftmax writes log ŷ_i = (o_i − m) − log Σ_k exp(o_k − m), m = max_j o_j, into dst:
+// the log-sum-exp form, exact even where softmax itself would underflow to 0.
+// dst may be logits itself.
+func LogSoftmax(dst []float64, logits []float64) {
+	mustSoftmaxLen("log-softmax", dst, logits)
+	top := logitMax(logits)
+	var sum float64
+	for _, o := range logits {
+		sum += math.Exp(o - top)
+	}
+	logSum := math.Log(sum)
+	for i, o := range logits {
+		dst[i] = (o - top) - logSum // not o − (m + logSum): that loses logSum when |m| is huge
+	}
+}
+
+// SoftmaxCrossEntropy is the masked negative log-likelihood of a batch of targets,
+//
+//	loss = Σ_b m_b · (−log softmax(o_b)[y_b]),
+//
+// a sum, not a mean. logits is B×V, targets holds y_b ∈ [0, V), mask holds the weights
+// m_b ≥ 0 (1 for a real token, 0 for padding; nil means all ones). It returns the loss,
+// P = softmax(logits) row by row (B×V, also for masked rows) and
+// ∂loss/∂o_b = m_b (P_b − onehot(y_b)); rows with m_b = 0 contribute exactly 0 to the
+// loss and get an exactly zero gradient. Wrong lengths, a target outside [0, V) or a
+// negative or NaN weight panic.
+func SoftmaxCrossEntropy(logits *mat.Dense, targets []int, mask []float64) (loss float64, probs, dLogits *mat.Dense) {
+	rows, vocab := logits.Dims()
+	if len(targets) != rows {
+		panic(fmt.Sprintf("models: %d targets for %d rows of logits", len(targets), rows))
+	}
+	if mask != nil && len(mask) != rows {
+		panic(fmt.Sprintf("models: mask has %d weights for %d rows of logits", len(mask), rows))
+	}
+	probs = mat.NewDense(rows, vocab, nil)
+	dLogits = mat.NewDense(rows, vocab, nil)
+	logProbs := make([]float64, vocab)
+	for b, y := range targets {
+		if y < 0 || y >= vocab {
+			panic(fmt.Sprintf("models: target %d at row %d outside vocabulary [0, %d)", y, b, vocab))
+		}
+		weight := 1.0
+		if mask != nil {
+			weight = mask[b]
+			if !(weight >= 0) {
+				panic(fmt.Sprintf("models: mask weight %v at row %d is not ≥ 0", weight, b))
+			}
+		}
+		o := logits.RawRowView(b)
+		p := probs.RawRowView(b)
+		Softmax(p, o)
+		if weight == 0 {
+			continue // padding: no loss and an exactly zero gradient
+		}
+		LogSoftmax(logProbs, o)
+		loss -= weight * logProbs[y]
+		d := dLogits.RawRowView(b)
+		for j, pj := range p {
+			d[j] = weight * pj
+		}
+		d[y] -= weight
+	}
+	return loss, probs, dLogits
+}
+
+// mustSoftmaxLen panics unless dst and src are equally long and not empty.
+func mustSoftmaxLen(what string, dst, src []float64) {
+	if len(src) == 0 {
+		panic(fmt.Sprintf("models: %s of an empty vector", what))
+	}
+	if len(dst) != len(src) {
+		panic(fmt.Sprintf("models: %s writes %d values into %d", what, len(src), len(dst)))
+	}
+}
+
+// logitMax is max_i v_i (NaN if any entry is NaN).
+func logitMax(v []float64) float64 {
+	top := v[0]
+	for _, x := range v[1:] {
+		if x > top || math.IsNaN(x) {
+			top = x
+		}
+	}
+	return top
+}

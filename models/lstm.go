@@ -1,0 +1,138 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// LSTM is the long short-term memory cell of lecture 4.4:
+//
+//	I_t = σ(X_t W_xi + H_{t-1} W_hi + b_i)    input gate
+//	F_t = σ(X_t W_xf + H_{t-1} W_hf + b_f)    forget gate
+//	O_t = σ(X_t W_xo + H_{t-1} W_ho + b_o)    output gate
+//	C̃_t = tanh(X_t W_xc + H_{t-1} W_hc + b_c) candidate memory cell
+//	C_t = F_t ⊙ C_{t-1} + I_t ⊙ C̃_t            memory cell
+//	H_t = O_t ⊙ tanh(C_t)                      hidden state
+//
+// These are torch.nn.LSTM's equations with b_* = bias_ih + bias_hh and the
+// weights transposed (PyTorch stacks the gates in the order i, f, g = C̃, o).
+type LSTM struct {
+	Wxi, Whi, Bi *Param // input gate: W_xi d×h, W_hi h×h, b_i 1×h
+	Wxf, Whf, Bf *Param // forget gate
+	Wxo, Who, Bo *Param // output gate
+	Wxc, Whc, Bc *Param // candidate memory cell
+}
+
+// NewLSTM returns an LSTM with input size d and hidden size h, every parameter
+// drawn from U(−1/√h, 1/√h).
+func NewLSTM(d, h int, rng *rand.Rand) *LSTM {
+	mustSizes(d, h)
+	c := &LSTM{
+		Wxi: NewParam("W_xi", d, h), Whi: NewParam("W_hi", h, h), Bi: NewBias("b_i", h),
+		Wxf: NewParam("W_xf", d, h), Whf: NewParam("W_hf", h, h), Bf: NewBias("b_f", h),
+		Wxo: NewParam("W_xo", d, h), Who: NewParam("W_ho", h, h), Bo: NewBias("b_o", h),
+		Wxc: NewParam("W_xc", d, h), Whc: NewParam("W_hc", h, h), Bc: NewBias("b_c", h),
+	}
+	initUniform(c.Params(), h, rng)
+	return c
+}
+
+// Kind is KindLSTM.
+func (c *LSTM) Kind() Kind { return KindLSTM }
+
+// InputSize is d.
+func (c *LSTM) InputSize() int { d, _ := c.Wxi.Value.Dims(); return d }
+
+// HiddenSize is h.
+func (c *LSTM) HiddenSize() int { _, h := c.Whi.Value.Dims(); return h }
+
+// Params is W_xi W_hi b_i W_xf W_hf b_f W_xo W_ho b_o W_xc W_hc b_c.
+func (c *LSTM) Params() Params {
+	return Params{c.Wxi, c.Whi, c.Bi, c.Wxf, c.Whf, c.Bf, c.Wxo, c.Who, c.Bo, c.Wxc, c.Whc, c.Bc}
+}
+
+// Step computes I_t, F_t, O_t, C̃_t, C_t and H_t (see LSTM) for a batch; a nil
+// prev.H or prev.C is zero. The trace's gates are "I", "F", "O", "C_tilde".
+func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
+	prev = stepInput(c, x, prev)
+	hp, cp := prev.H, prev.C
+	i := affine(x, c.Wxi, hp, c.Whi, c.Bi)
+	applyEach(i, sigmoid)
+	f := affine(x, c.Wxf, hp, c.Whf, c.Bf)
+	applyEach(f, sigmoid)
+	o := affine(x, c.Wxo, hp, c.Who, c.Bo)
+	applyEach(o, sigmoid)
+	ct := affine(x, c.Wxc, hp, c.Whc, c.Bc)
+	applyEach(ct, math.Tanh)
+
+	B, h := hp.Dims()
+	cNew, tanhC, hNew := mat.NewDense(B, h, nil), mat.NewDense(B, h, nil), mat.NewDense(B, h, nil)
+	for r := range B {
+		for j := range h {
+			cv := f.At(r, j)*cp.At(r, j) + i.At(r, j)*ct.At(r, j)
+			tc := math.Tanh(cv)
+			cNew.Set(r, j, cv)
+			tanhC.Set(r, j, tc)
+			hNew.Set(r, j, o.At(r, j)*tc)
+		}
+	}
+	return &StepTrace{
+		X: x, Prev: prev, Next: State{H: hNew, C: cNew},
+		Gates: []Named{{"I", i}, {"F", f}, {"O", o}, {"C_tilde", ct}},
+		aux:   []*mat.Dense{tanhC},
+	}
+}
+
+// StepBack is the backward pass of Step. With G_H = ∂L/∂H_t and G_C = ∂L/∂C_t
+// (from the next step):
+//
+//	∂L/∂O_t = G_H ⊙ tanh(C_t),  D = G_C + G_H ⊙ O_t ⊙ (1 − tanh²(C_t))   (total ∂L/∂C_t),
+//	∂L/∂F_t = D ⊙ C_{t-1},  ∂L/∂I_t = D ⊙ C̃_t,  ∂L/∂C̃_t = D ⊙ I_t,  ∂L/∂C_{t-1} = D ⊙ F_t,
+//
+// through σ' = σ(1 − σ) and tanh' = 1 − tanh² to the pre-activations, whose
+// products with the weights give ∂L/∂X_t, ∂L/∂H_{t-1} and the weight gradients.
+// A nil dH or dC is zero.
+func (c *LSTM) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
+	return c.backward(tr, dH, dC, true)
+}
+
+// backward is StepBack; with accumulate false it leaves every Param.Grad alone.
+func (c *LSTM) backward(tr *StepTrace, dH, dC *mat.Dense, accumulate bool) (*mat.Dense, State) {
+	hp, cp := tr.Prev.H, tr.Prev.C
+	B, h := hp.Dims()
+	i, f, o, ct, tanhC := tr.Gate("I"), tr.Gate("F"), tr.Gate("O"), tr.Gate("C_tilde"), tr.aux[0]
+	if dH != nil {
+		mustDims("dH", dH, B, h)
+	}
+	if dC != nil {
+		mustDims("dC", dC, B, h)
+	}
+	dAi, dAf, dAo, dAc := mat.NewDense(B, h, nil), mat.NewDense(B, h, nil), mat.NewDense(B, h, nil), mat.NewDense(B, h, nil)
+	dPrevC := mat.NewDense(B, h, nil)
+	for r := range B {
+		for j := range h {
+			var gH, gC float64
+			if dH != nil {
+				gH = dH.At(r, j)
+			}
+			if dC != nil {
+				gC = dC.At(r, j)
+			}
+			iv, fv, ov, ctv, tc := i.At(r, j), f.At(r, j), o.At(r, j), ct.At(r, j), tanhC.At(r, j)
+			d := gC + gH*ov*(1-tc*tc)
+			dAo.Set(r, j, gH*tc*ov*(1-ov))
+			dAf.Set(r, j, d*cp.At(r, j)*fv*(1-fv))
+			dAi.Set(r, j, d*ctv*iv*(1-iv))
+			dAc.Set(r, j, d*iv*(1-ctv*ctv))
+			dPrevC.Set(r, j, d*fv)
+		}
+	}
+	dX, dPrevH := zerosLike(tr.X), zerosLike(hp)
+	affineBack(dAi, tr.X, c.Wxi, hp, c.Whi, c.Bi, dX, dPrevH, accumulate)
+	affineBack(dAf, tr.X, c.Wxf, hp, c.Whf, c.Bf, dX, dPrevH, accumulate)
+	affineBack(dAo, tr.X, c.Wxo, hp, c.Who, c.Bo, dX, dPrevH, accumulate)
+	affineBack(dAc, tr.X, c.Wxc, hp, c.Whc, c.Bc, dX, dPrevH, accumulate)
+	return dX, State{H: dPrevH, C: dPrevC}
+}

@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ParamKind is how a parameter is edited and validated.
+type ParamKind string
+
+// The parameter kinds.
+const (
+	Int    ParamKind = "int"    // a whole number in [Min, Max]
+	Float  ParamKind = "float"  // a finite number in [Min, Max]
+	Choice ParamKind = "choice" // one of Choices
+	Text   ParamKind = "text"   // free text of at most MaxLen characters
+	Bool   ParamKind = "bool"   // "true" or "false"
+)
+
+// maxTextDefault bounds text parameters that do not set MaxLen: a sentence, not a book.
+const maxTextDefault = 200
+
+// ParamSpec declares one parameter of a lesson: its URL name, its label and help for
+// the page, and the values it accepts.
+type ParamSpec struct {
+	Name     string    `json:"name"`
+	Label    string    `json:"label"`
+	Help     string    `json:"help,omitempty"`
+	Kind     ParamKind `json:"kind"`
+	Default  string    `json:"default"`
+	Min      float64   `json:"min,omitempty"`
+	Max      float64   `json:"max,omitempty"`
+	Step     float64   `json:"step,omitempty"` // slider granularity
+	Choices  []string  `json:"choices,omitempty"`
+	MaxLen   int       `json:"max_len,omitempty"`
+	Symbol   string    `json:"symbol,omitempty"` // the lecture's symbol, TeX, e.g. `\rho(W)`
+	Advanced bool      `json:"advanced,omitempty"`
+}
+
+// Check returns the canonical form of raw, or an error a student can act on.
+func (p ParamSpec) Check(raw string) (string, error) {
+	switch p.Kind {
+	case Int:
+		n, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil {
+			return "", fmt.Errorf("%s must be a whole number, got %q", p.Label, clip(raw))
+		}
+		if float64(n) < p.Min || float64(n) > p.Max {
+			return "", fmt.Errorf("%s must be between %g and %g, got %d", p.Label, p.Min, p.Max, n)
+		}
+		return strconv.Itoa(n), nil
+	case Float:
+		f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return "", fmt.Errorf("%s must be a number, got %q", p.Label, clip(raw))
+		}
+		if f < p.Min || f > p.Max {
+			return "", fmt.Errorf("%s must be between %g and %g, got %g", p.Label, p.Min, p.Max, f)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64), nil
+	case Choice:
+		if !slices.Contains(p.Choices, raw) {
+			return "", fmt.Errorf("%s must be one of %s, got %q", p.Label, strings.Join(p.Choices, ", "), clip(raw))
+		}
+		return raw, nil
+	case Bool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return "", fmt.Errorf("%s must be true or false, got %q", p.Label, clip(raw))
+		}
+		return strconv.FormatBool(b), nil
+	case Text:
+		limit := p.MaxLen
+		if limit == 0 {
+			limit = maxTextDefault
+		}
+		if !utf8.ValidString(raw) {
+			return "", fmt.Errorf("%s is not valid text (UTF-8)", p.Label)
+		}
+		if n := utf8.RuneCountInString(raw); n > limit {
+			return "", fmt.Errorf("%s is %d characters long; the limit is %d", p.Label, n, limit)
+		}
+		return raw, nil
+	}
+	return "", fmt.Errorf("sim: parameter %s has unknown kind %q", p.Name, p.Kind)
+}
+
+// clip shortens a bad value for an error message, so a huge paste is not echoed back.
+func clip(s string) string {
+	const keep = 40 // enough to recognise what was typed
+	if utf8.RuneCountInString(s) <= keep {
+		return s
+	}
+	return string([]rune(s)[:keep]) + "…"
+}
+
+// Values are a lesson's validated parameter values in canonical string form, keyed
+// by ParamSpec.Name; every declared parameter is present.
+type Values map[string]string
+
+// Int returns an Int parameter; it panics if the lesson did not declare it (a bug).
+func (v Values) Int(name string) int {
+	n, err := strconv.Atoi(v.must(name))
+	if err != nil {
+		panic(fmt.Sprintf("sim: parameter %s is not an int: %v", name, err))
+	}
+	return n
+}
+
+// Float returns a Float parameter.
+func (v Values) Float(name string) float64 {
+	f, err := strconv.ParseFloat(v.must(name), 64)
+	if err != nil {
+		panic(fmt.Sprintf("sim: parameter %s is not a float: %v", name, err))
+	}
+	return f
+}
+
+// Bool returns a Bool parameter.
+func (v Values) Bool(name string) bool { return v.must(name) == "true" }
+
+// String returns a Choice or Text parameter.
+func (v Values) String(name string) string { return v.must(name) }
+
+func (v Values) must(name string) string {
+	s, ok := v[name]
+	if !ok {
+		panic(fmt.Sprintf("sim: no parameter %q", name))
+	}
+	return s
+}
+
+// Query encodes the values as a URL query in a stable order (sorted keys), so the
+// same state always has the same URL.
+func (v Values) Query() string {
+	q := url.Values{}
+	for k, s := range v {
+		q.Set(k, s)
+	}
+	return q.Encode()
+}
+
+// Specs is a lesson's parameter list, in the order the page shows them.
+type Specs []ParamSpec
+
+// Defaults returns every parameter at its default.
+func (ss Specs) Defaults() Values {
+	v := make(Values, len(ss))
+	for _, s := range ss {
+		v[s.Name] = s.Default
+	}
+	return v
+}
+
+// Parse validates a URL query against the specs: missing parameters take their
+// default, unknown keys are ignored (a page may carry others, such as step), and the
+// first invalid value is returned as an error along with the defaults for it.
+func (ss Specs) Parse(q url.Values) (Values, error) {
+	v := ss.Defaults()
+	var first error
+	for _, s := range ss {
+		raw, ok := q[s.Name]
+		if !ok || len(raw) == 0 {
+			continue
+		}
+		canon, err := s.Check(raw[0])
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		v[s.Name] = canon
+	}
+	return v, first
+}
+
+// Apply returns base with the changes applied, or an error naming the first unknown
+// parameter or invalid value; base is never modified.
+func (ss Specs) Apply(base Values, changes map[string]string) (Values, error) {
+	out := make(Values, len(base))
+	for k, s := range base {
+		out[k] = s
+	}
+	names := slices.Sorted(maps.Keys(changes)) // the same bad request gets the same message
+	for _, name := range names {
+		raw := changes[name]
+		i := slices.IndexFunc(ss, func(s ParamSpec) bool { return s.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("there is no parameter %q on this page", clip(name))
+		}
+		canon, err := ss[i].Check(raw)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = canon
+	}
+	return out, nil
+}

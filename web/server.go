@@ -1,0 +1,104 @@
+// Package web is Unroll's HTTP surface: it registers the routes of API.md, decodes and
+// validates requests, calls the packages that do the work, and encodes the answers. It
+// is the only package that imports net/http.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+)
+
+// Server is the http.Handler for the whole application.
+type Server struct {
+	mux     *http.ServeMux
+	log     *slog.Logger
+	ready   atomic.Bool
+	compute chan struct{} // slots for heavy API computations, one per CPU
+}
+
+// New builds the handler with every route registered. It returns once everything the
+// routes need is loaded, after which /healthz answers 200.
+func New(logger *slog.Logger) (*Server, error) {
+	s := &Server{mux: http.NewServeMux(), log: logger, compute: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	s.routes()
+	s.ready.Store(true)
+	return s, nil
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.post("/api/v1/cell", s.cell)
+	s.post("/api/v1/bleu", s.bleu)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "there is no page or API at "+r.URL.Path)
+	})
+}
+
+// post registers h for POST on path and a JSON 405 for every other method.
+func (s *Server) post(path string, h http.HandlerFunc) {
+	s.mux.HandleFunc("POST "+path, h)
+	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: send the JSON body with POST")
+	})
+}
+
+// Shutdown asks long-lived connections to close; http.Server.Shutdown does the rest.
+func (s *Server) Shutdown() {
+	s.ready.Store(false)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	if !s.ready.Load() {
+		writeError(w, http.StatusServiceUnavailable, "not ready")
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok"))
+}
+
+// ServeHTTP logs each request and turns a panic in a handler into a logged 500, so one
+// bad request never stops the server.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("handler panic", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			if !rec.wrote {
+				writeError(rec, http.StatusInternalServerError, "the server hit a bug; it has been logged")
+			}
+		}
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "took", time.Since(start))
+	}()
+	s.mux.ServeHTTP(rec, r)
+}
+
+// statusRecorder remembers the status code for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (websocket hijack).
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
