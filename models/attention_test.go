@@ -6,52 +6,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
 )
 
 // attentionFDStep is the central-difference step: the truncation error h² and the
 // round-off ε/h balance near 1e-5…1e-6 for losses of order 1.
 const attentionFDStep = 1e-6
-
-// attentionNumericGrad is ∂loss/∂m by central differences (gonum diff/fd), perturbing
-// the entries of m in place; m is restored before it returns.
-func attentionNumericGrad(m *mat.Dense, loss func() float64) *mat.Dense {
-	r, c := m.Dims()
-	orig := mat.DenseCopyOf(m)
-	x := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		x = append(x, m.RawRowView(i)...)
-	}
-	f := func(y []float64) float64 {
-		for i := 0; i < r; i++ {
-			copy(m.RawRowView(i), y[i*c:(i+1)*c])
-		}
-		return loss()
-	}
-	g := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: attentionFDStep})
-	m.Copy(orig)
-	return mat.NewDense(r, c, g)
-}
-
-// attentionGradMismatch returns "" when got and want agree entry by entry within
-// |got − want| ≤ rel·max(|got|, |want|) + abs, else a got … want … message.
-func attentionGradMismatch(what string, got, want *mat.Dense, rel, abs float64) string {
-	r, c := want.Dims()
-	gr, gc := got.Dims()
-	if gr != r || gc != c {
-		return fmt.Sprintf("%s: got %d×%d gradient, want %d×%d", what, gr, gc, r, c)
-	}
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			g, w := got.At(i, j), want.At(i, j)
-			if math.Abs(g-w) > rel*math.Max(math.Abs(g), math.Abs(w))+abs {
-				return fmt.Sprintf("%s[%d,%d]: got %.12g want %.12g (finite differences)", what, i, j, g, w)
-			}
-		}
-	}
-	return ""
-}
 
 // attentionRandom returns an r×c matrix of U(−1, 1) draws.
 func attentionRandom(r, c int, rng *rand.Rand) *mat.Dense {
@@ -100,15 +60,15 @@ func TestAdditiveAttentionGradients(t *testing.T) {
 			att.Params().ZeroGrad()
 			dQuery, dKeys := att.Backward(att.Forward(query, keys, tc.validLen), upstream)
 			for _, p := range att.Params() {
-				if msg := attentionGradMismatch(p.Name, p.Grad, attentionNumericGrad(p.Value, loss), tc.rel, tc.abs); msg != "" {
+				if msg := gradMismatch(p.Name, p.Grad, numericGrad(p.Value, loss, attentionFDStep), tc.rel, tc.abs); msg != "" {
 					t.Error(msg)
 				}
 			}
-			if msg := attentionGradMismatch("query", dQuery, attentionNumericGrad(query, loss), tc.rel, tc.abs); msg != "" {
+			if msg := gradMismatch("query", dQuery, numericGrad(query, loss, attentionFDStep), tc.rel, tc.abs); msg != "" {
 				t.Error(msg)
 			}
 			for j := range keys {
-				if msg := attentionGradMismatch(fmt.Sprintf("key %d", j+1), dKeys[j], attentionNumericGrad(keys[j], loss), tc.rel, tc.abs); msg != "" {
+				if msg := gradMismatch(fmt.Sprintf("key %d", j+1), dKeys[j], numericGrad(keys[j], loss, attentionFDStep), tc.rel, tc.abs); msg != "" {
 					t.Error(msg)
 				}
 			}
@@ -262,7 +222,7 @@ func TestScaledDotProductMaskAndGradients(t *testing.T) {
 				what     string
 				got, wrt *mat.Dense
 			}{{"Q", dQ, Q}, {"K", dK, K}, {"V", dV, V}} {
-				if msg := attentionGradMismatch(c.what, c.got, attentionNumericGrad(c.wrt, loss), tc.rel, tc.abs); msg != "" {
+				if msg := gradMismatch(c.what, c.got, numericGrad(c.wrt, loss, attentionFDStep), tc.rel, tc.abs); msg != "" {
 					t.Error(msg)
 				}
 			}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -14,28 +13,8 @@ import (
 // of loss over every entry of value, to relative tolerance tol. value is restored.
 func layersGradCheck(t *testing.T, what string, value *mat.Dense, loss func() float64, analytic *mat.Dense, tol float64) {
 	t.Helper()
-	r, c := value.Dims()
-	orig := mat.DenseCopyOf(value)
-	x := make([]float64, 0, r*c)
-	for i := 0; i < r; i++ {
-		x = append(x, value.RawRowView(i)...)
-	}
-	f := func(x []float64) float64 {
-		for i := 0; i < r; i++ {
-			copy(value.RawRowView(i), x[i*c:(i+1)*c])
-		}
-		return loss()
-	}
-	numeric := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: 1e-6})
-	value.Copy(orig)
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			got, want := analytic.At(i, j), numeric[i*c+j]
-			scale := math.Max(1, math.Max(math.Abs(got), math.Abs(want)))
-			if math.Abs(got-want) > tol*scale {
-				t.Errorf("%s[%d,%d]: got %.12g want %.12g (finite differences)", what, i, j, got, want)
-			}
-		}
+	if msg := gradMismatch(what, analytic, numericGrad(value, loss, 1e-6), tol, tol); msg != "" {
+		t.Error(msg)
 	}
 }
 

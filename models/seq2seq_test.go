@@ -101,8 +101,8 @@ func TestSeq2SeqGradients(t *testing.T) {
 				m.Params().ZeroGrad()
 				m.LossAndGrad(b)
 				for _, p := range m.Params() {
-					numeric := attentionNumericGrad(p.Value, func() float64 { return m.Loss(b) })
-					if msg := attentionGradMismatch(p.Name, p.Grad, numeric, tc.rel, tc.abs); msg != "" {
+					numeric := numericGrad(p.Value, func() float64 { return m.Loss(b) }, attentionFDStep)
+					if msg := gradMismatch(p.Name, p.Grad, numeric, tc.rel, tc.abs); msg != "" {
 						t.Error(msg)
 					}
 				}

@@ -1,0 +1,472 @@
+package models
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The sequence-level GRU pass. Forward and Backward use it for a lecture-form GRU
+// over a whole sequence; it computes the numbers of Step and StepBack (up to the
+// order of floating-point sums) with fewer, larger matrix products:
+//
+//   - the input terms X_t W_x* of every step and every gate come from one product
+//     [X_1; …; X_T] [W_xr | W_xz | W_xh], before the time loop;
+//   - per step, H_{t-1} [W_hr | W_hz] gives both gates' recurrent terms at once;
+//   - backward, the time loop only carries ∂L/∂H_t back and stores every step's
+//     pre-activation gradients ∂L/∂A; the weight gradients and ∂L/∂X_t are
+//     products over stacked steps (e.g. ∂L/∂W_x = [X_1; …; X_T]ᵀ ∂L/∂A), which a
+//     helper goroutine starts on while the loop is still running;
+//   - batch rows are independent in the recurrence, so a large batch is split
+//     between goroutines, each running the whole time loop for its rows.
+//
+// Every goroutine is started and joined inside one call.
+
+// minRowsPerWorker is the fewest matrix rows worth a goroutine of their own;
+// below it the hand-off costs more than the products save.
+const minRowsPerWorker = 8
+
+// Work sizes, counted as T·B·d·h (a third of the multiply-adds of X [W_xr|W_xz|W_xh]),
+// below which extra goroutines cost more than they save: waking a parked thread
+// takes tens of microseconds, and a product of this size about as long.
+const (
+	minOverlapWork  = 1 << 14 // a helper running beside the time loop
+	minParallelWork = 1 << 17 // a product split between goroutines
+)
+
+// pieceRows is about how many stacked rows (steps × batch rows) the backward loop
+// hands over at a time: few enough that the helper starts while the loop still
+// runs, enough that each aᵀ·b product has a useful depth.
+const pieceRows = 16
+
+// gruSequence holds the buffers of one sequence-level forward pass; the trace's
+// steps are views into them. Every buffer is T (or T+1) blocks of B×h, row-major.
+type gruSequence struct {
+	cell     *GRU
+	T, B     int
+	hs       []float64 // H_0, H_1, …, H_T
+	r, z, ht []float64 // R_t, Z_t, H̃_t for t = 1..T
+	rh       []float64 // R_t ⊙ H_{t-1}
+}
+
+// gruScratch recycles the temporary buffers of sequence passes.
+var gruScratch = sync.Pool{New: func() any { return new([]float64) }}
+
+// takeScratch returns a pooled buffer of length n (contents undefined) and its
+// handle for gruScratch.Put.
+func takeScratch(n int) ([]float64, *[]float64) {
+	p := gruScratch.Get().(*[]float64)
+	if cap(*p) < n {
+		*p = make([]float64, n)
+	}
+	return (*p)[:n], p
+}
+
+// carve splits buf into consecutive slices of the given lengths.
+func carve(buf []float64, lens ...int) [][]float64 {
+	out := make([][]float64, len(lens))
+	for i, n := range lens {
+		out[i], buf = buf[:n:n], buf[n:]
+	}
+	return out
+}
+
+// general is the r×c row-major matrix with the given stride over data.
+func general(r, c, stride int, data []float64) blas64.General {
+	if r == 0 {
+		return blas64.General{Cols: c, Stride: stride}
+	}
+	return blas64.General{Rows: r, Cols: c, Stride: stride, Data: data[:(r-1)*stride+c]}
+}
+
+// packColumns writes the matrices ms side by side into dst (rows × Σ cols).
+func packColumns(dst []float64, ms ...*mat.Dense) {
+	width := 0
+	for _, m := range ms {
+		_, c := m.Dims()
+		width += c
+	}
+	col := 0
+	for _, m := range ms {
+		raw := m.RawMatrix()
+		for i := range raw.Rows {
+			copy(dst[i*width+col:][:raw.Cols], raw.Data[i*raw.Stride:][:raw.Cols])
+		}
+		col += raw.Cols
+	}
+}
+
+// addColumnBlocks adds the column blocks of the row-major matrix src, whose width
+// is the sum of the widths of dsts, to dsts in order.
+func addColumnBlocks(src []float64, dsts ...*mat.Dense) {
+	width := 0
+	for _, m := range dsts {
+		_, c := m.Dims()
+		width += c
+	}
+	col := 0
+	for _, m := range dsts {
+		raw := m.RawMatrix()
+		for i := range raw.Rows {
+			dst, from := raw.Data[i*raw.Stride:][:raw.Cols], src[i*width+col:][:raw.Cols]
+			for j, v := range from {
+				dst[j] += v
+			}
+		}
+		col += raw.Cols
+	}
+}
+
+// copyRows copies the matrix m into dst, row-major without gaps.
+func copyRows(dst []float64, m *mat.Dense) {
+	raw := m.RawMatrix()
+	for i := range raw.Rows {
+		copy(dst[i*raw.Cols:][:raw.Cols], raw.Data[i*raw.Stride:][:raw.Cols])
+	}
+}
+
+// rowWorkers is how many goroutines splitRows uses for n rows.
+func rowWorkers(n int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), n/minRowsPerWorker))
+}
+
+// splitRows runs work(w, lo, hi) over row ranges that partition [0, n), one per
+// worker w < rowWorkers(n), concurrently; it returns when all are done.
+func splitRows(n int, work func(w, lo, hi int)) {
+	workers := rowWorkers(n)
+	if workers == 1 {
+		work(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { work(w, w*n/workers, (w+1)*n/workers) })
+	}
+	wg.Wait()
+}
+
+// forwardSequence is Forward for a lecture-form GRU; s0.H is set.
+func (c *GRU) forwardSequence(xs []*mat.Dense, s0 State) *Trace {
+	T := len(xs)
+	B, _ := xs[0].Dims()
+	d, h := c.InputSize(), c.HiddenSize()
+	n, bh := T*B, B*h
+	s := &gruSequence{cell: c, T: T, B: B}
+	s.hs = make([]float64, (T+1)*bh)
+	s.r, s.z, s.ht, s.rh = make([]float64, n*h), make([]float64, n*h), make([]float64, n*h), make([]float64, n*h)
+	copyRows(s.hs, s0.H)
+
+	buf, handle := takeScratch(n*d + n*3*h + d*3*h + h*2*h + 3*h)
+	defer gruScratch.Put(handle)
+	ws := carve(buf, n*d, n*3*h, d*3*h, h*2*h, 3*h)
+	xAll, pre, wx, whrz, bias := ws[0], ws[1], ws[2], ws[3], ws[4]
+	for t, x := range xs {
+		copyRows(xAll[t*B*d:], x)
+	}
+	packColumns(wx, c.Wxr.Value, c.Wxz.Value, c.Wxh.Value)
+	packColumns(whrz, c.Whr.Value, c.Whz.Value)
+	packColumns(bias, c.Br.Value, c.Bz.Value, c.Bh.Value)
+	// [A_r | A_z | A_h] = [b_r | b_z | b_h] + X_t [W_xr | W_xz | W_xh] for all steps.
+	inputTerms := func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			copy(pre[i*3*h:][:3*h], bias)
+		}
+		addMul(general(hi-lo, d, d, xAll[lo*d:]), general(d, 3*h, 3*h, wx), general(hi-lo, 3*h, 3*h, pre[lo*3*h:]))
+	}
+	// One worker: the input terms of the later steps are computed by a helper
+	// while the time loop runs the first steps.
+	workers := rowWorkers(B)
+	var laterSteps chan struct{}
+	half := (T / 2) * B
+	switch {
+	case workers == 1 && runtime.GOMAXPROCS(0) > 1 && T >= 2 && n*d*h >= minOverlapWork:
+		laterSteps = make(chan struct{})
+		go func() {
+			defer close(laterSteps)
+			inputTerms(0, half, n)
+		}()
+		inputTerms(0, 0, half)
+	case n*d*h < minParallelWork:
+		inputTerms(0, 0, n)
+	default:
+		splitRows(n, inputTerms)
+	}
+
+	whh := c.Whh.Value.RawMatrix()
+	loop := func(_, lo, hi int) {
+		m := hi - lo
+		for t := range T {
+			row := t*B + lo // first row of this slice in the stacked T·B rows
+			if laterSteps != nil && t*B == half {
+				<-laterSteps
+			}
+			hp, hn := s.hs[row*h:][:m*h], s.hs[(row+B)*h:][:m*h]
+			p := pre[row*3*h:][:m*3*h]
+			r, z, ht, rh := s.r[row*h:][:m*h], s.z[row*h:][:m*h], s.ht[row*h:][:m*h], s.rh[row*h:][:m*h]
+			// [A_r | A_z] += H_{t-1} [W_hr | W_hz]
+			addMul(general(m, h, h, hp), general(h, 2*h, 2*h, whrz), general(m, 2*h, 3*h, p))
+			for i := range m {
+				pr, k := p[i*3*h:], i*h
+				gruGates(pr[:h], pr[h:2*h], hp[k:k+h], r[k:k+h], z[k:k+h], rh[k:k+h])
+			}
+			// A_h += (R_t ⊙ H_{t-1}) W_hh
+			addMul(general(m, h, h, rh), whh, general(m, h, 3*h, p[2*h:]))
+			for i := range m {
+				k := i * h
+				gruCandidate(p[i*3*h+2*h:][:h], hp[k:k+h], z[k:k+h], ht[k:k+h], hn[k:k+h])
+			}
+		}
+	}
+	splitRows(B, loop)
+	return s.trace(xs)
+}
+
+// gruGates sets, for one batch row, R_t = σ(A_r), Z_t = σ(A_z) and R_t ⊙ H_{t-1}.
+func gruGates(ar, az, hp, r, z, rh []float64) {
+	n := len(hp)
+	ar, az, r, z, rh = ar[:n], az[:n], r[:n], z[:n], rh[:n]
+	for j, hv := range hp {
+		rv := sigmoid(ar[j])
+		r[j], z[j], rh[j] = rv, sigmoid(az[j]), rv*hv
+	}
+}
+
+// gruCandidate sets, for one batch row, H̃_t = tanh(A_h) and
+// H_t = Z_t ⊙ H_{t-1} + (1 − Z_t) ⊙ H̃_t.
+func gruCandidate(ah, hp, z, ht, hn []float64) {
+	n := len(hp)
+	ah, z, ht, hn = ah[:n], z[:n], ht[:n], hn[:n]
+	for j, hv := range hp {
+		htv := math.Tanh(ah[j])
+		ht[j], hn[j] = htv, z[j]*hv+(1-z[j])*htv
+	}
+}
+
+// gruBackOutput takes G = ∂L/∂H_t for one batch row and sets ∂L/∂A_z =
+// G ⊙ (H_{t-1} − H̃_t) ⊙ Z_t ⊙ (1 − Z_t), ∂L/∂A_h = G ⊙ (1 − Z_t) ⊙ (1 − H̃_t²), and
+// G ← G ⊙ Z_t, the direct part of ∂L/∂H_{t-1}.
+func gruBackOutput(g, hp, z, ht, daz, dah []float64) {
+	n := len(g)
+	hp, z, ht, daz, dah = hp[:n], z[:n], ht[:n], daz[:n], dah[:n]
+	for j, gv := range g {
+		zv, htv := z[j], ht[j]
+		daz[j] = gv * (hp[j] - htv) * zv * (1 - zv)
+		dah[j] = gv * (1 - zv) * (1 - htv*htv)
+		g[j] = gv * zv
+	}
+}
+
+// gruBackReset takes D = ∂L/∂(R_t ⊙ H_{t-1}) for one batch row and sets
+// ∂L/∂A_r = D ⊙ H_{t-1} ⊙ R_t ⊙ (1 − R_t) and G += D ⊙ R_t.
+func gruBackReset(dRH, hp, r, dar, g []float64) {
+	n := len(dRH)
+	hp, r, dar, g = hp[:n], r[:n], dar[:n], g[:n]
+	for j, dv := range dRH {
+		rv := r[j]
+		dar[j] = dv * hp[j] * rv * (1 - rv)
+		g[j] += dv * rv
+	}
+}
+
+// trace builds the per-step view of the buffers.
+func (s *gruSequence) trace(xs []*mat.Dense) *Trace {
+	T, h := s.T, s.cell.HiddenSize()
+	bh := s.B * h
+	steps := make([]StepTrace, T)
+	views := make([]mat.Dense, 5*T+1)
+	named := make([]Named, 3*T)
+	aux := make([]*mat.Dense, T)
+	view := func(k int, buf []float64, t int) *mat.Dense {
+		views[k].SetRawMatrix(general(s.B, h, h, buf[t*bh:]))
+		return &views[k]
+	}
+	tr := &Trace{Steps: make([]*StepTrace, T), gru: s}
+	prev := view(0, s.hs, 0)
+	for t := range T {
+		next := view(5*t+1, s.hs, t+1)
+		named[3*t] = Named{"R", view(5*t+2, s.r, t)}
+		named[3*t+1] = Named{"Z", view(5*t+3, s.z, t)}
+		named[3*t+2] = Named{"H_tilde", view(5*t+4, s.ht, t)}
+		aux[t] = view(5*t+5, s.rh, t)
+		steps[t] = StepTrace{X: xs[t], Prev: State{H: prev}, Next: State{H: next}, Gates: named[3*t : 3*t+3 : 3*t+3], aux: aux[t : t+1 : t+1]}
+		tr.Steps[t] = &steps[t]
+		prev = next
+	}
+	return tr
+}
+
+// stackedProduct names one of the backward pass's products over stacked steps.
+type stackedProduct int
+
+const (
+	inputWeightGrads     stackedProduct = iota // ∂L/∂[W_xr | W_xz | W_xh] += X_Rᵀ ∂L/∂A_R
+	inputGrads                                 // ∂L/∂X_R = ∂L/∂A_R [W_xr | W_xz | W_xh]ᵀ
+	gateWeightGrads                            // ∂L/∂[W_hr | W_hz] += H_{R−1}ᵀ [∂L/∂A_r | ∂L/∂A_z]_R
+	candidateWeightGrads                       // ∂L/∂W_hh += (R ⊙ H_{t-1})_Rᵀ ∂L/∂A_h,R
+	stackedProducts
+)
+
+// stackedRows is one piece of work: one product over rows [lo, hi) of the T·B
+// stacked matrices.
+type stackedRows struct {
+	lo, hi  int
+	product stackedProduct
+}
+
+// gruStackedSums are the weight-gradient sums the pieces add to; each has a lock
+// because pieces of the same product may run on different goroutines.
+type gruStackedSums struct {
+	mu   [stackedProducts]sync.Mutex
+	wx   []float64  // ∂L/∂[W_xr | W_xz | W_xh], d×3h
+	whrz []float64  // ∂L/∂[W_hr | W_hz], h×2h
+	whh  *mat.Dense // W_hh.Grad itself
+}
+
+// backward is full BPTT over the sequence (see Backward).
+func (s *gruSequence) backward(tr *Trace, dH []*mat.Dense) *Grads {
+	c, T, B := s.cell, s.T, s.B
+	d, h := c.InputSize(), c.HiddenSize()
+	n := T * B
+	out := carve(make([]float64, n*d+B*h), n*d, B*h)
+	dxAll, ds0 := out[0], out[1] // ∂L/∂X_t for every t; ∂L/∂H_0, the carry during the loop
+
+	workers := rowWorkers(B)
+	consumers := max(1, runtime.GOMAXPROCS(0))
+	if workers == 1 && n*d*h < minOverlapWork {
+		consumers = 1
+	}
+	buf, handle := takeScratch(n*3*h + n*d + 2*d*3*h + 2*h*2*h + B*h + workers*T)
+	defer gruScratch.Put(handle)
+	ws := carve(buf, n*3*h, n*d, d*3*h, h*2*h, B*h, workers*T, d*3*h, h*2*h)
+	dA, xAll, wx, whrz, dRHAll, normSq := ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
+	sums := &gruStackedSums{wx: ws[6], whrz: ws[7], whh: c.Whh.Grad}
+	clear(normSq)
+	clear(sums.wx)
+	clear(sums.whrz)
+	packColumns(wx, c.Wxr.Value, c.Wxz.Value, c.Wxh.Value)
+	packColumns(whrz, c.Whr.Value, c.Whz.Value)
+	for t, st := range tr.Steps {
+		copyRows(xAll[t*B*d:], st.X)
+	}
+
+	// The stacked products are done piece by piece: by consumers−1 helper
+	// goroutines from the start, and by this goroutine after the time loop.
+	pieceSteps := max(1, (pieceRows+B-1)/B)
+	if workers > 1 { // the pieces are handed over after the loop: one per consumer
+		pieceSteps = (T + consumers - 1) / consumers
+	}
+	pieces := make(chan stackedRows, int(stackedProducts)*(T/pieceSteps+1))
+	consume := func() {
+		for p := range pieces {
+			s.stackedProduct(p, dA, xAll, wx, dxAll, sums)
+		}
+	}
+	var helpers sync.WaitGroup
+	for range consumers - 1 {
+		helpers.Go(consume)
+	}
+	handOver := func(fromStep, toStep int) { // steps [fromStep, toStep) are done
+		for p := range stackedProducts {
+			pieces <- stackedRows{fromStep * B, toStep * B, p}
+		}
+	}
+
+	whh := c.Whh.Value.RawMatrix()
+	loop := func(w, lo, hi int) {
+		m := hi - lo
+		g := ds0[lo*h:][:m*h] // G = ∂L/∂H_t for rows lo..hi, carried back
+		dRH := dRHAll[lo*h:][:m*h]
+		sq := normSq[w*T:][:T]
+		done := T // steps [done, T) have been handed over
+		for t := T - 1; t >= 0; t-- {
+			if up := upstream(dH, t); up != nil {
+				raw := up.RawMatrix()
+				for i := range m {
+					for j, v := range raw.Data[(lo+i)*raw.Stride:][:h] {
+						g[i*h+j] += v
+					}
+				}
+			}
+			for _, v := range g {
+				sq[t] += v * v
+			}
+			row := t*B + lo
+			hp := s.hs[row*h:][:m*h]
+			r, z, ht := s.r[row*h:][:m*h], s.z[row*h:][:m*h], s.ht[row*h:][:m*h]
+			da := dA[row*3*h:][:m*3*h] // [∂L/∂A_r | ∂L/∂A_z | ∂L/∂A_h]
+			for i := range m {
+				dar, k := da[i*3*h:], i*h
+				gruBackOutput(g[k:k+h], hp[k:k+h], z[k:k+h], ht[k:k+h], dar[h:2*h], dar[2*h:3*h])
+			}
+			// ∂L/∂(R_t ⊙ H_{t-1}) = ∂L/∂A_h W_hhᵀ
+			clear(dRH)
+			addMulT(general(m, h, 3*h, da[2*h:]), whh, general(m, h, h, dRH))
+			for i := range m {
+				k := i * h
+				gruBackReset(dRH[k:k+h], hp[k:k+h], r[k:k+h], da[i*3*h:][:h], g[k:k+h])
+			}
+			// G_{t-1} += [∂L/∂A_r | ∂L/∂A_z] [W_hr | W_hz]ᵀ
+			addMulT(general(m, 2*h, 3*h, da), general(h, 2*h, 2*h, whrz), general(m, h, h, g))
+			if workers == 1 && ((T-t)%pieceSteps == 0 || t == 0) {
+				handOver(t, done)
+				done = t
+			}
+		}
+	}
+	if workers == 1 {
+		loop(0, 0, B)
+	} else {
+		splitRows(B, loop)
+		for t := 0; t < T; t += pieceSteps {
+			handOver(t, min(t+pieceSteps, T))
+		}
+	}
+	close(pieces)
+	consume()
+	helpers.Wait()
+	addColumnBlocks(sums.wx, c.Wxr.Grad, c.Wxz.Grad, c.Wxh.Grad)
+	addColumnBlocks(sums.whrz, c.Whr.Grad, c.Whz.Grad)
+	for k, p := range []*Param{c.Br, c.Bz, c.Bh} {
+		var cols mat.Dense
+		cols.SetRawMatrix(general(n, h, 3*h, dA[k*h:]))
+		addColumnSums(p.Grad, &cols)
+	}
+
+	grads := &Grads{DX: make([]*mat.Dense, T), DS0: State{H: mat.NewDense(B, h, ds0)}, HNorm: make([]float64, T)}
+	dxViews := make([]mat.Dense, T)
+	for t := range T {
+		var sum float64
+		for w := range workers {
+			sum += normSq[w*T+t]
+		}
+		grads.HNorm[t] = math.Sqrt(sum)
+		dxViews[t].SetRawMatrix(general(B, d, d, dxAll[t*B*d:]))
+		grads.DX[t] = &dxViews[t]
+	}
+	return grads
+}
+
+// stackedProduct computes one piece of a product over stacked steps (see
+// stackedProduct's constants).
+func (s *gruSequence) stackedProduct(p stackedRows, dA, xAll, wx, dxAll []float64, sums *gruStackedSums) {
+	d, h := s.cell.InputSize(), s.cell.HiddenSize()
+	m := p.hi - p.lo
+	da := dA[p.lo*3*h:]
+	if p.product == inputGrads { // rows of ∂L/∂X are this piece's own: no lock
+		addMulT(general(m, 3*h, 3*h, da), general(d, 3*h, 3*h, wx), general(m, d, d, dxAll[p.lo*d:]))
+		return
+	}
+	sums.mu[p.product].Lock()
+	defer sums.mu[p.product].Unlock()
+	switch p.product {
+	case inputWeightGrads:
+		addTMul(general(m, d, d, xAll[p.lo*d:]), general(m, 3*h, 3*h, da), general(d, 3*h, 3*h, sums.wx))
+	case gateWeightGrads:
+		addTMul(general(m, h, h, s.hs[p.lo*h:]), general(m, 2*h, 3*h, da), general(h, 2*h, 2*h, sums.whrz))
+	case candidateWeightGrads:
+		addTMul(general(m, h, h, s.rh[p.lo*h:]), general(m, h, 3*h, da[2*h:]), sums.whh.RawMatrix())
+	}
+}
