@@ -1,0 +1,51 @@
+package check
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// FuzzCell feeds arbitrary bodies to the /api/v1/cell logic: it must answer with a
+// response or a *Error, never panic and never return another kind of error.
+func FuzzCell(f *testing.F) {
+	f.Add(`{"kind":"rnn","params":{"W_xh":[[1]],"W_hh":[[0.5]],"b_h":[0]},"x":[[1],[2]],"dh":[[1],[1]]}`)
+	f.Add(`{"kind":"gru","params":{"W_xr":[[1]],"W_hr":[[1]],"b_r":[1],"W_xz":[[1]],"W_hz":[[1]],"b_z":[1],"W_xh":[[1]],"W_hh":[[1]],"b_h":[1]},"x":[[1]]}`)
+	f.Add(`{"kind":"lstm","params":{},"x":[[1]],"c0":[1]}`)
+	f.Add(`{"kind":"rnn","params":{"W_xh":[[1e308]],"W_hh":[[1e308]],"b_h":[0]},"x":[[1e308],[1e308]],"dh":[[1],[1]]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var req CellRequest
+		if json.Unmarshal([]byte(body), &req) != nil {
+			return
+		}
+		if len(req.X) > 8 || len(req.X) > 0 && len(req.X[0]) > 8 {
+			return // keep each run fast; the limits are tested in package web
+		}
+		_, err := Cell(&req)
+		var bad *Error
+		if err != nil && !errors.As(err, &bad) {
+			t.Fatalf("Cell returned %T %v, want *check.Error", err, err)
+		}
+	})
+}
+
+// FuzzBLEU does the same for /api/v1/bleu.
+func FuzzBLEU(f *testing.F) {
+	f.Add(`{"candidate":"the cat the cat on the mat","references":["the cat is on the mat"],"max_n":2}`)
+	f.Add(`{"candidates":["a b"],"references":[["a b c"]],"weights":"d2l"}`)
+	f.Add(`{"candidate":"","references":[""]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var req BLEURequest
+		if json.Unmarshal([]byte(body), &req) != nil {
+			return
+		}
+		res, err := BLEU(&req)
+		var bad *Error
+		if err != nil && !errors.As(err, &bad) {
+			t.Fatalf("BLEU returned %T %v, want *check.Error", err, err)
+		}
+		if err == nil && (res.BLEU < 0 || res.BLEU > 1) {
+			t.Fatalf("BLEU = %v, outside [0, 1]", res.BLEU)
+		}
+	})
+}
