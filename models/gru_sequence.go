@@ -314,15 +314,17 @@ const (
 type stackedRows struct {
 	lo, hi  int
 	product stackedProduct
+	piece   int // 0, 1, … in hand-over order: where its partial sum goes
 }
 
-// gruStackedSums are the weight-gradient sums the pieces add to; each has a lock
-// because pieces of the same product may run on different goroutines.
+// gruStackedSums hold one partial weight-gradient sum per piece. Pieces of the same
+// product may run on different goroutines in any order, so each writes its own
+// partial, and the partials are added up in piece order after the join: the same
+// inputs always give bit-identical gradients.
 type gruStackedSums struct {
-	mu   [stackedProducts]sync.Mutex
-	wx   []float64  // ∂L/∂[W_xr | W_xz | W_xh], d×3h
-	whrz []float64  // ∂L/∂[W_hr | W_hz], h×2h
-	whh  *mat.Dense // W_hh.Grad itself
+	wx   []float64 // piece k: ∂L/∂[W_xr | W_xz | W_xh] over its rows, d×3h at k·d·3h
+	whrz []float64 // piece k: ∂L/∂[W_hr | W_hz], h×2h
+	whh  []float64 // piece k: ∂L/∂W_hh, h×h
 }
 
 // backward is full BPTT over the sequence (see Backward).
@@ -338,27 +340,27 @@ func (s *gruSequence) backward(tr *Trace, dH []*mat.Dense) *Grads {
 	if workers == 1 && n*d*h < minOverlapWork {
 		consumers = 1
 	}
-	buf, handle := takeScratch(n*3*h + n*d + 2*d*3*h + 2*h*2*h + B*h + workers*T)
-	defer gruScratch.Put(handle)
-	ws := carve(buf, n*3*h, n*d, d*3*h, h*2*h, B*h, workers*T, d*3*h, h*2*h)
-	dA, xAll, wx, whrz, dRHAll, normSq := ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
-	sums := &gruStackedSums{wx: ws[6], whrz: ws[7], whh: c.Whh.Grad}
-	clear(normSq)
-	clear(sums.wx)
-	clear(sums.whrz)
-	packColumns(wx, c.Wxr.Value, c.Wxz.Value, c.Wxh.Value)
-	packColumns(whrz, c.Whr.Value, c.Whz.Value)
-	for t, st := range tr.Steps {
-		copyRows(xAll[t*B*d:], st.X)
-	}
-
 	// The stacked products are done piece by piece: by consumers−1 helper
 	// goroutines from the start, and by this goroutine after the time loop.
 	pieceSteps := max(1, (pieceRows+B-1)/B)
 	if workers > 1 { // the pieces are handed over after the loop: one per consumer
 		pieceSteps = (T + consumers - 1) / consumers
 	}
-	pieces := make(chan stackedRows, int(stackedProducts)*(T/pieceSteps+1))
+	maxPieces := T/pieceSteps + 1
+
+	buf, handle := takeScratch(n*3*h + n*d + d*3*h + h*2*h + B*h + workers*T + maxPieces*(d*3*h+h*2*h+h*h))
+	defer gruScratch.Put(handle)
+	ws := carve(buf, n*3*h, n*d, d*3*h, h*2*h, B*h, workers*T, maxPieces*d*3*h, maxPieces*h*2*h, maxPieces*h*h)
+	dA, xAll, wx, whrz, dRHAll, normSq := ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]
+	sums := &gruStackedSums{wx: ws[6], whrz: ws[7], whh: ws[8]}
+	clear(normSq)
+	packColumns(wx, c.Wxr.Value, c.Wxz.Value, c.Wxh.Value)
+	packColumns(whrz, c.Whr.Value, c.Whz.Value)
+	for t, st := range tr.Steps {
+		copyRows(xAll[t*B*d:], st.X)
+	}
+
+	pieces := make(chan stackedRows, int(stackedProducts)*maxPieces)
 	consume := func() {
 		for p := range pieces {
 			s.stackedProduct(p, dA, xAll, wx, dxAll, sums)
@@ -368,10 +370,12 @@ func (s *gruSequence) backward(tr *Trace, dH []*mat.Dense) *Grads {
 	for range consumers - 1 {
 		helpers.Go(consume)
 	}
+	handed := 0                              // pieces handed over so far; only the handing goroutine counts
 	handOver := func(fromStep, toStep int) { // steps [fromStep, toStep) are done
 		for p := range stackedProducts {
-			pieces <- stackedRows{fromStep * B, toStep * B, p}
+			pieces <- stackedRows{fromStep * B, toStep * B, p, handed}
 		}
+		handed++
 	}
 
 	whh := c.Whh.Value.RawMatrix()
@@ -427,8 +431,11 @@ func (s *gruSequence) backward(tr *Trace, dH []*mat.Dense) *Grads {
 	close(pieces)
 	consume()
 	helpers.Wait()
-	addColumnBlocks(sums.wx, c.Wxr.Grad, c.Wxz.Grad, c.Wxh.Grad)
-	addColumnBlocks(sums.whrz, c.Whr.Grad, c.Whz.Grad)
+	for k := range handed { // partial sums in piece order, whoever computed them
+		addColumnBlocks(sums.wx[k*d*3*h:][:d*3*h], c.Wxr.Grad, c.Wxz.Grad, c.Wxh.Grad)
+		addColumnBlocks(sums.whrz[k*h*2*h:][:h*2*h], c.Whr.Grad, c.Whz.Grad)
+		addColumnBlocks(sums.whh[k*h*h:][:h*h], c.Whh.Grad)
+	}
 	for k, p := range []*Param{c.Br, c.Bz, c.Bh} {
 		var cols mat.Dense
 		cols.SetRawMatrix(general(n, h, 3*h, dA[k*h:]))
@@ -459,14 +466,18 @@ func (s *gruSequence) stackedProduct(p stackedRows, dA, xAll, wx, dxAll []float6
 		addMulT(general(m, 3*h, 3*h, da), general(d, 3*h, 3*h, wx), general(m, d, d, dxAll[p.lo*d:]))
 		return
 	}
-	sums.mu[p.product].Lock()
-	defer sums.mu[p.product].Unlock()
-	switch p.product {
+	switch p.product { // each piece owns its partial sum: no lock
 	case inputWeightGrads:
-		addTMul(general(m, d, d, xAll[p.lo*d:]), general(m, 3*h, 3*h, da), general(d, 3*h, 3*h, sums.wx))
+		part := sums.wx[p.piece*d*3*h:][:d*3*h]
+		clear(part)
+		addTMul(general(m, d, d, xAll[p.lo*d:]), general(m, 3*h, 3*h, da), general(d, 3*h, 3*h, part))
 	case gateWeightGrads:
-		addTMul(general(m, h, h, s.hs[p.lo*h:]), general(m, 2*h, 3*h, da), general(h, 2*h, 2*h, sums.whrz))
+		part := sums.whrz[p.piece*h*2*h:][:h*2*h]
+		clear(part)
+		addTMul(general(m, h, h, s.hs[p.lo*h:]), general(m, 2*h, 3*h, da), general(h, 2*h, 2*h, part))
 	case candidateWeightGrads:
-		addTMul(general(m, h, h, s.rh[p.lo*h:]), general(m, h, 3*h, da[2*h:]), sums.whh.RawMatrix())
+		part := sums.whh[p.piece*h*h:][:h*h]
+		clear(part)
+		addTMul(general(m, h, h, s.rh[p.lo*h:]), general(m, h, 3*h, da[2*h:]), general(h, h, h, part))
 	}
 }
