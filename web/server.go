@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"time"
+
+	"unroll/lessons"
 )
 
 // Server is the http.Handler for the whole application.
@@ -18,12 +20,26 @@ type Server struct {
 	log     *slog.Logger
 	ready   atomic.Bool
 	compute chan struct{} // slots for heavy API computations, one per CPU
+
+	catalog  []*lessons.Lesson // the lessons in lecture order
+	sessions sessionSet        // open lesson websockets, closed by Shutdown
+	static   http.Handler      // package static's files with caching headers
 }
 
 // New builds the handler with every route registered. It returns once everything the
 // routes need is loaded, after which /healthz answers 200.
 func New(logger *slog.Logger) (*Server, error) {
-	s := &Server{mux: http.NewServeMux(), log: logger, compute: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	return newServer(logger, lessons.Catalog())
+}
+
+// newServer is New with the lesson catalog given (tests use their own lessons).
+func newServer(logger *slog.Logger, catalog []*lessons.Lesson) (*Server, error) {
+	s := &Server{mux: http.NewServeMux(), log: logger, compute: make(chan struct{}, runtime.GOMAXPROCS(0)), catalog: catalog}
+	st, err := newStaticHandler()
+	if err != nil {
+		return nil, err
+	}
+	s.static = st
 	s.routes()
 	s.ready.Store(true)
 	return s, nil
@@ -33,6 +49,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.post("/api/v1/cell", s.cell)
 	s.post("/api/v1/bleu", s.bleu)
+	s.lessonRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "there is no page or API at "+r.URL.Path)
 	})
@@ -47,9 +64,14 @@ func (s *Server) post(path string, h http.HandlerFunc) {
 	})
 }
 
-// Shutdown asks long-lived connections to close; http.Server.Shutdown does the rest.
+// Shutdown sends every open lesson websocket a 1001 close and waits for the sessions
+// to end (at most shutdownWait); http.Server.Shutdown does the rest. New websockets
+// are refused from then on.
 func (s *Server) Shutdown() {
 	s.ready.Store(false)
+	if !s.sessions.closeAll(shutdownWait) {
+		s.log.Warn("some lesson websockets did not close in time", "wait", shutdownWait)
+	}
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

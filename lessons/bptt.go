@@ -1,0 +1,248 @@
+package lessons
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// Sizes of the BPTT lesson's vanilla RNN.
+const (
+	bpttHidden = 16 // h: a heatmap column a student can still read
+	bpttInput  = 4  // d: the inputs only drive the state; their meaning does not matter
+)
+
+var bpttLesson = &Lesson{
+	Slug:    "bptt",
+	Section: "ST449 L5", // lecture 002 (LSE ST449 lecture 5): BPTT, exploding and vanishing gradients
+	Title:   "Backpropagation through time: vanishing and exploding gradients",
+	Summary: "Run a vanilla RNN forward, then watch the gradient travel back from step T to step 1 and shrink or blow up with the spectral radius of W_hh.",
+	Prose: []string{
+		`Training an RNN means differentiating through the unrolled graph. The forward pass computes \(H_1, \dots, H_T\); the backward pass starts from the loss at the last step and walks back, one step at a time, multiplying the gradient by the Jacobian \(\partial H_t / \partial H_{t-1}\) of each step it crosses. Step through both passes: the first \(T\) steps of the scrubber are the forward pass, the next \(T\) the backward pass from \(t = T\) down to \(t = 1\).`,
+		`The loss here reads only the last state, \(L = H_T u^\top\) with a fixed unit vector \(u\), so \(\partial L / \partial H_T = u\) has norm exactly 1 and every other norm you see is the product of Jacobians itself. The norms are absolute and drawn on a log scale: nothing is rescaled.`,
+		`The recurrent matrix is a random orthogonal matrix times \(\rho\), so its spectral radius is exactly \(\rho(W_{hh}) = \rho\) and so is its norm. Each Jacobian is \(\mathrm{diag}(\phi'(A_t))\,W_{hh}^\top\), whose norm is at most \(\rho\gamma\), where \(\gamma\) is the activation's largest slope (1 for identity, tanh and ReLU). Over \(T - t\) steps the gradient can therefore grow or shrink by at most \((\rho\gamma)^{T-t}\): below 1 it vanishes geometrically, above 1 it can explode. With the identity activation the bound is met exactly; tanh and ReLU stay below it, because their slope is often less than 1 (tanh saturates, ReLU cuts off negative units).`,
+		`Two remedies are on the sliders. Truncated BPTT with window \(k\) stops the gradient after \(k\) steps: the earlier steps get nothing at all (they are missing from the log plot). Clipping with threshold \(\theta\) rescales the gradient flowing back through the state whenever its norm exceeds \(\theta\), \(g \leftarrow \min(1, \theta/\lVert g \rVert)\,g\); a marker shows every step where it fired. Clipping tames explosion but cannot bring back a gradient that has vanished.`,
+	},
+	Equations: []Equation{
+		{TeX: `\htmlClass{sym-H}{H_t} = \phi(X_t W_{xh} + H_{t-1} W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
+		{TeX: `\htmlClass{sym-dH}{\frac{\partial L}{\partial H_{t-1}}} = \frac{\partial L}{\partial H_t}\,\htmlClass{sym-J}{\frac{\partial H_t}{\partial H_{t-1}}}, \qquad \frac{\partial H_t}{\partial H_{t-1}} = \mathrm{diag}(\phi'(A_t))\,W_{hh}^\top`,
+			Symbols: []Symbol{{ID: "dH", Array: "dH"}, {ID: "J", Array: "jacobian_norm"}}},
+		{TeX: `\left\lVert \frac{\partial L}{\partial H_t} \right\rVert \le \htmlClass{sym-bound}{(\rho(W_{hh})\,\gamma)^{T-t}} \left\lVert \frac{\partial L}{\partial H_T} \right\rVert`,
+			Symbols: []Symbol{{ID: "bound", Array: "bound"}}},
+	},
+	Panels: []Panel{
+		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Symbol: "H",
+			Note: "The forward pass. With tanh the values stay in (−1, 1); identity and ReLU are unbounded."},
+		{ID: "dH", Kind: Heatmap, Title: `gradient \(\partial L / \partial H_t\)`, Arrays: []string{"dH"}, Symbol: "dH",
+			Note: "Zero until the backward pass reaches step t."},
+		{ID: "grad-norms", Kind: Line, Title: `\(\lVert \partial L / \partial H_t \rVert\) and the bound`, Arrays: []string{"grad_norm", "bound", "clipped"}, LogY: true, Symbol: "bound",
+			Note: "Log scale, absolute values. Markers: steps where clipping fired."},
+		{ID: "jacobian", Kind: Line, Title: `\(\lVert \partial H_t / \partial H_{t-1} \rVert_2\) per step`, Arrays: []string{"jacobian_norm"}, Symbol: "J",
+			Note: "Each factor of the product; the gradient shrinks where it is below 1."},
+	},
+	Params: sim.Specs{
+		{Name: "rho", Label: "spectral radius ρ", Kind: sim.Float, Default: "1", Min: 0.5, Max: 1.5, Step: 0.05, Symbol: `\rho(W_{hh})`,
+			Help: "W_hh is a random orthogonal matrix times ρ."},
+		{Name: "activation", Label: "activation φ", Kind: sim.Choice, Default: "tanh", Choices: []string{"tanh", "relu", "identity"}, Symbol: `\phi`},
+		{Name: "T", Label: "sequence length T", Kind: sim.Int, Default: "30", Min: 5, Max: 100, Step: 1, Symbol: "T"},
+		{Name: "truncate", Label: "truncation k (0 = full BPTT)", Kind: sim.Int, Default: "0", Min: 0, Max: 100, Step: 1, Symbol: "k"},
+		{Name: "clip", Label: "clipping threshold θ (0 = off)", Kind: sim.Float, Default: "0", Min: 0, Max: 100, Step: 0.5, Symbol: `\theta`},
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
+			Help: "Draws W_hh, the inputs and u."},
+	},
+	Plots: []Plot{
+		{Name: "grad-norms", Title: "‖∂L/∂H_t‖ and the bound (ρ(W_hh)·γ)^(T−t)", XLabel: "time step t", YLabel: "‖∂L/∂H_t‖", LogY: true,
+			Series: func(m sim.Model) []Series {
+				b := m.(*bpttModel)
+				return []Series{positive("‖∂L/∂H_t‖", b.gradNorm), positive("(ρ·γ)^(T−t)", b.bound)}
+			}},
+		{Name: "jacobian", Title: "‖∂H_t/∂H_(t−1)‖₂ per step", XLabel: "time step t", YLabel: "spectral norm",
+			Series: func(m sim.Model) []Series {
+				b := m.(*bpttModel)
+				return []Series{positive("‖∂H_t/∂H_(t−1)‖₂", b.jacNorm), positive("ρ·γ", constant(len(b.jacNorm), b.rho*b.gamma))}
+			}},
+	},
+	Build: buildBPTT,
+}
+
+// positive is the curve y(t), t = 1..len(y), without its non-positive points (a log
+// axis cannot show them: a truncated step's gradient is exactly 0).
+func positive(label string, y []float64) Series {
+	s := Series{Label: label}
+	for i, v := range y {
+		if v > 0 {
+			s.X = append(s.X, float64(i+1))
+			s.Y = append(s.Y, v)
+		}
+	}
+	return s
+}
+
+func constant(n int, v float64) []float64 {
+	out := make([]float64, n)
+	fill(out, v)
+	return out
+}
+
+// newBPTTRand is the source of W_hh, the inputs and u for a seed.
+func newBPTTRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0xb977)) }
+
+// bpttModel is the BPTT lesson's sim.Model: a forward pass of T steps, then the
+// backward pass from T down to 1, as 2T scrubber steps.
+type bpttModel struct {
+	T, k          int
+	rho, gamma    float64
+	theta         float64
+	act           models.Activation
+	measuredRho   float64
+	hs, dHs       [][]float64 // H_t and ∂L/∂H_t (after clipping), t = 1..T
+	gradNorm      []float64   // ‖∂L/∂H_t‖ flowing back from step t (0 where truncated)
+	rawNorm       []float64   // the same before clipping
+	jacNorm       []float64   // ‖∂H_t/∂H_{t−1}‖₂
+	bound         []float64   // (ργ)^{T−t}
+	clipped, cut  []bool
+	paramGradNorm float64 // ‖∂L/∂θ‖ over W_xh, W_hh, b_h
+}
+
+func buildBPTT(v sim.Values) (sim.Model, error) {
+	act, err := models.ParseActivation(v.String("activation"))
+	if err != nil {
+		return nil, fmt.Errorf("the activation must be tanh, relu or identity")
+	}
+	m := &bpttModel{T: v.Int("T"), k: v.Int("truncate"), rho: v.Float("rho"), theta: v.Float("clip"), act: act, gamma: act.MaxSlope()}
+	seed := uint64(v.Int("seed"))
+	rng := newBPTTRand(seed)
+	cell := models.NewRNN(bpttInput, bpttHidden, act, rng)
+	models.Orthogonal(cell.Whh, m.rho, rng)
+	m.measuredRho = models.SpectralRadius(cell.Whh.Value)
+	xs := make([]*mat.Dense, m.T)
+	for t := range xs {
+		x := mat.NewDense(1, bpttInput, nil)
+		for j := range bpttInput {
+			x.Set(0, j, rng.NormFloat64())
+		}
+		xs[t] = x
+	}
+	u := mat.NewDense(1, bpttHidden, nil)
+	for j := range bpttHidden {
+		u.Set(0, j, rng.NormFloat64())
+	}
+	u.Scale(1/mat.Norm(u, 2), u)
+
+	tr, err := models.Forward(cell, xs, models.State{})
+	if err != nil {
+		return nil, fmt.Errorf("lessons: bptt forward pass: %w", err)
+	}
+	m.backward(cell, tr, u)
+	m.jacNorm = models.JacobianNorms(cell, tr, 0)
+	m.bound = make([]float64, m.T)
+	for t := range m.T {
+		m.bound[t] = math.Pow(m.rho*m.gamma, float64(m.T-1-t))
+	}
+	for _, st := range tr.Steps {
+		m.hs = append(m.hs, mat.Row(nil, 0, st.Next.H))
+	}
+	return m, nil
+}
+
+// backward walks from T down to 1 with g = ∂L/∂H_t, starting from ∂L/∂H_T = u:
+// clip g to norm θ when θ > 0, record it, then g ← g ∂H_t/∂H_{t−1} (StepBack).
+// With truncation k > 0 the walk stops after k steps.
+func (m *bpttModel) backward(cell *models.RNN, tr *models.Trace, u *mat.Dense) {
+	T := m.T
+	m.dHs = make([][]float64, T)
+	m.gradNorm, m.rawNorm = make([]float64, T), make([]float64, T)
+	m.clipped, m.cut = make([]bool, T), make([]bool, T)
+	ps := cell.Params()
+	ps.ZeroGrad()
+	g := mat.DenseCopyOf(u)
+	for t := T - 1; t >= 0; t-- {
+		if m.k > 0 && T-1-t >= m.k {
+			m.cut[t] = true
+			m.dHs[t] = make([]float64, bpttHidden)
+			continue
+		}
+		n := mat.Norm(g, 2)
+		m.rawNorm[t] = n
+		if m.theta > 0 && n > m.theta {
+			g.Scale(m.theta/n, g)
+			m.clipped[t] = true
+			n = m.theta
+		}
+		m.gradNorm[t] = n
+		m.dHs[t] = mat.Row(nil, 0, g)
+		_, prev := cell.StepBack(tr.Steps[t], g, nil)
+		g = prev.H
+	}
+	m.paramGradNorm = ps.GradNorm()
+}
+
+func (m *bpttModel) Steps() int { return 2 * m.T }
+
+// timeOf maps a scrubber step s to its phase and time step t: s ≤ T is the forward
+// step t = s, s > T the backward step t = 2T + 1 − s.
+func (m *bpttModel) timeOf(s int) (phase string, t int) {
+	if s <= m.T {
+		return "forward", s
+	}
+	return "backward", 2*m.T + 1 - s
+}
+
+func (m *bpttModel) Static() sim.Frame {
+	clipped := make([]float64, m.T)
+	for t, c := range m.clipped {
+		clipped[t] = b2f(c)
+	}
+	nClipped, nCut := 0, 0
+	for t := range m.T {
+		nClipped += int(b2f(m.clipped[t]))
+		nCut += int(b2f(m.cut[t]))
+	}
+	return sim.Frame{
+		Arrays: []sim.Array{
+			sim.Vector("grad_norm", m.gradNorm), sim.Vector("bound", m.bound),
+			sim.Vector("jacobian_norm", m.jacNorm), sim.Vector("clipped", clipped),
+		},
+		Meta: map[string]any{
+			"steps_layout":    fmt.Sprintf("steps 1..%d are the forward pass t = 1..%d; steps %d..%d are the backward pass t = %d..1", m.T, m.T, m.T+1, 2*m.T, m.T),
+			"T":               m.T,
+			"rho":             m.rho,
+			"spectral_radius": round4(m.measuredRho),
+			"gamma":           m.gamma,
+			"activation":      m.act.String(),
+			"truncate":        m.k,
+			"clip":            m.theta,
+			"clipped_steps":   nClipped,
+			"cut_steps":       nCut,
+			"first_grad_norm": m.gradNorm[0],
+			"param_grad_norm": m.paramGradNorm,
+			"hidden":          bpttHidden,
+		},
+	}
+}
+
+func (m *bpttModel) At(s int) sim.Frame {
+	phase, t := m.timeOf(s)
+	i := t - 1
+	meta := map[string]any{"phase": phase, "t": t, "jacobian_norm": m.jacNorm[i]}
+	dH := make([]float64, bpttHidden) // not known yet during the forward pass
+	if phase == "backward" {
+		dH = m.dHs[i]
+		meta["grad_norm"] = m.gradNorm[i]
+		meta["bound"] = m.bound[i]
+		meta["clipped"] = m.clipped[i]
+		meta["cut"] = m.cut[i]
+		if m.clipped[i] {
+			meta["norm_before_clip"] = m.rawNorm[i]
+		}
+	}
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("H", m.hs[i]), sim.Vector("dH", dH)},
+		Meta:   meta,
+	}
+}

@@ -1,0 +1,31 @@
+package lessons
+
+// Catalog lists the lessons in lecture order. Only lessons whose model really runs
+// are listed; adding a section is one file and one line here.
+func Catalog() []*Lesson {
+	return []*Lesson{
+		rnnLesson,
+		bpttLesson,
+		gruLesson,
+	}
+}
+
+// Find returns the lesson with the given slug.
+func Find(slug string) (*Lesson, bool) {
+	for _, l := range Catalog() {
+		if l.Slug == slug {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// LoadCheckpoints parses every bundled checkpoint now rather than on the first page
+// build (a few milliseconds), so a server can refuse to start with a broken binary.
+func LoadCheckpoints() error {
+	if _, err := checkpoints(); err != nil {
+		return err
+	}
+	_, err := charCheckpoint()
+	return err
+}

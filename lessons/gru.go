@@ -1,0 +1,654 @@
+package lessons
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// Sizes and training settings of the GRU lesson's small classifiers.
+const (
+	GRUHidden      = 12    // h: enough units for the three tasks, few enough to read on a heatmap
+	gruBatch       = 32    // sequences per minibatch
+	gruLR          = 0.01  // Adam's η: these tiny models learn fast at this rate
+	gruClip        = 5     // θ for gradient clipping: keeps an unlucky minibatch from undoing progress
+	updateBiasInit = 4     // b_z starts at +4 (Z_t ≈ 0.98): units begin by holding their state, like an LSTM's forget-gate bias
+	GRUTrainSteps  = 3000  // minibatches cmd/train uses for a bundled checkpoint
+	GRUEvalSeqs    = 500   // held-out sequences for the recorded accuracy
+	GRUEvalSeed    = 20140 // the held-out set's seed (different from every training seed)
+	lossCurveLimit = 10000 // at most one `train` command's worth of losses is kept
+)
+
+// The GRU variants the page can switch between.
+const (
+	VariantLecture    = "lecture"     // H̃_t = tanh(X_t W_xh + (R_t ⊙ H_{t-1}) W_hh + b_h)
+	VariantResetAfter = "reset-after" // H̃_t = tanh(X_t W_xh + b_h + R_t ⊙ (H_{t-1} W_hh + b_hn))
+)
+
+// GRUClassifier is a GRU that reads one token per step (X_t is its one-hot vector)
+// and predicts the task's target from every hidden state: ŷ_t = softmax(H_t W_q + b_q).
+type GRUClassifier struct {
+	Task    *Task
+	Variant string
+	Cell    *models.GRU
+	Out     *models.Dense
+	opt     *models.Adam
+}
+
+// NewGRUClassifier returns an untrained classifier for task with weights drawn from seed.
+func NewGRUClassifier(task *Task, variant string, seed uint64) *GRUClassifier {
+	rng := rand.New(rand.NewPCG(seed, 0x6a7))
+	d := len(Alphabet)
+	m := &GRUClassifier{Task: task, Variant: variant, opt: models.NewAdam(gruLR)}
+	if variant == VariantResetAfter {
+		m.Cell = models.NewGRUResetAfter(d, GRUHidden, rng)
+	} else {
+		m.Cell = models.NewGRU(d, GRUHidden, rng)
+	}
+	m.Out = models.NewDense("out.", GRUHidden, len(task.Classes), rng)
+	addConst(m.Cell.Bz, updateBiasInit)
+	return m
+}
+
+// Params lists the GRU's parameters as "gru.W_xr", … then "out.W", "out.b".
+func (m *GRUClassifier) Params() models.Params {
+	return append(m.Cell.Params().WithPrefix("gru."), m.Out.Params()...)
+}
+
+// oneHot returns X_t for step t of a batch of equally long sequences.
+func oneHot(ids [][]int, t int) *mat.Dense {
+	x := mat.NewDense(len(ids), len(Alphabet), nil)
+	for b, seq := range ids {
+		x.Set(b, seq[t], 1)
+	}
+	return x
+}
+
+// TrainStep runs one minibatch of Adam on L = mean over labelled steps of
+// −log ŷ_t[y_t], drawing the batch from rng. It returns the loss and the share of
+// labelled steps predicted right.
+func (m *GRUClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
+	ids, ys := m.Task.Batch(rng, gruBatch)
+	T := len(ids[0])
+	xs := make([]*mat.Dense, T)
+	for t := range T {
+		xs[t] = oneHot(ids, t)
+	}
+	ps := m.Params()
+	ps.ZeroGrad()
+	// Step by step rather than models.Forward: Backward on Forward's fused GRU pass
+	// adds the weight gradients in an order that depends on goroutine scheduling, and
+	// a run must be reproducible bit for bit (same seed, same frames).
+	tr := &models.Trace{Steps: make([]*models.StepTrace, T)}
+	var state models.State
+	for t, x := range xs {
+		tr.Steps[t] = m.Cell.Step(x, state)
+		state = tr.Steps[t].Next
+	}
+	count := 0
+	for _, y := range ys {
+		for _, v := range y {
+			if v >= 0 {
+				count++
+			}
+		}
+	}
+	targets := make([]int, gruBatch)
+	mask := make([]float64, gruBatch)
+	dH := make([]*mat.Dense, T)
+	hits := 0
+	for t := range T {
+		for b := range gruBatch {
+			targets[b], mask[b] = max(ys[b][t], 0), b2f(ys[b][t] >= 0)
+		}
+		H := tr.Steps[t].Next.H
+		l, probs, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, mask)
+		loss += l
+		for b := range gruBatch {
+			if mask[b] > 0 && argmax(probs.RawRowView(b)) == targets[b] {
+				hits++
+			}
+		}
+		dLogits.Scale(1/float64(count), dLogits)
+		dH[t] = m.Out.Backward(H, dLogits)
+	}
+	models.Backward(m.Cell, tr, dH, models.BPTTOptions{})
+	models.ClipGradNorm(ps, gruClip)
+	m.opt.Step(ps)
+	return loss / float64(count), float64(hits) / float64(count)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// Clamp fixes one gate to a value at every step (a what-if experiment).
+type Clamp struct {
+	Gate  string // "", "R" or "Z"
+	Value float64
+}
+
+// GRUStep is one time step of the lesson's GRU for a single sequence.
+type GRUStep struct {
+	X, R, Z, HTilde, H []float64
+	Probs              []float64 // ŷ_t over the task's classes
+}
+
+// Run reads ids from H_0 = 0 and returns every step, with the clamp applied:
+//
+//	R_t = σ(X_t W_xr + H_{t-1} W_hr + b_r),  Z_t = σ(X_t W_xz + H_{t-1} W_hz + b_z)
+//	H̃_t = tanh(X_t W_xh + (R_t ⊙ H_{t-1}) W_hh + b_h)              (lecture)
+//	H̃_t = tanh(X_t W_xh + b_h + R_t ⊙ (H_{t-1} W_hh + b_hn))       (reset-after)
+//	H_t = Z_t ⊙ H_{t-1} + (1 − Z_t) ⊙ H̃_t,  ŷ_t = softmax(H_t W_q + b_q)
+//
+// A clamped gate is replaced by its value before it is used.
+func (m *GRUClassifier) Run(ids []int, clamp Clamp) []GRUStep {
+	c := m.Cell
+	h := GRUHidden
+	prev := make([]float64, h)
+	steps := make([]GRUStep, len(ids))
+	row := func(p *models.Param, i int) []float64 { return p.Value.RawRowView(i) }
+	// times returns v W for a 1×h vector v and an h×h weight W.
+	times := func(v []float64, w *models.Param) []float64 {
+		out := make([]float64, h)
+		for k, vk := range v {
+			if vk == 0 {
+				continue
+			}
+			for j, wkj := range w.Value.RawRowView(k) {
+				out[j] += vk * wkj
+			}
+		}
+		return out
+	}
+	for t, id := range ids {
+		x := make([]float64, len(Alphabet))
+		x[id] = 1
+		hr, hz := times(prev, c.Whr), times(prev, c.Whz)
+		r, z, ht, hNew := make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, h)
+		for j := range h {
+			r[j] = sigmoid(row(c.Wxr, id)[j] + hr[j] + row(c.Br, 0)[j])
+			z[j] = sigmoid(row(c.Wxz, id)[j] + hz[j] + row(c.Bz, 0)[j])
+		}
+		switch clamp.Gate {
+		case "R":
+			fill(r, clamp.Value)
+		case "Z":
+			fill(z, clamp.Value)
+		}
+		if c.ResetAfter() {
+			n := times(prev, c.Whh)
+			for j := range h {
+				ht[j] = math.Tanh(row(c.Wxh, id)[j] + row(c.Bh, 0)[j] + r[j]*(n[j]+row(c.Bhn, 0)[j]))
+			}
+		} else {
+			kept := make([]float64, h)
+			for j := range h {
+				kept[j] = r[j] * prev[j]
+			}
+			n := times(kept, c.Whh)
+			for j := range h {
+				ht[j] = math.Tanh(row(c.Wxh, id)[j] + n[j] + row(c.Bh, 0)[j])
+			}
+		}
+		for j := range h {
+			hNew[j] = z[j]*prev[j] + (1-z[j])*ht[j]
+		}
+		logits := m.Out.Forward(mat.NewDense(1, h, hNew)).RawRowView(0)
+		probs := make([]float64, len(logits))
+		models.Softmax(probs, logits)
+		steps[t] = GRUStep{X: x, R: r, Z: z, HTilde: ht, H: hNew, Probs: probs}
+		prev = hNew
+	}
+	return steps
+}
+
+func addConst(p *models.Param, c float64) {
+	raw := p.Value.RawMatrix()
+	for i := range raw.Data {
+		raw.Data[i] += c
+	}
+}
+
+func sigmoid(a float64) float64 { return 1 / (1 + math.Exp(-a)) }
+
+func fill(v []float64, x float64) {
+	for i := range v {
+		v[i] = x
+	}
+}
+
+// Evaluate returns the share of labelled steps predicted right and the share of
+// sequences whose last step is predicted right (the lecture's end-of-sequence question).
+func (m *GRUClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
+	hits, count, finalHits := 0, 0, 0
+	for _, ids := range seqs {
+		ys := m.Task.Targets(ids)
+		steps := m.Run(ids, Clamp{})
+		for t, y := range ys {
+			if y < 0 {
+				continue
+			}
+			ok := argmax(steps[t].Probs) == y
+			hits += int(b2f(ok))
+			count++
+			if t == len(ys)-1 && ok {
+				finalHits++
+			}
+		}
+	}
+	return float64(hits) / float64(count), float64(finalHits) / float64(len(seqs))
+}
+
+// EvalSet is the held-out set the recorded accuracies are measured on.
+func EvalSet(task *Task) [][]int {
+	rng := rand.New(rand.NewPCG(GRUEvalSeed, 0))
+	seqs := make([][]int, GRUEvalSeqs)
+	for i := range seqs {
+		seqs[i] = task.Generate(rng, trainMinLen+rng.IntN(trainMaxLen-trainMinLen+1))
+	}
+	return seqs
+}
+
+// GateMeans is the mean of R_t and of Z_t over every unit and every step at which the
+// token tok is read, over seqs (NaN when tok never occurs). from skips the first
+// steps of each sequence.
+func (m *GRUClassifier) GateMeans(seqs [][]int, tok, from int) (meanR, meanZ float64) {
+	n := 0
+	for _, ids := range seqs {
+		steps := m.Run(ids, Clamp{})
+		for t := from; t < len(ids); t++ {
+			if ids[t] != tok {
+				continue
+			}
+			for j := range GRUHidden {
+				meanR += steps[t].R[j]
+				meanZ += steps[t].Z[j]
+				n++
+			}
+		}
+	}
+	return meanR / float64(n), meanZ / float64(n)
+}
+
+// MemoryZ is how firmly the most memory-like unit holds on: for each unit, the mean
+// of Z_t over the steps t ≥ 2 of seqs; the largest of these means.
+func (m *GRUClassifier) MemoryZ(seqs [][]int) (unit int, meanZ float64) {
+	sum := make([]float64, GRUHidden)
+	n := 0
+	for _, ids := range seqs {
+		steps := m.Run(ids, Clamp{})
+		for t := 1; t < len(ids); t++ {
+			for j := range GRUHidden {
+				sum[j] += steps[t].Z[j]
+			}
+			n++
+		}
+	}
+	for j := range sum {
+		if sum[j] > sum[unit] {
+			unit = j
+		}
+	}
+	return unit, sum[unit] / float64(n)
+}
+
+// CheckpointFile is the bundled checkpoint of a task and variant, under lessons/checkpoints.
+func CheckpointFile(task, variant string) string {
+	return "gru-" + task + "-" + variant + ".safetensors"
+}
+
+//go:embed checkpoints
+var checkpointFS embed.FS
+
+// checkpoint is a parsed bundled checkpoint: its weights and metadata.
+type checkpoint struct {
+	values []*mat.Dense // in Params() order
+	meta   map[string]string
+}
+
+// checkpoints parses every bundled GRU checkpoint once, the first time a lesson needs one.
+var checkpoints = sync.OnceValues(func() (map[string]checkpoint, error) {
+	out := map[string]checkpoint{}
+	for _, task := range Tasks {
+		for _, variant := range []string{VariantLecture, VariantResetAfter} {
+			name := CheckpointFile(task.Name, variant)
+			raw, err := checkpointFS.ReadFile("checkpoints/" + name)
+			if err != nil {
+				return nil, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
+			}
+			m := NewGRUClassifier(task, variant, 0)
+			meta, err := models.ReadSafetensors(bytes.NewReader(raw), m.Params())
+			if err != nil {
+				return nil, fmt.Errorf("lessons: checkpoint %s: %w", name, err)
+			}
+			ck := checkpoint{meta: meta}
+			for _, p := range m.Params() {
+				ck.values = append(ck.values, mat.DenseCopyOf(p.Value))
+			}
+			out[name] = ck
+		}
+	}
+	return out, nil
+})
+
+// LoadGRUClassifier returns a fresh copy of the bundled trained classifier for task
+// and variant, and the checkpoint's metadata (accuracy, training settings).
+func LoadGRUClassifier(task *Task, variant string) (*GRUClassifier, map[string]string, error) {
+	all, err := checkpoints()
+	if err != nil {
+		return nil, nil, err
+	}
+	ck, ok := all[CheckpointFile(task.Name, variant)]
+	if !ok {
+		return nil, nil, fmt.Errorf("lessons: no bundled checkpoint for task %q, variant %q", task.Name, variant)
+	}
+	m := NewGRUClassifier(task, variant, 0)
+	for i, p := range m.Params() {
+		p.Value.Copy(ck.values[i])
+	}
+	return m, ck.meta, nil
+}
+
+// metaFloat reads a number from checkpoint metadata (NaN if absent).
+func metaFloat(meta map[string]string, key string) float64 {
+	f, err := strconv.ParseFloat(meta[key], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
+}
+
+// gruModel is the GRU lesson's sim.Model: the classifier reading one input.
+type gruModel struct {
+	clf   *GRUClassifier
+	meta  map[string]string // of the checkpoint it started from
+	ids   []int
+	text  string
+	clamp Clamp
+	seed  uint64
+
+	steps []GRUStep // nil when the weights changed since the last run
+
+	// Training from scratch: the first TrainStep starts a fresh model from seed.
+	trainRng  *rand.Rand
+	trained   int
+	lossCurve []float64
+}
+
+func buildGRU(v sim.Values) (sim.Model, error) {
+	task, ok := FindTask(v.String("task"))
+	if !ok {
+		return nil, fmt.Errorf("there is no task %q", v.String("task"))
+	}
+	text := v.String("input")
+	if text == "" {
+		text = task.Default
+	}
+	ids, err := task.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	clf, meta, err := LoadGRUClassifier(task, v.String("variant"))
+	if err != nil {
+		return nil, err
+	}
+	clamp := Clamp{}
+	if g := v.String("clamp"); g != "none" {
+		clamp = Clamp{Gate: g, Value: v.Float("clamp_value")}
+	}
+	return &gruModel{clf: clf, meta: meta, ids: ids, text: text, clamp: clamp, seed: uint64(v.Int("seed"))}, nil
+}
+
+func (m *gruModel) run() []GRUStep {
+	if m.steps == nil {
+		m.steps = m.clf.Run(m.ids, m.clamp)
+	}
+	return m.steps
+}
+
+func (m *gruModel) Steps() int { return len(m.ids) }
+
+func (m *gruModel) Static() sim.Frame {
+	task := m.clf.Task
+	tokens := make([]string, len(m.ids))
+	for i, id := range m.ids {
+		tokens[i] = Alphabet[id]
+	}
+	answers := make([]any, len(m.ids)) // the correct y_t by name, nil where none
+	for t, y := range task.Targets(m.ids) {
+		if y >= 0 {
+			answers[t] = task.Classes[y]
+		}
+	}
+	steps := m.run()
+	last := steps[len(steps)-1].Probs
+	meta := map[string]any{
+		"tokens":      tokens,
+		"input":       m.text,
+		"task":        task.Name,
+		"task_title":  task.Title,
+		"description": task.Description,
+		"classes":     task.Classes,
+		"answers":     answers,
+		"variant":     m.clf.Variant,
+		"hidden":      GRUHidden,
+		"params":      m.clf.Cell.Params().Count(),
+		"output":      task.Classes[argmax(last)],
+		"probability": round4(last[argmax(last)]),
+		"clamp":       clampName(m.clamp),
+	}
+	if m.trained == 0 {
+		meta["weights"] = "bundled checkpoint"
+		meta["checkpoint_accuracy"] = metaFloat(m.meta, "accuracy")
+	} else {
+		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
+	}
+	return sim.Frame{Meta: meta}
+}
+
+func clampName(c Clamp) string {
+	if c.Gate == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%s_t = %g", c.Gate, c.Value)
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+func (m *gruModel) At(t int) sim.Frame {
+	st := m.run()[t-1]
+	task := m.clf.Task
+	k := argmax(st.Probs)
+	meta := map[string]any{
+		"token":       Alphabet[m.ids[t-1]],
+		"prediction":  task.Classes[k],
+		"probability": round4(st.Probs[k]),
+	}
+	if y := task.Targets(m.ids)[t-1]; y >= 0 {
+		meta["answer"] = task.Classes[y]
+		meta["correct"] = y == k
+	}
+	return sim.Frame{
+		Arrays: []sim.Array{
+			sim.Vector("X", st.X), sim.Vector("R", st.R), sim.Vector("Z", st.Z),
+			sim.Vector("H_tilde", st.HTilde), sim.Vector("H", st.H), sim.Vector("P", st.Probs),
+		},
+		Meta: meta,
+	}
+}
+
+// TrainStep trains from scratch: the first call replaces the bundled weights by fresh
+// ones drawn from the seed, then every call is one minibatch of Adam.
+func (m *gruModel) TrainStep() (sim.Frame, error) {
+	if m.trainRng == nil {
+		m.clf = NewGRUClassifier(m.clf.Task, m.clf.Variant, m.seed)
+		m.trainRng = rand.New(rand.NewPCG(m.seed, 0x7a1))
+	}
+	loss, acc := m.clf.TrainStep(m.trainRng)
+	if math.IsNaN(loss) {
+		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", m.trained+1)
+	}
+	m.trained++
+	m.steps = nil
+	if len(m.lossCurve) == lossCurveLimit {
+		m.lossCurve = m.lossCurve[1:]
+	}
+	m.lossCurve = append(m.lossCurve, loss)
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.lossCurve))},
+		Meta:   map[string]any{"loss": round4(loss), "accuracy": round4(acc), "trained_steps": m.trained},
+	}, nil
+}
+
+// GateStats measures what lecture 4.3 claims the gates do, on the held-out set of
+// the classifier's task: the mean of Z_t over filler tokens (skip: ≈ 1), the mean
+// of R_t at break tokens (reset: ≈ 0), and how firmly the most memory-like unit
+// holds the check digit (checksum: Z_t ≈ 1 from step 2 on). Keys are the
+// checkpoint metadata's.
+func (m *GRUClassifier) GateStats() map[string]float64 {
+	seqs := EvalSet(m.Task)
+	out := map[string]float64{}
+	switch m.Task.Name {
+	case "checksum":
+		unit, z := m.MemoryZ(seqs)
+		out["memory_unit"], out["z_memory"] = float64(unit), z
+	case "skip":
+		_, out["z_filler"] = m.GateMeans(seqs, tokFiller, 1)
+		var zd, rd float64
+		for d := range digits {
+			r, z := m.GateMeans(seqs, d, 1)
+			rd, zd = rd+r/digits, zd+z/digits
+		}
+		out["z_digit"] = zd
+	case "reset":
+		out["r_break"], out["z_break"] = m.GateMeans(seqs, tokBreak, 1)
+		var rd float64
+		for d := range digits {
+			r, _ := m.GateMeans(seqs, d, 1)
+			rd += r / digits
+		}
+		out["r_digit"] = rd
+	}
+	return out
+}
+
+// GRUCheckpointMeta is the metadata cmd/train records with a trained classifier:
+// its settings, its accuracies on EvalSet and its GateStats.
+func GRUCheckpointMeta(m *GRUClassifier, seed uint64, steps int) map[string]string {
+	stepAcc, finalAcc := m.Evaluate(EvalSet(m.Task))
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	meta := map[string]string{
+		"task": m.Task.Name, "variant": m.Variant, "hidden": strconv.Itoa(GRUHidden),
+		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
+		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR),
+		"eval_seed": strconv.Itoa(GRUEvalSeed), "eval_seqs": strconv.Itoa(GRUEvalSeqs),
+		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
+	}
+	stats := m.GateStats()
+	gates := ""
+	for _, k := range slices.Sorted(maps.Keys(stats)) {
+		meta[k] = f(stats[k])
+		gates += fmt.Sprintf("%s=%.3f ", k, stats[k])
+	}
+	meta["gates"] = strings.TrimSpace(gates)
+	return meta
+}
+
+// SaveGRUClassifier writes m's parameters and meta to path (atomically).
+func SaveGRUClassifier(path string, m *GRUClassifier, meta map[string]string) error {
+	return models.SaveCheckpoint(path, m.Params(), meta)
+}
+
+var gruLesson = &Lesson{
+	Slug:    "gru",
+	Section: "4.3",
+	Title:   "Gated recurrent units (GRU)",
+	Summary: "Watch the reset and update gates of small trained GRUs keep a checksum, skip filler tokens and reset at a break.",
+	Prose: []string{
+		`A vanilla RNN rewrites its whole hidden state at every step, so it has no easy way to keep one early token for a long time, to ignore a token that means nothing, or to forget everything at a break. A GRU adds two gates, vectors of numbers between 0 and 1, one per hidden unit, that the network computes from the current input and the previous state.`,
+		`The <b>reset gate</b> \(R_t\) decides how much of the previous state goes into the candidate \(\tilde H_t\). Where \(R_t \approx 1\) the candidate is an ordinary RNN step; where \(R_t \approx 0\) it ignores the past and depends on the current input alone: the state is reset. The <b>update gate</b> \(Z_t\) then mixes old and new: where \(Z_t \approx 1\) the unit keeps its old value and the input is skipped; where \(Z_t \approx 0\) it takes the candidate.`,
+		`Each task below has its own small GRU (\(h = 12\)), trained on generated sequences and bundled with the page. <b>checksum</b>: the first digit must survive to the end; look for the units whose \(Z_t\) stays close to 1 from the second step on: they hold the check digit. <b>skip</b>: the filler tokens _ carry nothing, and \(Z_t\) is higher on them than on digits. It does not reach 1, though: the trained network also keeps its state a second way, by letting the candidate \(\tilde H_t\) reproduce the old state (\(R_t\) stays high on filler). Either way \(H_t\) stays put: its heatmap columns repeat across a run of filler. <b>reset</b>: at a break | the reset gate \(R_t\) drops and \(Z_t\) is low, so the new state is mostly a candidate that sees little of the past. Type your own sequence to test a model; the right answer at each step is shown next to the model's prediction.`,
+		`Clamp a gate to see what it is for: with \(Z_t = 1\) nothing is ever written and the state stays at zero; with \(R_t = 0\) every candidate forgets the past and the checksum is lost; with \(Z_t = 0\) the state cannot skip anything. <b>Train from scratch</b> starts again from random weights (drawn from the seed) and learns live.`,
+		`The <b>reset-after</b> variant is the form PyTorch's <code>nn.GRU</code> and cuDNN compute: the reset gate multiplies \(H_{t-1} W_{hh} + b_{hn}\) after the matrix product instead of \(H_{t-1}\) before it, with one extra bias \(b_{hn}\). Both forms can reset the state and learn the same tasks, but their weights are not interchangeable, so each variant has its own trained checkpoint.`,
+	},
+	Equations: []Equation{
+		{TeX: `\htmlClass{sym-R}{R_t} = \sigma(\htmlClass{sym-X}{X_t} W_{xr} + H_{t-1} W_{hr} + b_r)`, Symbols: []Symbol{{ID: "R", Array: "R"}, {ID: "X", Array: "X"}}},
+		{TeX: `\htmlClass{sym-Z}{Z_t} = \sigma(X_t W_{xz} + H_{t-1} W_{hz} + b_z)`, Symbols: []Symbol{{ID: "Z", Array: "Z"}}},
+		{TeX: `\htmlClass{sym-H_tilde}{\tilde H_t} = \tanh(X_t W_{xh} + (R_t \odot H_{t-1}) W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H_tilde", Array: "H_tilde"}}},
+		{TeX: `\htmlClass{sym-H}{H_t} = Z_t \odot H_{t-1} + (1 - Z_t) \odot \tilde H_t`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
+		{TeX: `\text{reset-after: } \tilde H_t = \tanh(X_t W_{xh} + b_h + R_t \odot (H_{t-1} W_{hh} + b_{hn}))`},
+		{TeX: `\htmlClass{sym-P}{\hat y_t} = \mathrm{softmax}(H_t W_q + b_q)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
+	},
+	Panels: []Panel{
+		{ID: "tokens", Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
+			Note: "The current token is marked; the model's answer and the right answer are under it."},
+		{ID: "R", Kind: Heatmap, Title: `reset gate \(R_t\)`, Arrays: []string{"R"}, Scale: []float64{0, 1}, Symbol: "R",
+			Note: "Near 0: the candidate ignores the past (look at the breaks of the reset task)."},
+		{ID: "Z", Kind: Heatmap, Title: `update gate \(Z_t\)`, Arrays: []string{"Z"}, Scale: []float64{0, 1}, Symbol: "Z",
+			Note: "Near 1: the unit keeps its value and skips the input (look at the filler tokens)."},
+		{ID: "H_tilde", Kind: Heatmap, Title: `candidate state \(\tilde H_t\)`, Arrays: []string{"H_tilde"}, Scale: []float64{-1, 1}, Symbol: "H_tilde"},
+		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
+		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},
+	},
+	Params: sim.Specs{
+		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: TaskNames(),
+			Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."},
+		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * maxInputLen,
+			Help: "One character per token, spaces ignored; empty means the task's example."},
+		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "R", "Z"}},
+		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "0", Min: 0, Max: 1, Step: 0.05},
+		{Name: "variant", Label: "GRU form", Kind: sim.Choice, Default: VariantLecture, Choices: []string{VariantLecture, VariantResetAfter},
+			Help: "lecture: R_t acts before W_hh; reset-after: after it (PyTorch, cuDNN)."},
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
+			Help: "The random start of training from scratch."},
+	},
+	Plots: []Plot{
+		{Name: "gates", Title: "mean R_t and Z_t over the units", XLabel: "time step t", YLabel: "gate value",
+			Series: func(sm sim.Model) []Series {
+				m := sm.(*gruModel)
+				var r, z Series
+				r.Label, z.Label = "mean R_t", "mean Z_t"
+				for t, st := range m.run() {
+					r.X, z.X = append(r.X, float64(t+1)), append(z.X, float64(t+1))
+					r.Y, z.Y = append(r.Y, mean(st.R)), append(z.Y, mean(st.Z))
+				}
+				return []Series{r, z}
+			}},
+	},
+	Build:  buildGRU,
+	Trains: true,
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}

@@ -1,0 +1,185 @@
+package lessons
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// TestGRURunMatchesModels: the lesson's own step (which can clamp a gate) is the
+// models package's GRU step when nothing is clamped, in both forms.
+func TestGRURunMatchesModels(t *testing.T) {
+	const tol = 1e-12
+	for _, variant := range []string{VariantLecture, VariantResetAfter} {
+		m := NewGRUClassifier(skipTask, variant, 7)
+		rng := rand.New(rand.NewPCG(1, 1))
+		for _, p := range m.Cell.Params() {
+			p.Uniform(1, rng) // livelier than the initial U(±1/√h)
+		}
+		ids := skipTask.Generate(rng, 12)
+		got := m.Run(ids, Clamp{})
+		var state models.State
+		for ti, id := range ids {
+			x := mat.NewDense(1, len(Alphabet), nil)
+			x.Set(0, id, 1)
+			st := m.Cell.Step(x, state)
+			state = st.Next
+			for _, c := range []struct {
+				name string
+				got  []float64
+			}{{"R", got[ti].R}, {"Z", got[ti].Z}, {"H_tilde", got[ti].HTilde}, {"H", got[ti].H}} {
+				want := mat.Row(nil, 0, st.Gate(c.name))
+				for j := range want {
+					if math.Abs(c.got[j]-want[j]) > tol {
+						t.Fatalf("%s step %d %s[%d]: got %v want %v", variant, ti+1, c.name, j, c.got[j], want[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestGRUClamp(t *testing.T) {
+	m, _, err := LoadGRUClassifier(checksumTask, VariantLecture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := checksumTask.Parse(checksumTask.Default)
+	for _, st := range m.Run(ids, Clamp{Gate: "R", Value: 0.25}) {
+		for _, r := range st.R {
+			if r != 0.25 {
+				t.Fatalf("clamped R: got %v want 0.25", r)
+			}
+		}
+	}
+	// Z_t = 1 everywhere: nothing is ever written, H_t = H_0 = 0.
+	for ti, st := range m.Run(ids, Clamp{Gate: "Z", Value: 1}) {
+		for j, h := range st.H {
+			if h != 0 {
+				t.Fatalf("Z clamped to 1, step %d: got H[%d] = %v want 0", ti+1, j, h)
+			}
+		}
+	}
+}
+
+// TestGRUCheckpoints: every shipped checkpoint reproduces the accuracy and gate
+// statistics recorded in it by cmd/train, and the gates behave as lecture 4.3 says.
+func TestGRUCheckpoints(t *testing.T) {
+	for _, task := range Tasks {
+		for _, variant := range []string{VariantLecture, VariantResetAfter} {
+			m, meta, err := LoadGRUClassifier(task, variant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := CheckpointFile(task.Name, variant)
+			stepAcc, finalAcc := m.Evaluate(EvalSet(task))
+			for key, got := range map[string]float64{"accuracy": stepAcc, "final_accuracy": finalAcc} {
+				if want := metaFloat(meta, key); got != want {
+					t.Errorf("%s %s: got %v want the recorded %v", name, key, got, want)
+				}
+				if got < 0.99 {
+					t.Errorf("%s %s: got %v want ≥ 0.99", name, key, got)
+				}
+			}
+			stats := m.GateStats()
+			for key, got := range stats {
+				if want := metaFloat(meta, key); math.Abs(got-want) > 1e-12 {
+					t.Errorf("%s %s: got %v want the recorded %v", name, key, got, want)
+				}
+			}
+			// What holds for every shipped model (measured values in docs/lessons.md).
+			switch task.Name {
+			case "checksum":
+				if z := stats["z_memory"]; z < 0.85 {
+					t.Errorf("%s: the most memory-like unit has mean Z_t %v on the payload, want ≥ 0.85", name, z)
+				}
+			case "skip":
+				if zf, zd := stats["z_filler"], stats["z_digit"]; zf < zd+0.08 {
+					t.Errorf("%s: mean Z_t on filler %v, on digits %v; want filler higher by ≥ 0.08", name, zf, zd)
+				}
+			case "reset":
+				if rb, rd := stats["r_break"], stats["r_digit"]; rb > rd-0.15 {
+					t.Errorf("%s: mean R_t at breaks %v, at digits %v; want breaks lower by ≥ 0.15", name, rb, rd)
+				}
+			}
+		}
+	}
+}
+
+func TestGRUTrainFromScratch(t *testing.T) {
+	build := func() sim.Trainer {
+		v := gruLesson.Params.Defaults()
+		v["task"], v["seed"] = "skip", "3"
+		m, err := gruLesson.Build(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.(sim.Trainer)
+	}
+	a, b := build(), build()
+	before := a.At(a.Steps())
+	var first, last float64
+	const steps = 300 // enough for the skip task to be mostly learnt
+	for i := range steps {
+		fa, err := a.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb, _ := b.TrainStep()
+		if !reflect.DeepEqual(fa, fb) {
+			t.Fatalf("train step %d: two runs from the same seed differ", i+1)
+		}
+		loss := fa.Meta["loss"].(float64)
+		if i == 0 {
+			first = loss
+		}
+		last = loss
+	}
+	if last > first/4 {
+		t.Errorf("loss after %d steps: got %v want ≤ %v (a quarter of the first, %v)", steps, last, first/4, first)
+	}
+	if reflect.DeepEqual(before, a.At(a.Steps())) {
+		t.Errorf("frames did not change after training")
+	}
+	if got := a.Static().Meta["weights"].(string); got != "trained from scratch for "+strconv.Itoa(steps)+" steps (seed 3)" {
+		t.Errorf("weights: got %q", got)
+	}
+	if !reflect.DeepEqual(a.At(3), b.At(3)) || !reflect.DeepEqual(a.Static(), b.Static()) {
+		t.Errorf("trained runs from the same seed show different frames")
+	}
+}
+
+// BenchmarkCheckpointLoad is the start-up cost of parsing every bundled checkpoint.
+func BenchmarkCheckpointLoad(b *testing.B) {
+	for b.Loop() {
+		for _, task := range Tasks {
+			for _, variant := range []string{VariantLecture, VariantResetAfter} {
+				raw, err := checkpointFS.ReadFile("checkpoints/" + CheckpointFile(task.Name, variant))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := models.ReadSafetensors(bytes.NewReader(raw), NewGRUClassifier(task, variant, 0).Params()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+// readMeta returns a safetensors file's metadata.
+func readMeta(t *testing.T, raw []byte) map[string]string {
+	t.Helper()
+	meta, err := models.ReadSafetensors(bytes.NewReader(raw), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return meta
+}

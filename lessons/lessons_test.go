@@ -1,0 +1,236 @@
+package lessons
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"unroll/sim"
+)
+
+func TestCatalog(t *testing.T) {
+	seen := map[string]bool{}
+	for _, l := range Catalog() {
+		if seen[l.Slug] {
+			t.Errorf("slug %q listed twice", l.Slug)
+		}
+		seen[l.Slug] = true
+		if got, ok := Find(l.Slug); !ok || got != l {
+			t.Errorf("Find(%q): got %v, %v want the catalog's lesson", l.Slug, got, ok)
+		}
+		if l.Build == nil || l.Title == "" || l.Summary == "" || len(l.Prose) == 0 {
+			t.Errorf("%s: lesson is incomplete", l.Slug)
+		}
+	}
+	if _, ok := Find("no-such-lesson"); ok {
+		t.Errorf("Find of an unknown slug: got ok want not found")
+	}
+}
+
+// valueSets lists the defaults and, for every parameter, each edge value (min and
+// max, every choice, both booleans) with the rest at their defaults.
+func valueSets(l *Lesson) map[string]sim.Values {
+	sets := map[string]sim.Values{"defaults": l.Params.Defaults()}
+	for _, p := range l.Params {
+		var edges []string
+		switch p.Kind {
+		case sim.Int:
+			edges = []string{strconv.Itoa(int(p.Min)), strconv.Itoa(int(p.Max))}
+		case sim.Float:
+			edges = []string{strconv.FormatFloat(p.Min, 'g', -1, 64), strconv.FormatFloat(p.Max, 'g', -1, 64)}
+		case sim.Choice:
+			edges = p.Choices
+		case sim.Bool:
+			edges = []string{"true", "false"}
+		}
+		for _, e := range edges {
+			v := l.Params.Defaults()
+			v[p.Name] = e
+			sets[p.Name+"="+e] = v
+		}
+	}
+	return sets
+}
+
+// TestLessonModels builds every lesson over its defaults and edge values and checks
+// that Steps, At and Static agree with the panels, equations and plots.
+func TestLessonModels(t *testing.T) {
+	for _, l := range Catalog() {
+		for _, p := range l.Params {
+			if _, err := p.Check(p.Default); err != nil {
+				t.Errorf("%s: default of %s does not validate: %v", l.Slug, p.Name, err)
+			}
+		}
+		for name, v := range valueSets(l) {
+			t.Run(l.Slug+"/"+name, func(t *testing.T) {
+				m, err := l.Build(v)
+				if err != nil {
+					t.Fatalf("build: %v", err)
+				}
+				checkModel(t, l, m)
+				m2, _ := l.Build(v)
+				for s := 1; s <= m.Steps(); s++ {
+					if !reflect.DeepEqual(m.At(s), m2.At(s)) {
+						t.Fatalf("step %d: two builds from the same values differ", s)
+					}
+				}
+				if !reflect.DeepEqual(m.Static(), m2.Static()) {
+					t.Fatalf("static: two builds from the same values differ")
+				}
+			})
+		}
+	}
+}
+
+func checkModel(t *testing.T, l *Lesson, m sim.Model) {
+	t.Helper()
+	n := m.Steps()
+	if n < 1 {
+		t.Fatalf("Steps: got %d want ≥ 1", n)
+	}
+	static := m.Static()
+	if _, err := json.Marshal(static.Meta); err != nil {
+		t.Fatalf("static meta does not encode: %v", err)
+	}
+	shapes := map[string][]int{}
+	for _, a := range static.Arrays {
+		checkArray(t, "static", a)
+		shapes[a.Name] = a.Shape
+	}
+	stepArrays := map[string]bool{}
+	for s := 1; s <= n; s++ {
+		f := m.At(s)
+		if _, err := json.Marshal(f.Meta); err != nil {
+			t.Fatalf("step %d meta does not encode: %v", s, err)
+		}
+		for _, a := range f.Arrays {
+			checkArray(t, fmt.Sprintf("step %d", s), a)
+			if want, ok := shapes[a.Name]; ok && !reflect.DeepEqual(a.Shape, want) {
+				t.Fatalf("step %d: array %s has shape %v, want %v as before", s, a.Name, a.Shape, want)
+			}
+			shapes[a.Name] = a.Shape
+			stepArrays[a.Name] = true
+		}
+	}
+	symbols := map[string]bool{}
+	for _, eq := range l.Equations {
+		for _, sym := range eq.Symbols {
+			symbols[sym.ID] = true
+			if !strings.Contains(eq.TeX, `\htmlClass{sym-`+sym.ID+`}`) {
+				t.Errorf("equation %q does not mark symbol %s", eq.TeX, sym.ID)
+			}
+			if _, ok := shapes[sym.Array]; !ok {
+				t.Errorf("symbol %s names array %q, which no frame has", sym.ID, sym.Array)
+			}
+		}
+	}
+	for _, p := range l.Panels {
+		for _, a := range p.Arrays {
+			if _, ok := shapes[a]; !ok {
+				t.Errorf("panel %s draws array %q, which no frame has", p.ID, a)
+			}
+		}
+		if p.Symbol != "" && !symbols[p.Symbol] {
+			t.Errorf("panel %s has symbol %q, which no equation marks", p.ID, p.Symbol)
+		}
+		if p.Kind == Heatmap {
+			for _, a := range p.Arrays {
+				if !stepArrays[a] {
+					t.Errorf("heatmap %s draws %q, which is not a per-step array", p.ID, a)
+				}
+			}
+		}
+	}
+	for _, pl := range l.Plots {
+		series := pl.Series(m)
+		if len(series) == 0 {
+			t.Errorf("plot %s: no series", pl.Name)
+		}
+		for _, s := range series {
+			if len(s.X) != len(s.Y) || len(s.X) == 0 {
+				t.Errorf("plot %s series %q: got %d x and %d y values", pl.Name, s.Label, len(s.X), len(s.Y))
+			}
+			for i, y := range s.Y {
+				if math.IsNaN(y) || math.IsInf(y, 0) || (pl.LogY && y <= 0) {
+					t.Errorf("plot %s series %q: y[%d] = %v cannot be drawn", pl.Name, s.Label, i, y)
+				}
+			}
+		}
+	}
+}
+
+func checkArray(t *testing.T, where string, a sim.Array) {
+	t.Helper()
+	size := 1
+	for _, d := range a.Shape {
+		size *= d
+	}
+	if len(a.Shape) == 0 || size != len(a.Data) {
+		t.Fatalf("%s: array %s has shape %v and %d values", where, a.Name, a.Shape, len(a.Data))
+	}
+	for i, v := range a.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
+			t.Fatalf("%s: array %s[%d] = %v does not fit a float32", where, a.Name, i, v)
+		}
+	}
+}
+
+func TestLessonBadInput(t *testing.T) {
+	l, _ := Find("gru")
+	for _, input := range []string{"hello", "2 0 x", "|||"} {
+		v := l.Params.Defaults()
+		v["input"] = input
+		_, err := l.Build(v)
+		if err == nil {
+			t.Errorf("input %q: got no error", input)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "lessons:") || strings.Contains(msg, "models:") || !strings.Contains(msg, "tokens") {
+			t.Errorf("input %q: got %q, want a sentence naming the allowed tokens", input, msg)
+		}
+	}
+}
+
+// BenchmarkLessonStep is the server-side cost of one step: building the model from
+// its default values and computing the frame of the middle step.
+func BenchmarkLessonStep(b *testing.B) {
+	for _, l := range Catalog() {
+		v := l.Params.Defaults()
+		b.Run(l.Slug, func(b *testing.B) {
+			for b.Loop() {
+				m, err := l.Build(v)
+				if err != nil {
+					b.Fatal(err)
+				}
+				m.At((m.Steps() + 1) / 2)
+			}
+		})
+	}
+}
+
+// BenchmarkLessonAt is the cost of one frame of an already built model.
+func BenchmarkLessonAt(b *testing.B) {
+	for _, l := range Catalog() {
+		m, err := l.Build(l.Params.Defaults())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(l.Slug, func(b *testing.B) {
+			t := 0
+			for b.Loop() {
+				m.At(t%m.Steps() + 1)
+				t++
+			}
+		})
+	}
+}
+
+func TestLoadCheckpoints(t *testing.T) {
+	if err := LoadCheckpoints(); err != nil {
+		t.Fatal(err)
+	}
+}

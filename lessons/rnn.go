@@ -1,0 +1,428 @@
+package lessons
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// CharCorpus is the small text the character-level language model learns: short,
+// repetitive sentences, so that a model of a few thousand parameters trained for
+// seconds produces recognisable words.
+const CharCorpus = `the sea is calm and the sky is grey. the boat is small and the sea is wide.
+the cat sat on the mat and the dog sat on the log. the sun is warm and the wind is cold.
+a bird sang in the tree and the tree stood by the sea. the sea is deep and the night is long.
+the boat came home at night. the cat saw the boat and the dog saw the cat.
+the wind is cold on the sea. the sun came up and the sky was blue. the bird sang and the sea was calm.
+a small boat on a wide sea, a small bird in a tall tree, a grey cat on a warm mat.
+the dog ran to the sea and the cat ran to the tree. the night was long and the sea was deep.
+`
+
+// Sizes and training settings of the character-level language model.
+const (
+	CharHidden     = 32   // h: enough for words of three letters, small enough to read on a heatmap
+	charWindow     = 32   // characters per training sequence (BPTT length)
+	charBatch      = 16   // sequences per minibatch
+	charLR         = 0.01 // Adam's η
+	charClip       = 1    // θ for gradient clipping: a vanilla RNN on text needs it
+	CharTrainSteps = 2000 // minibatches cmd/train uses for the bundled checkpoint
+	charMaxPrompt  = 40   // a prompt must fit the page's heatmaps
+)
+
+// CharVocab lists the characters of CharCorpus in sorted order ("\n" shown as ⏎).
+var CharVocab = func() []string {
+	seen := map[rune]bool{}
+	for _, r := range CharCorpus {
+		seen[r] = true
+	}
+	var out []string
+	for r := range seen {
+		out = append(out, string(r))
+	}
+	sort.Strings(out)
+	return out
+}()
+
+func charID(s string) int { return slices.Index(CharVocab, s) }
+
+// CharLM is the lecture's architecture A as a character-level language model: a
+// vanilla RNN whose hidden state feeds the next step, and an output at every step,
+//
+//	H_t = tanh(X_t W_xh + H_{t-1} W_hh + b_h),  O_t = H_t W_hq + b_q,
+//	P(x_{t+1} | x_1 … x_t) = softmax(O_t).
+type CharLM struct {
+	Cell *models.RNN
+	Out  *models.Dense
+	opt  *models.Adam
+}
+
+// NewCharLM returns an untrained model with weights drawn from seed.
+func NewCharLM(seed uint64) *CharLM {
+	rng := rand.New(rand.NewPCG(seed, 0xc4a2))
+	V := len(CharVocab)
+	return &CharLM{
+		Cell: models.NewRNN(V, CharHidden, models.ActTanh, rng),
+		Out:  models.NewDense("out.", CharHidden, V, rng),
+		opt:  models.NewAdam(charLR),
+	}
+}
+
+// Params lists "rnn.W_xh", "rnn.W_hh", "rnn.b_h", "out.W", "out.b".
+func (m *CharLM) Params() models.Params {
+	return append(m.Cell.Params().WithPrefix("rnn."), m.Out.Params()...)
+}
+
+// corpusIDs is CharCorpus as token ids.
+var corpusIDs = func() []int {
+	var ids []int
+	for _, r := range CharCorpus {
+		ids = append(ids, charID(string(r)))
+	}
+	return ids
+}()
+
+// TrainStep runs one minibatch of Adam on windows of the corpus drawn from rng: the
+// mean over steps of −log P(x_{t+1} | x_1 … x_t). It returns that loss.
+func (m *CharLM) TrainStep(rng *rand.Rand) float64 {
+	V := len(CharVocab)
+	starts := make([]int, charBatch)
+	for b := range starts {
+		starts[b] = rng.IntN(len(corpusIDs) - charWindow - 1)
+	}
+	ps := m.Params()
+	ps.ZeroGrad()
+	xs := make([]*mat.Dense, charWindow)
+	for t := range xs {
+		xs[t] = mat.NewDense(charBatch, V, nil)
+		for b, s := range starts {
+			xs[t].Set(b, corpusIDs[s+t], 1)
+		}
+	}
+	tr, err := models.Forward(m.Cell, xs, models.State{})
+	if err != nil {
+		panic(err) // one-hot inputs are always finite
+	}
+	dH := make([]*mat.Dense, charWindow)
+	targets := make([]int, charBatch)
+	loss := 0.0
+	scale := 1 / float64(charWindow*charBatch)
+	for t := range charWindow {
+		for b, s := range starts {
+			targets[b] = corpusIDs[s+t+1]
+		}
+		H := tr.Steps[t].Next.H
+		l, _, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, nil)
+		loss += l
+		dLogits.Scale(scale, dLogits)
+		dH[t] = m.Out.Backward(H, dLogits)
+	}
+	models.Backward(m.Cell, tr, dH, models.BPTTOptions{})
+	models.ClipGradNorm(ps, charClip)
+	m.opt.Step(ps)
+	return loss * scale
+}
+
+// BitsPerChar is the model's mean −log₂ P(x_{t+1} | x_1 … x_t) over the whole corpus,
+// read in one pass from H_0 = 0.
+func (m *CharLM) BitsPerChar() float64 {
+	steps := m.Run(corpusIDs[:len(corpusIDs)-1], 1)
+	total := 0.0
+	for t, st := range steps {
+		total -= math.Log2(st.Probs[corpusIDs[t+1]])
+	}
+	return total / float64(len(steps))
+}
+
+// CharStep is one step of the language model reading one character.
+type CharStep struct {
+	X, H, Probs []float64 // X_t (one-hot), H_t, softmax(O_t / τ)
+}
+
+// Run reads ids from H_0 = 0 with temperature τ: P = softmax(O_t / τ).
+func (m *CharLM) Run(ids []int, tau float64) []CharStep {
+	out := make([]CharStep, len(ids))
+	h := mat.NewDense(1, CharHidden, nil)
+	for t, id := range ids {
+		out[t] = m.step(id, h, tau)
+		h = mat.NewDense(1, CharHidden, out[t].H)
+	}
+	return out
+}
+
+func (m *CharLM) step(id int, prev *mat.Dense, tau float64) CharStep {
+	V := len(CharVocab)
+	x := mat.NewDense(1, V, nil)
+	x.Set(0, id, 1)
+	st := m.Cell.Step(x, models.State{H: prev})
+	logits := m.Out.Forward(st.Next.H).RawRowView(0)
+	scaled := make([]float64, V)
+	for i, o := range logits {
+		scaled[i] = o / tau
+	}
+	probs := make([]float64, V)
+	models.Softmax(probs, scaled)
+	return CharStep{X: mat.Row(nil, 0, x), H: mat.Row(nil, 0, st.Next.H), Probs: probs}
+}
+
+// Generate reads the prompt, then samples n characters, each from the previous
+// step's P = softmax(O_t / τ) with rng, feeding every sample back as the next input.
+// It returns every step and the generated ids.
+func (m *CharLM) Generate(prompt []int, n int, tau float64, rng *rand.Rand) ([]CharStep, []int) {
+	steps := m.Run(prompt, tau)
+	var gen []int
+	for range n {
+		next := sample(steps[len(steps)-1].Probs, rng)
+		gen = append(gen, next)
+		steps = append(steps, m.step(next, mat.NewDense(1, CharHidden, steps[len(steps)-1].H), tau))
+	}
+	return steps, gen
+}
+
+// sample draws an index from the distribution p.
+func sample(p []float64, rng *rand.Rand) int {
+	u := rng.Float64()
+	for i, v := range p {
+		u -= v
+		if u < 0 {
+			return i
+		}
+	}
+	return len(p) - 1
+}
+
+// ParsePrompt turns a typed prompt into character ids (lowercased; a newline is ⏎).
+func ParsePrompt(text string) ([]int, error) {
+	text = strings.ToLower(text)
+	var ids []int
+	for _, r := range text {
+		id := charID(string(r))
+		if id < 0 {
+			return nil, fmt.Errorf("the model only knows lowercase letters, space, comma and full stop; %q is not one of them", string(r))
+		}
+		ids = append(ids, id)
+	}
+	switch {
+	case len(ids) == 0:
+		return nil, fmt.Errorf("the prompt is empty: type a few characters, such as %q", "the sea ")
+	case len(ids) > charMaxPrompt:
+		return nil, fmt.Errorf("the prompt has %d characters; at most %d fit on the page", len(ids), charMaxPrompt)
+	}
+	return ids, nil
+}
+
+// CharCheckpointFile is the bundled language model under lessons/checkpoints.
+const CharCheckpointFile = "rnn-charlm.safetensors"
+
+// charCheckpoint parses the bundled language model once.
+var charCheckpoint = sync.OnceValues(func() (*CharLM, error) {
+	raw, err := checkpointFS.ReadFile("checkpoints/" + CharCheckpointFile)
+	if err != nil {
+		return nil, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", CharCheckpointFile, err)
+	}
+	m := NewCharLM(0)
+	if _, err := models.ReadSafetensors(bytes.NewReader(raw), m.Params()); err != nil {
+		return nil, fmt.Errorf("lessons: checkpoint %s: %w", CharCheckpointFile, err)
+	}
+	return m, nil
+})
+
+// LoadCharLM returns a fresh copy of the bundled trained language model.
+func LoadCharLM() (*CharLM, error) {
+	ck, err := charCheckpoint()
+	if err != nil {
+		return nil, err
+	}
+	m := NewCharLM(0)
+	for i, p := range m.Params() {
+		p.Value.Copy(ck.Params()[i].Value)
+	}
+	return m, nil
+}
+
+// rnnModel is the RNN lesson's sim.Model: the language model reading a prompt and
+// then writing, one character per step.
+type rnnModel struct {
+	lm        *CharLM
+	prompt    []int
+	n, topK   int
+	tau       float64
+	seed      uint64
+	steps     []CharStep // nil after training changed the weights
+	gen       []int
+	trainRng  *rand.Rand
+	trained   int
+	lossCurve []float64
+}
+
+func buildRNN(v sim.Values) (sim.Model, error) {
+	prompt, err := ParsePrompt(v.String("prompt"))
+	if err != nil {
+		return nil, err
+	}
+	lm, err := LoadCharLM()
+	if err != nil {
+		return nil, err
+	}
+	m := &rnnModel{lm: lm, prompt: prompt, n: v.Int("length"), topK: v.Int("topk"), tau: v.Float("temperature"),
+		seed: uint64(v.Int("seed"))}
+	return m, nil
+}
+
+func (m *rnnModel) run() []CharStep {
+	if m.steps == nil {
+		rng := rand.New(rand.NewPCG(m.seed, 0x5a3))
+		m.steps, m.gen = m.lm.Generate(m.prompt, m.n, m.tau, rng)
+	}
+	return m.steps
+}
+
+func (m *rnnModel) Steps() int { return len(m.prompt) + m.n }
+
+// inputs is every character read, t = 1..Steps: the prompt, then the samples but the last.
+func (m *rnnModel) inputs() []int {
+	m.run()
+	return append(slices.Clone(m.prompt), m.gen...)
+}
+
+func (m *rnnModel) Static() sim.Frame {
+	m.run()
+	all := m.inputs()
+	tokens := make([]string, len(all))
+	for i, id := range all {
+		tokens[i] = CharVocab[id]
+	}
+	var text strings.Builder
+	for _, id := range m.gen {
+		text.WriteString(CharVocab[id])
+	}
+	meta := map[string]any{
+		"tokens":       tokens,
+		"prompt_len":   len(m.prompt),
+		"generated":    text.String(),
+		"vocabulary":   CharVocab,
+		"hidden":       CharHidden,
+		"params":       m.lm.Params().Count(),
+		"architecture": "A",
+		"temperature":  m.tau,
+	}
+	if m.trained == 0 {
+		meta["weights"] = "bundled checkpoint"
+	} else {
+		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
+	}
+	return sim.Frame{Meta: meta}
+}
+
+func (m *rnnModel) At(t int) sim.Frame {
+	st := m.run()[t-1]
+	all := m.inputs()
+	order := make([]int, len(st.Probs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return st.Probs[order[a]] > st.Probs[order[b]] })
+	top := make([]map[string]any, m.topK)
+	for i := range top {
+		top[i] = map[string]any{"token": CharVocab[order[i]], "p": round4(st.Probs[order[i]])}
+	}
+	phase := "prompt"
+	if t > len(m.prompt) {
+		phase = "sample"
+	}
+	meta := map[string]any{"token": CharVocab[all[t-1]], "phase": phase, "topk": top}
+	if t < len(all) { // the last step's prediction is not sampled
+		meta["next"] = CharVocab[all[t]]
+	}
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("X", st.X), sim.Vector("H", st.H), sim.Vector("P", st.Probs)},
+		Meta:   meta,
+	}
+}
+
+// TrainStep trains from scratch: the first call replaces the bundled weights by
+// fresh ones drawn from the seed; each call is one minibatch of Adam.
+func (m *rnnModel) TrainStep() (sim.Frame, error) {
+	if m.trainRng == nil {
+		m.lm = NewCharLM(m.seed)
+		m.trainRng = rand.New(rand.NewPCG(m.seed, 0x7a1))
+	}
+	loss := m.lm.TrainStep(m.trainRng)
+	if math.IsNaN(loss) {
+		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", m.trained+1)
+	}
+	m.trained++
+	m.steps = nil
+	if len(m.lossCurve) == lossCurveLimit {
+		m.lossCurve = m.lossCurve[1:]
+	}
+	m.lossCurve = append(m.lossCurve, loss)
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.lossCurve))},
+		Meta:   map[string]any{"loss": round4(loss), "trained_steps": m.trained},
+	}, nil
+}
+
+var rnnLesson = &Lesson{
+	Slug:    "rnn",
+	Section: "4.1",
+	Title:   "Recurrent neural networks: a character-level language model",
+	Summary: "Unfold a vanilla RNN over a prompt, watch its hidden state step by step, and let it write with a temperature you choose.",
+	Prose: []string{
+		`A recurrent network reads a sequence one element at a time and carries a hidden state \(H_t\) from each step to the next. Unfolding it over the input turns the loop into a chain of copies of the same cell, all sharing the weights \(W_{xh}\), \(W_{hh}\), \(b_h\): that chain is the computational graph in the graph panel, drawn for the text you typed.`,
+		`This one is a character-level language model: at every step it reads one character \(X_t\) (a one-hot vector) and outputs a probability for every possible next character. It was trained on a short bundled text about cats, boats and the sea. First it reads your prompt; then it writes: each new character is drawn from its own prediction and fed back in as the next input.`,
+		`The temperature \(\tau\) divides the outputs before the softmax. Below 1 it sharpens the distribution (the model repeats its favourite words), above 1 it flattens it (more surprises, more spelling mistakes). The table shows the top-\(k\) candidates at the current step.`,
+		`This is the lecture's architecture A: hidden state to hidden state, with an output at every step. Architecture B feeds the previous output, not the hidden state, back into the cell: \(H_t = \tanh(X_t W_{xh} + O_{t-1} W_{oh} + b_h)\), which is easier to train in parallel but can only remember what the output shows. Architecture C reads the whole sequence and produces a single output at the end, \(O_T = H_T W_{hq} + b_q\), as a classifier of whole sequences does (the GRU page's tasks are of this kind, asked at every step).`,
+		`<b>Train from scratch</b> starts from random weights drawn from the seed and learns the text live; watch the loss fall and the samples turn from noise into words.`,
+	},
+	Equations: []Equation{
+		{TeX: `\htmlClass{sym-H}{H_t} = \tanh(\htmlClass{sym-X}{X_t} W_{xh} + H_{t-1} W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H", Array: "H"}, {ID: "X", Array: "X"}}},
+		{TeX: `O_t = H_t W_{hq} + b_q, \qquad \htmlClass{sym-P}{P(x_{t+1} \mid x_1, \dots, x_t)} = \mathrm{softmax}(O_t / \tau)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
+	},
+	Panels: []Panel{
+		{ID: "graph", Kind: Graph, Title: "the unfolded computational graph", Arrays: []string{"H"}, Symbol: "H",
+			Note: "One copy of the cell per character, every copy with the same weights."},
+		{ID: "tokens", Kind: Tokens, Title: "prompt, then generated text", Arrays: []string{"X"}, Symbol: "X"},
+		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
+		{ID: "P", Kind: TopK, Title: `next-character probabilities`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P",
+			Note: "The top-k candidates at this step; while writing, the next character is drawn from them."},
+	},
+	Params: sim.Specs{
+		{Name: "prompt", Label: "prompt", Kind: sim.Text, Default: "the sea ", MaxLen: charMaxPrompt,
+			Help: "Lowercase letters, space, comma and full stop."},
+		{Name: "length", Label: "characters to write", Kind: sim.Int, Default: "60", Min: 0, Max: 120, Step: 1},
+		{Name: "temperature", Label: "temperature τ", Kind: sim.Float, Default: "0.8", Min: 0.1, Max: 2, Step: 0.05, Symbol: `\tau`},
+		{Name: "topk", Label: "top-k shown", Kind: sim.Int, Default: "5", Min: 1, Max: 10, Step: 1, Symbol: "k"},
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
+			Help: "Draws the samples, and the random start of training from scratch."},
+	},
+	Plots: []Plot{
+		{Name: "next-char", Title: "P(x_(t+1) | x_1 … x_t) of the character that came next", XLabel: "time step t", YLabel: "probability",
+			Series: func(sm sim.Model) []Series {
+				m := sm.(*rnnModel)
+				all := m.inputs()
+				s := Series{Label: "P(next character)"}
+				for t, st := range m.run()[:len(all)-1] {
+					s.X = append(s.X, float64(t+1))
+					s.Y = append(s.Y, st.Probs[all[t+1]])
+				}
+				return []Series{s}
+			}},
+	},
+	Build:  buildRNN,
+	Trains: true,
+}
+
+// SaveCharLM writes m's parameters and meta to path (atomically).
+func SaveCharLM(path string, m *CharLM, meta map[string]string) error {
+	return models.SaveCheckpoint(path, m.Params(), meta)
+}

@@ -1,0 +1,251 @@
+package lessons
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"unicode"
+)
+
+// The token alphabet every generated task draws from. A token's index is its
+// position in the one-hot input X_t, so all tasks share d = len(Alphabet).
+var Alphabet = []string{"0", "1", "2", "3", "_", "|"}
+
+// Token ids of the alphabet.
+const (
+	tokFiller = 4 // "_": a token that carries nothing (lecture 4.3's auxiliary HTML)
+	tokBreak  = 5 // "|": a logical break (a new chapter, a new market regime)
+	digits    = 4 // tokens 0..3 are the digits
+)
+
+// Bounds on generated and typed sequences.
+const (
+	trainMinLen = 6  // long enough that memory matters
+	trainMaxLen = 16 // short enough that a minibatch step is a millisecond
+	maxInputLen = 40 // a typed sequence must fit the page's heatmaps
+)
+
+// Task is one of lecture 4.3's three situations as a generated sequence task. Each
+// step t has a target y_t (or none), which a small GRU learns to predict from H_t.
+type Task struct {
+	Name        string   // URL value, e.g. "checksum"
+	Title       string   // one line for the page
+	Description string   // what the model must do, for students
+	Tokens      []int    // the alphabet ids this task uses (a typed input may use only these)
+	Classes     []string // the names of the targets y_t
+	Default     string   // the input shown first
+	MinLen      int      // the shortest sequence that makes sense
+
+	generate func(rng *rand.Rand, n int) []int
+	targets  func(ids []int) []int
+}
+
+// Tasks lists the three situations in the lecture's order.
+var Tasks = []*Task{checksumTask, skipTask, resetTask}
+
+// FindTask returns the task called name.
+func FindTask(name string) (*Task, bool) {
+	for _, t := range Tasks {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// TaskNames lists the tasks' names in order.
+func TaskNames() []string {
+	out := make([]string, len(Tasks))
+	for i, t := range Tasks {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// checksumTask: the first token is a check digit c, then digits follow; the sequence
+// is valid when its last digit equals c. At every step t ≥ 2 the target is "would
+// the sequence be valid if it ended here", y_t = [x_t = c], so c must be kept to the end.
+var checksumTask = &Task{
+	Name:  "checksum",
+	Title: "Remember an early checksum",
+	Description: "The first digit is a check digit. The sequence is valid when its last digit " +
+		"equals the check digit, so the model has to keep the first digit until the very end. " +
+		"At every step it answers: would the sequence be valid if it stopped here?",
+	Tokens:  []int{0, 1, 2, 3},
+	Classes: []string{"invalid", "valid"},
+	Default: "2 0 3 1 3 0 1 3 1 0 2",
+	MinLen:  2,
+	generate: func(rng *rand.Rand, n int) []int {
+		ids := make([]int, n)
+		for i := range ids {
+			ids[i] = rng.IntN(digits)
+		}
+		if rng.IntN(2) == 0 { // half of the sequences end valid
+			ids[n-1] = ids[0]
+		}
+		return ids
+	},
+	targets: func(ids []int) []int {
+		y := make([]int, len(ids))
+		y[0] = -1 // the check digit itself is not a question
+		for t := 1; t < len(ids); t++ {
+			y[t] = b2i(ids[t] == ids[0])
+		}
+		return y
+	},
+}
+
+// skipTask: digits interleaved with filler tokens "_"; the target at every step is
+// the most recent digit, so filler must leave the state alone (Z_t ≈ 1).
+var skipTask = &Task{
+	Name:  "skip",
+	Title: "Skip irrelevant tokens",
+	Description: "Digits are mixed with filler tokens _ that mean nothing, like markup around the " +
+		"words of a web page. At every step the model must name the most recent digit, so a " +
+		"filler token should leave the hidden state exactly as it was.",
+	Tokens:  []int{0, 1, 2, 3, tokFiller},
+	Classes: []string{"0", "1", "2", "3"},
+	Default: "2 _ _ 1 _ _ _ 3 _ 0 _ _ _ _ 1 _ _",
+	MinLen:  1,
+	generate: func(rng *rand.Rand, n int) []int {
+		const fillerShare = 0.6 // most tokens are noise, as on a real web page
+		ids := make([]int, n)
+		ids[0] = rng.IntN(digits)
+		for i := 1; i < n; i++ {
+			if rng.Float64() < fillerShare {
+				ids[i] = tokFiller
+			} else {
+				ids[i] = rng.IntN(digits)
+			}
+		}
+		return ids
+	},
+	targets: func(ids []int) []int {
+		y := make([]int, len(ids))
+		last := -1
+		for t, id := range ids {
+			if id < digits {
+				last = id
+			}
+			y[t] = last
+		}
+		return y
+	},
+}
+
+// resetTask: segments of digits separated by breaks "|"; the target at every step is
+// whether a 3 has appeared since the last break, so a break must wipe the state.
+var resetTask = &Task{
+	Name:  "reset",
+	Title: "Reset at a logical break",
+	Description: "Digits come in segments separated by a break |, like chapters of a book. At every " +
+		"step the model answers: has a 3 appeared since the last break? What happened before a " +
+		"break no longer matters, so the break should reset the hidden state.",
+	Tokens:  []int{0, 1, 2, 3, tokBreak},
+	Classes: []string{"no 3 yet", "3 seen"},
+	Default: "1 3 0 2 | 0 1 2 | 2 3 1 | 0 0 1 2",
+	MinLen:  1,
+	generate: func(rng *rand.Rand, n int) []int {
+		const (
+			breakShare = 0.2  // segments of about four digits
+			threeShare = 0.15 // so that about half of the segments see a 3
+		)
+		ids := make([]int, n)
+		for i := range ids {
+			switch r := rng.Float64(); {
+			case i > 0 && r < breakShare:
+				ids[i] = tokBreak
+			case r < breakShare+threeShare:
+				ids[i] = 3
+			default:
+				ids[i] = rng.IntN(3)
+			}
+		}
+		return ids
+	},
+	targets: func(ids []int) []int {
+		y := make([]int, len(ids))
+		seen := false
+		for t, id := range ids {
+			switch id {
+			case tokBreak:
+				seen = false
+			case 3:
+				seen = true
+			}
+			y[t] = b2i(seen)
+		}
+		return y
+	},
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Generate returns a sequence of n token ids drawn from rng.
+func (t *Task) Generate(rng *rand.Rand, n int) []int {
+	if n < t.MinLen {
+		panic(fmt.Sprintf("lessons: %s sequences need at least %d tokens, got %d", t.Name, t.MinLen, n))
+	}
+	return t.generate(rng, n)
+}
+
+// Targets returns y_t for every step of ids: a class index, or −1 where the step
+// asks nothing.
+func (t *Task) Targets(ids []int) []int { return t.targets(ids) }
+
+// allowed describes the task's tokens for an error message: "0, 1, 2, 3 and _".
+func (t *Task) allowed() string {
+	names := make([]string, len(t.Tokens))
+	for i, id := range t.Tokens {
+		names[i] = Alphabet[id]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// Parse reads a typed sequence: one character per token, spaces and commas ignored.
+// Its errors are sentences a student can act on.
+func (t *Task) Parse(text string) ([]int, error) {
+	var ids []int
+	for _, r := range text {
+		if unicode.IsSpace(r) || r == ',' {
+			continue
+		}
+		id := -1
+		for _, tok := range t.Tokens {
+			if Alphabet[tok] == string(r) {
+				id = tok
+			}
+		}
+		if id < 0 {
+			return nil, fmt.Errorf("the %s task reads only the tokens %s; %q is not one of them", t.Name, t.allowed(), string(r))
+		}
+		ids = append(ids, id)
+	}
+	switch {
+	case len(ids) == 0:
+		return nil, fmt.Errorf("the input is empty: type a sequence of the tokens %s, such as %q", t.allowed(), t.Default)
+	case len(ids) < t.MinLen:
+		return nil, fmt.Errorf("the %s task needs at least %d tokens: a check digit and at least one more", t.Name, t.MinLen)
+	case len(ids) > maxInputLen:
+		return nil, fmt.Errorf("the input has %d tokens; at most %d fit on the page", len(ids), maxInputLen)
+	}
+	return ids, nil
+}
+
+// Batch draws B sequences of one length n ∈ [trainMinLen, trainMaxLen] and their
+// targets: a training minibatch.
+func (t *Task) Batch(rng *rand.Rand, B int) (ids, targets [][]int) {
+	n := trainMinLen + rng.IntN(trainMaxLen-trainMinLen+1)
+	ids = make([][]int, B)
+	targets = make([][]int, B)
+	for b := range B {
+		ids[b] = t.Generate(rng, n)
+		targets[b] = t.Targets(ids[b])
+	}
+	return ids, targets
+}

@@ -1,0 +1,97 @@
+package lessons
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestTaskTargets(t *testing.T) {
+	cases := []struct {
+		task, input string
+		want        []int
+	}{
+		{"checksum", "2 0 2", []int{-1, 0, 1}},
+		{"checksum", "1,1,3,1", []int{-1, 1, 0, 1}},
+		{"skip", "2 _ 1 _ _", []int{2, 2, 1, 1, 1}},
+		{"skip", "0", []int{0}},
+		{"reset", "3 1 | 0 3 |", []int{1, 1, 0, 0, 1, 0}},
+		{"reset", "0 1 2", []int{0, 0, 0}},
+	}
+	for _, c := range cases {
+		task, _ := FindTask(c.task)
+		ids, err := task.Parse(c.input)
+		if err != nil {
+			t.Fatalf("%s %q: %v", c.task, c.input, err)
+		}
+		if got := task.Targets(ids); !slices.Equal(got, c.want) {
+			t.Errorf("%s %q: got targets %v want %v", c.task, c.input, got, c.want)
+		}
+	}
+}
+
+func TestTaskGenerate(t *testing.T) {
+	for _, task := range Tasks {
+		a := rand.New(rand.NewPCG(1, 1))
+		b := rand.New(rand.NewPCG(1, 1))
+		classSeen := make([]int, len(task.Classes))
+		for range 200 {
+			ids, ys := task.Batch(a, 4)
+			ids2, _ := task.Batch(b, 4)
+			for i := range ids {
+				if !slices.Equal(ids[i], ids2[i]) {
+					t.Fatalf("%s: same seed gave %v and %v", task.Name, ids[i], ids2[i])
+				}
+				if n := len(ids[i]); n < trainMinLen || n > trainMaxLen || n != len(ids[0]) {
+					t.Fatalf("%s: got length %d want %d..%d, equal in a batch", task.Name, n, trainMinLen, trainMaxLen)
+				}
+				for _, id := range ids[i] {
+					if !slices.Contains(task.Tokens, id) {
+						t.Fatalf("%s: got token %q outside the task's tokens", task.Name, Alphabet[id])
+					}
+				}
+				for _, y := range ys[i] {
+					if y >= 0 {
+						classSeen[y]++
+					}
+				}
+			}
+		}
+		for k, n := range classSeen {
+			if n == 0 {
+				t.Errorf("%s: class %q never occurs in 800 generated sequences", task.Name, task.Classes[k])
+			}
+		}
+	}
+}
+
+func TestTaskParse(t *testing.T) {
+	for _, task := range Tasks {
+		if _, err := task.Parse(task.Default); err != nil {
+			t.Errorf("%s: default %q does not parse: %v", task.Name, task.Default, err)
+		}
+	}
+	bad := []struct {
+		task, input, want string
+	}{
+		{"checksum", "", "the input is empty"},
+		{"checksum", "   ", "the input is empty"},
+		{"checksum", "2", "at least 2 tokens"},
+		{"checksum", "2 _ 1", `"_" is not one of them`},
+		{"skip", "1 | 2", `"|" is not one of them`},
+		{"reset", "1 a", `"a" is not one of them`},
+		{"reset", "12345", `"4" is not one of them`},
+		{"skip", strings.Repeat("1", maxInputLen+1), "at most 40"},
+	}
+	for _, c := range bad {
+		task, _ := FindTask(c.task)
+		_, err := task.Parse(c.input)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %q: got error %v want one containing %q", c.task, c.input, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "lessons:") {
+			t.Errorf("%s %q: got %q, want a sentence for a student, not a package error", c.task, c.input, err)
+		}
+	}
+}

@@ -1,0 +1,325 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MaxSteps bounds a model's Steps(): a Run caches every step's frame (so stepping
+// back is instant) and a snapshot carries all of them, so a lesson's longest sequence
+// must stay small. 512 steps of a GRU with h = 64 is 0.5 MB of cache and a 0.5 MB
+// snapshot.
+const MaxSteps = 512
+
+// Encoded is one server message, ready to send. Type tells the session which messages
+// it may coalesce (frames and training progress: the newest wins).
+type Encoded struct {
+	Type MessageType
+	Seq  uint64
+	Data []byte
+}
+
+// Run is one lesson model being watched: the current step, whether it is playing and
+// how fast, the frame of every step seen so far, and the sequence number of the next
+// message. It belongs to one goroutine (a websocket session's simulator); it is not
+// safe for concurrent use.
+//
+// Every method that changes the state returns the messages that tell the browser.
+// The same values and the same commands give byte-identical messages.
+type Run struct {
+	specs  Specs
+	build  Builder
+	values Values
+
+	model  Model
+	static Frame
+	frames []*Frame // frames[t-1] is step t's frame, nil until computed
+
+	step    int
+	playing bool
+	speed   float64
+	train   trainState
+	seq     uint64 // the last seq used
+
+	scratch []byte // EncodeMessage's buffer, reused
+}
+
+// trainState is an unfinished train command.
+type trainState struct {
+	left, of int
+	dirty    bool // the model has trained since its frames were cached
+}
+
+// trainReports is how many progress messages a train command sends at most: a
+// smooth progress bar, without encoding a growing loss curve 10000 times.
+const trainReports = 100
+
+// DefaultSpeed is the play speed until the page asks for another: slow enough to
+// follow one step at a time.
+const DefaultSpeed = 2
+
+// NewRun builds the model for v (checked against specs) and starts at step 0,
+// paused, at DefaultSpeed.
+func NewRun(specs Specs, build Builder, v Values) (*Run, error) {
+	r := &Run{specs: specs, build: build, speed: DefaultSpeed}
+	if err := r.rebuild(v); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// rebuild makes the model for v; on error the run is unchanged.
+func (r *Run) rebuild(v Values) error {
+	for _, s := range r.specs {
+		if _, err := s.Check(v[s.Name]); err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+	}
+	m, err := r.build(v)
+	if err != nil {
+		return err
+	}
+	n := m.Steps()
+	if n < 0 || n > MaxSteps {
+		return fmt.Errorf("sim: the model has %d steps; a run holds 0 to %d", n, MaxSteps)
+	}
+	static := m.Static()
+	checkFrame("static", static)
+	r.values, r.model, r.static = v, m, static
+	r.frames = make([]*Frame, n)
+	r.step = min(r.step, n)
+	r.train = trainState{}
+	return nil
+}
+
+// checkFrame panics when an array's shape does not match its data: a bug in the
+// lesson, which the session reports as a failed model.
+func checkFrame(where string, f Frame) {
+	for _, a := range f.Arrays {
+		size := 1
+		for _, d := range a.Shape {
+			size *= d
+		}
+		if size != len(a.Data) || strings.Contains(a.Name, "@") {
+			panic(fmt.Sprintf("sim: %s array %q: shape %v for %d values (names may not contain @)", where, a.Name, a.Shape, len(a.Data)))
+		}
+	}
+}
+
+// Values is the current parameter values.
+func (r *Run) Values() Values { return r.values }
+
+// Model is the current model.
+func (r *Run) Model() Model { return r.model }
+
+// Step is the current step, 0 ≤ Step ≤ Steps.
+func (r *Run) Step() int { return r.step }
+
+// Steps is the model's number of steps.
+func (r *Run) Steps() int { return len(r.frames) }
+
+// Playing reports whether the run is playing.
+func (r *Run) Playing() bool { return r.playing }
+
+// Speed is the play pace in steps per second.
+func (r *Run) Speed() float64 { return r.speed }
+
+// Training reports whether a train command is unfinished: call Continue.
+func (r *Run) Training() bool { return r.train.left > 0 }
+
+// frame returns step t's frame, computing and caching it on first use.
+func (r *Run) frame(t int) *Frame {
+	if r.train.dirty {
+		clear(r.frames)
+		r.train.dirty = false
+	}
+	if f := r.frames[t-1]; f != nil {
+		return f
+	}
+	f := r.model.At(t)
+	checkFrame("step "+strconv.Itoa(t), f)
+	r.frames[t-1] = &f
+	return &f
+}
+
+// Apply carries out one command and returns the messages for the browser. When the
+// command cannot be carried out the state does not change, the messages are one
+// error message, and the error (a *CommandError) says why.
+func (r *Run) Apply(c Command) ([]Encoded, error) {
+	if r.Training() {
+		switch c.Type {
+		case StepCommand, BackCommand, SeekCommand, PlayCommand, TrainCommand:
+			return r.refuse(c, "the model is training; pause to stop training first")
+		case PauseCommand:
+			r.train.left = 0
+			return []Encoded{r.Snapshot()}, nil
+		}
+	}
+	switch c.Type {
+	case StepCommand:
+		if r.step < r.Steps() {
+			r.step++
+		}
+		return []Encoded{r.Frame()}, nil
+	case BackCommand:
+		if r.step > 0 {
+			r.step--
+		}
+		return []Encoded{r.Frame()}, nil
+	case SeekCommand:
+		if c.Step > r.Steps() {
+			return r.refuse(c, fmt.Sprintf("there are steps 0 to %d; step %d does not exist", r.Steps(), c.Step))
+		}
+		r.step = c.Step
+		return []Encoded{r.Frame()}, nil
+	case PlayCommand:
+		r.playing, r.speed = true, c.Speed
+		if r.step == r.Steps() { // at the end, play starts over
+			r.step = 0
+		}
+		return []Encoded{r.Frame()}, nil
+	case PauseCommand:
+		r.playing = false
+		return []Encoded{r.Frame()}, nil
+	case ResetCommand:
+		r.step, r.playing, r.train.left = 0, false, 0
+		return []Encoded{r.Snapshot()}, nil
+	case SetCommand:
+		v, err := r.specs.Apply(r.values, c.Params)
+		if err == nil {
+			err = r.rebuild(v)
+		}
+		if err != nil {
+			return r.refuse(c, strings.TrimPrefix(err.Error(), "sim: "))
+		}
+		return []Encoded{r.Snapshot()}, nil
+	case TrainCommand:
+		if _, ok := r.model.(Trainer); !ok {
+			return r.refuse(c, "this lesson's model does not train")
+		}
+		r.playing = false
+		r.train = trainState{left: c.Steps, of: c.Steps, dirty: r.train.dirty}
+		return nil, nil
+	case ResumeCommand:
+		r.seq = max(r.seq, c.Seq)
+		return []Encoded{r.Snapshot()}, nil
+	}
+	return r.refuse(c, fmt.Sprintf("unknown command %q", c.Type))
+}
+
+// refuse answers a command that cannot be carried out.
+func (r *Run) refuse(c Command, msg string) ([]Encoded, error) {
+	err := &CommandError{Command: string(c.Type), Msg: msg}
+	return []Encoded{r.Error(err)}, err
+}
+
+// Tick advances a playing run by one step and returns its frame; the frame of the
+// last step pauses the run. A paused run returns false.
+func (r *Run) Tick() (Encoded, bool) {
+	if !r.playing {
+		return Encoded{}, false
+	}
+	if r.step < r.Steps() {
+		r.step++
+	}
+	if r.step == r.Steps() {
+		r.playing = false
+	}
+	return r.Frame(), true
+}
+
+// Seek moves to step t, clamped to 0…Steps, without a message (for a page that
+// opens at the step in its URL).
+func (r *Run) Seek(t int) { r.step = max(0, min(t, r.Steps())) }
+
+// Continue runs one optimisation step of an unfinished train command and returns
+// its progress message (one every of/trainReports steps, and after the last, which
+// is followed by a snapshot built from the trained model). A failed step (say, a loss that became NaN) ends training with an
+// error message.
+func (r *Run) Continue() []Encoded {
+	if !r.Training() {
+		return nil
+	}
+	f, err := r.model.(Trainer).TrainStep()
+	r.train.dirty = true
+	r.train.left--
+	if err != nil {
+		r.train.left = 0
+		return []Encoded{r.Error(&CommandError{Command: string(TrainCommand), Msg: "training stopped: " + strings.TrimPrefix(err.Error(), "models: ")}), r.Snapshot()}
+	}
+	checkFrame("train", f)
+	done := r.train.of - r.train.left
+	if every := max(1, r.train.of/trainReports); done%every != 0 && done != r.train.of {
+		return nil
+	}
+	meta := make(map[string]any, len(f.Meta)+2)
+	for k, v := range f.Meta {
+		meta[k] = v
+	}
+	meta["done"], meta["of"] = done, r.train.of
+	out := []Encoded{r.encode(Header{Type: TrainMessage, Meta: meta}, f.Arrays)}
+	if !r.Training() {
+		out = append(out, r.Snapshot())
+	}
+	return out
+}
+
+// Frame encodes the current step's frame.
+func (r *Run) Frame() Encoded {
+	h := Header{Type: FrameMessage, Playing: r.playing}
+	if r.step == 0 {
+		return r.encode(h, nil)
+	}
+	f := r.frame(r.step)
+	h.Meta = f.Meta
+	return r.encode(h, f.Arrays)
+}
+
+// Snapshot encodes the whole state: the static frame, and every step's arrays and
+// meta from 1 to the current step named "<name>@<t>".
+func (r *Run) Snapshot() Encoded {
+	arrays := append([]Array(nil), r.static.Arrays...)
+	meta := map[string]any{}
+	for t := 1; t <= r.step; t++ {
+		f := r.frame(t)
+		suffix := "@" + strconv.Itoa(t)
+		for _, a := range f.Arrays {
+			a.Name += suffix
+			arrays = append(arrays, a)
+		}
+		for k, v := range f.Meta {
+			meta[k+suffix] = v
+		}
+	}
+	return r.encode(Header{
+		Type: SnapshotMessage, Meta: meta, Playing: r.playing,
+		Params: r.values, Speed: r.speed, Static: r.static.Meta,
+	}, arrays)
+}
+
+// Error encodes an error message for err; a *CommandError names its command.
+func (r *Run) Error(err error) Encoded {
+	meta := map[string]any{}
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		meta["message"] = ce.Sentence()
+		if ce.Command != "" {
+			meta["command"] = ce.Command
+		}
+	} else {
+		meta["message"] = sentence(strings.TrimPrefix(err.Error(), "sim: "))
+	}
+	return r.encode(Header{Type: ErrorMessage, Meta: meta}, nil)
+}
+
+// encode numbers and encodes one message into the run's reused scratch buffer, then
+// copies it into an exactly-sized buffer of its own, because it outlives the call.
+func (r *Run) encode(h Header, arrays []Array) Encoded {
+	r.seq++
+	h.Seq, h.Step, h.Steps = r.seq, r.step, r.Steps()
+	r.scratch = EncodeMessage(r.scratch, h, arrays)
+	return Encoded{Type: h.Type, Seq: h.Seq, Data: bytes.Clone(r.scratch)}
+}

@@ -1,0 +1,351 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+)
+
+// gruSpecs are the parameters of the test lesson: a GRU reading a fixed token string.
+var gruSpecs = Specs{
+	{Name: "seed", Label: "Seed", Kind: Int, Default: "1", Min: 0, Max: 1 << 30},
+	{Name: "hidden", Label: "Hidden units", Kind: Int, Default: "8", Min: 1, Max: 64},
+	{Name: "input", Label: "Input", Kind: Text, Default: "abcabcab", MaxLen: MaxSteps},
+}
+
+// gruModel is a real models.GRU over a one-hot encoding of the input text, the way a
+// lesson wraps one: it precomputes every step's trace when built.
+type gruModel struct {
+	cell   *models.GRU
+	tokens []string
+	traces []*models.StepTrace
+	losses []float64
+}
+
+const gruAlphabet = "abc"
+
+func buildGRU(v Values) (Model, error) {
+	rng := rand.New(rand.NewPCG(uint64(v.Int("seed")), 1))
+	m := &gruModel{cell: models.NewGRU(len(gruAlphabet), v.Int("hidden"), rng)}
+	for _, r := range v.String("input") {
+		if !strings.ContainsRune(gruAlphabet, r) {
+			return nil, fmt.Errorf("the input may only use the letters %s, got %q", gruAlphabet, r)
+		}
+		m.tokens = append(m.tokens, string(r))
+	}
+	m.forward()
+	return m, nil
+}
+
+func (m *gruModel) forward() {
+	m.traces = m.traces[:0]
+	var s models.State
+	for _, tok := range m.tokens {
+		x := mat.NewDense(1, len(gruAlphabet), nil)
+		x.Set(0, strings.Index(gruAlphabet, tok), 1)
+		tr := m.cell.Step(x, s)
+		m.traces = append(m.traces, tr)
+		s = tr.Next
+	}
+}
+
+func (m *gruModel) Steps() int { return len(m.tokens) }
+
+func (m *gruModel) Static() Frame {
+	return Frame{
+		Arrays: []Array{Matrix("W_hz", m.cell.HiddenSize(), m.cell.HiddenSize(), m.cell.Whz.Value.RawMatrix().Data)},
+		Meta:   map[string]any{"tokens": m.tokens, "scale": []float64{0, 1}},
+	}
+}
+
+func (m *gruModel) At(t int) Frame {
+	tr := m.traces[t-1]
+	row := func(d *mat.Dense) []float64 { return mat.Row(nil, 0, d) }
+	return Frame{
+		Arrays: []Array{
+			Vector("R", row(tr.Gate("R"))), Vector("Z", row(tr.Gate("Z"))),
+			Vector("H_tilde", row(tr.Gate("H_tilde"))), Vector("H", row(tr.Gate("H"))),
+		},
+		Meta: map[string]any{"token": m.tokens[t-1]},
+	}
+}
+
+// TrainStep shrinks W_hz a little (a stand-in for an optimiser step, deterministic)
+// and reports the mean squared final state as the loss.
+func (m *gruModel) TrainStep() (Frame, error) {
+	m.cell.Whz.Value.Scale(0.9, m.cell.Whz.Value)
+	m.forward()
+	h := m.traces[len(m.traces)-1].Next.H
+	loss := mat.Norm(h, 2) / float64(m.cell.HiddenSize())
+	m.losses = append(m.losses, loss)
+	return Frame{Meta: map[string]any{"loss": loss}, Arrays: []Array{Vector("loss", append([]float64(nil), m.losses...))}}, nil
+}
+
+func newTestRun(t *testing.T) *Run {
+	t.Helper()
+	r, err := NewRun(gruSpecs, buildGRU, gruSpecs.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func decode(t *testing.T, e Encoded) Message {
+	t.Helper()
+	m, err := DecodeMessage(e.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.Seq != e.Seq || m.Header.Type != e.Type {
+		t.Fatalf("Encoded says seq %d type %s, header says %d %s", e.Seq, e.Type, m.Header.Seq, m.Header.Type)
+	}
+	return m
+}
+
+// script is a session's worth of commands covering every command type.
+var script = []Command{
+	{Type: StepCommand}, {Type: StepCommand}, {Type: BackCommand}, {Type: SeekCommand, Step: 6},
+	{Type: PlayCommand, Speed: 10}, {Type: PauseCommand},
+	{Type: SetCommand, Params: map[string]string{"hidden": "4"}}, {Type: StepCommand},
+	{Type: SetCommand, Params: map[string]string{"hidden": "99"}}, // refused
+	{Type: SeekCommand, Step: 100},                                // refused
+	{Type: TrainCommand, Steps: 3}, {Type: ResetCommand}, {Type: ResumeCommand, Seq: 40},
+	{Type: StepCommand},
+}
+
+// playScript applies script, running ticks after play and training to the end, and
+// returns every message.
+func playScript(t *testing.T) [][]byte {
+	r := newTestRun(t)
+	out := [][]byte{r.Snapshot().Data}
+	for _, c := range script {
+		msgs, _ := r.Apply(c)
+		for r.Training() {
+			msgs = append(msgs, r.Continue()...)
+		}
+		for i := 0; i < 3; i++ {
+			if e, ok := r.Tick(); ok {
+				msgs = append(msgs, e)
+			}
+		}
+		for _, m := range msgs {
+			out = append(out, m.Data)
+		}
+	}
+	return out
+}
+
+func TestRunDeterministic(t *testing.T) {
+	a, b := playScript(t), playScript(t)
+	if len(a) != len(b) {
+		t.Fatalf("got %d messages then %d, want the same count", len(a), len(b))
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			t.Fatalf("message %d differs between two identical runs", i)
+		}
+	}
+	// seq increases by one per message, and resume lifts it past the page's seq.
+	var last uint64
+	for i, data := range a {
+		m, err := DecodeMessage(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Header.Seq <= last {
+			t.Fatalf("message %d: got seq %d after %d, want increasing", i, m.Header.Seq, last)
+		}
+		last = m.Header.Seq
+	}
+	if last < 41 {
+		t.Errorf("got last seq %d, want > 40 after resume 40", last)
+	}
+}
+
+func TestRunCommands(t *testing.T) {
+	tests := []struct {
+		name      string
+		cmds      []Command
+		wantStep  int
+		wantType  MessageType
+		wantError string // substring of the refusal, "" when accepted
+		playing   bool
+	}{
+		{"step", []Command{{Type: StepCommand}}, 1, FrameMessage, "", false},
+		{"step at end stays", []Command{{Type: SeekCommand, Step: 8}, {Type: StepCommand}}, 8, FrameMessage, "", false},
+		{"back at 0 stays", []Command{{Type: BackCommand}}, 0, FrameMessage, "", false},
+		{"back", []Command{{Type: SeekCommand, Step: 5}, {Type: BackCommand}}, 4, FrameMessage, "", false},
+		{"seek end", []Command{{Type: SeekCommand, Step: 8}}, 8, FrameMessage, "", false},
+		{"seek past end", []Command{{Type: SeekCommand, Step: 3}, {Type: SeekCommand, Step: 9}}, 3, ErrorMessage, "steps 0 to 8", false},
+		{"play", []Command{{Type: PlayCommand, Speed: 5}}, 0, FrameMessage, "", true},
+		{"play at end restarts", []Command{{Type: SeekCommand, Step: 8}, {Type: PlayCommand, Speed: 5}}, 0, FrameMessage, "", true},
+		{"pause", []Command{{Type: PlayCommand, Speed: 5}, {Type: PauseCommand}}, 0, FrameMessage, "", false},
+		{"reset", []Command{{Type: SeekCommand, Step: 4}, {Type: ResetCommand}}, 0, SnapshotMessage, "", false},
+		{"set keeps step", []Command{{Type: SeekCommand, Step: 4}, {Type: SetCommand, Params: map[string]string{"hidden": "3"}}}, 4, SnapshotMessage, "", false},
+		{"set shorter input clamps", []Command{{Type: SeekCommand, Step: 6}, {Type: SetCommand, Params: map[string]string{"input": "ab"}}}, 2, SnapshotMessage, "", false},
+		{"set unknown", []Command{{Type: SetCommand, Params: map[string]string{"speed": "3"}}}, 0, ErrorMessage, `no parameter "speed"`, false},
+		{"set out of range", []Command{{Type: SetCommand, Params: map[string]string{"hidden": "0"}}}, 0, ErrorMessage, "between 1 and 64", false},
+		{"set build fails", []Command{{Type: SetCommand, Params: map[string]string{"input": "abz"}}}, 0, ErrorMessage, "only use the letters", false},
+		{"resume", []Command{{Type: SeekCommand, Step: 3}, {Type: ResumeCommand, Seq: 7}}, 3, SnapshotMessage, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newTestRun(t)
+			var msgs []Encoded
+			var err error
+			for _, c := range tt.cmds {
+				msgs, err = r.Apply(c)
+			}
+			if len(msgs) != 1 {
+				t.Fatalf("got %d messages, want 1", len(msgs))
+			}
+			m := decode(t, msgs[0])
+			if m.Header.Type != tt.wantType || r.Step() != tt.wantStep || m.Header.Step != tt.wantStep || r.Playing() != tt.playing {
+				t.Errorf("got %s at step %d (header %d) playing %v, want %s at %d playing %v",
+					m.Header.Type, r.Step(), m.Header.Step, r.Playing(), tt.wantType, tt.wantStep, tt.playing)
+			}
+			var ce *CommandError
+			switch {
+			case tt.wantError == "" && err != nil:
+				t.Errorf("got error %v, want none", err)
+			case tt.wantError != "" && (!errors.As(err, &ce) || !strings.Contains(err.Error(), tt.wantError)):
+				t.Errorf("got error %v, want a *CommandError containing %q", err, tt.wantError)
+			case tt.wantError != "":
+				msg, _ := m.Header.Meta["message"].(string)
+				if !strings.Contains(msg, tt.wantError) || m.Header.Meta["command"] != string(tt.cmds[len(tt.cmds)-1].Type) {
+					t.Errorf("got error meta %v, want message containing %q and the command", m.Header.Meta, tt.wantError)
+				}
+			}
+		})
+	}
+}
+
+func TestRunFrameContents(t *testing.T) {
+	r := newTestRun(t)
+	r.Apply(Command{Type: SeekCommand, Step: 3})
+	msgs, _ := r.Apply(Command{Type: StepCommand})
+	m := decode(t, msgs[0])
+	want := r.Model().At(4)
+	if len(m.Arrays) != 4 || m.Header.Meta["token"] != "a" {
+		t.Fatalf("got %d arrays and meta %v, want R, Z, H_tilde, H and token a", len(m.Arrays), m.Header.Meta)
+	}
+	for i, a := range m.Arrays {
+		for j, v := range a.Data {
+			if d := v - want.Arrays[i].Data[j]; d > 1e-6 || d < -1e-6 {
+				t.Fatalf("%s[%d]: got %g want %g (float32 tolerance 1e-6)", a.Name, j, v, want.Arrays[i].Data[j])
+			}
+		}
+	}
+
+	snap := decode(t, r.Snapshot())
+	h := snap.Header
+	if len(snap.Arrays) != 1+4*4 || snap.Arrays[0].Name != "W_hz" || snap.Arrays[len(snap.Arrays)-1].Name != "H@4" {
+		t.Fatalf("got %d snapshot arrays (first %s, last %s), want W_hz then 4 arrays × 4 steps ending H@4",
+			len(snap.Arrays), snap.Arrays[0].Name, snap.Arrays[len(snap.Arrays)-1].Name)
+	}
+	if h.Meta["token@2"] != "b" || h.Params["hidden"] != "8" || h.Speed != DefaultSpeed || h.Static["tokens"] == nil {
+		t.Errorf("got snapshot meta %v params %v speed %g static %v, want token@2=b, hidden=8, default speed, tokens",
+			h.Meta, h.Params, h.Speed, h.Static)
+	}
+}
+
+func TestRunPlayTicksToEnd(t *testing.T) {
+	r := newTestRun(t)
+	r.Apply(Command{Type: PlayCommand, Speed: 30})
+	var steps []int
+	for {
+		e, ok := r.Tick()
+		if !ok {
+			break
+		}
+		steps = append(steps, decode(t, e).Header.Step)
+	}
+	if fmt.Sprint(steps) != "[1 2 3 4 5 6 7 8]" || r.Playing() {
+		t.Errorf("got ticks at steps %v, playing %v, want 1…8 then paused", steps, r.Playing())
+	}
+}
+
+func TestRunTrain(t *testing.T) {
+	r := newTestRun(t)
+	r.Apply(Command{Type: SeekCommand, Step: 8})
+	before := decode(t, r.Frame()).Arrays[1].Data // Z at step 8
+	if msgs, err := r.Apply(Command{Type: TrainCommand, Steps: 3}); err != nil || len(msgs) != 0 || !r.Training() {
+		t.Fatalf("train: got %d messages, err %v, training %v; want none, nil, true", len(msgs), err, r.Training())
+	}
+	if _, err := r.Apply(Command{Type: StepCommand}); err == nil {
+		t.Errorf("step while training: got no error, want a refusal")
+	}
+	var types []MessageType
+	var last Message
+	for r.Training() {
+		for _, e := range r.Continue() {
+			last = decode(t, e)
+			types = append(types, last.Header.Type)
+			if last.Header.Type == TrainMessage && (last.Header.Meta["of"] != 3.0 || last.Header.Meta["loss"] == nil) {
+				t.Errorf("train meta %v, want of=3 and a loss", last.Header.Meta)
+			}
+		}
+	}
+	if fmt.Sprint(types) != "[train train train snapshot]" {
+		t.Fatalf("got messages %v, want three train then a snapshot", types)
+	}
+	after := last.Arrays[len(last.Arrays)-3].Data // Z@8
+	if fmt.Sprint(before) == fmt.Sprint(after) {
+		t.Errorf("Z at step 8 unchanged by training: the frame cache was not rebuilt")
+	}
+
+	// A model that does not train refuses.
+	plain, _ := NewRun(gruSpecs, func(v Values) (Model, error) {
+		m, err := buildGRU(v)
+		return struct{ Model }{m}, err
+	}, gruSpecs.Defaults())
+	if _, err := plain.Apply(Command{Type: TrainCommand, Steps: 1}); err == nil || !strings.Contains(err.Error(), "does not train") {
+		t.Errorf("got %v, want 'does not train'", err)
+	}
+}
+
+func TestNewRunErrors(t *testing.T) {
+	long := Specs{{Name: "n", Label: "N", Kind: Int, Default: "513", Min: 0, Max: 1000}}
+	_, err := NewRun(long, func(v Values) (Model, error) {
+		return stepsModel(v.Int("n")), nil
+	}, long.Defaults())
+	if err == nil || !strings.Contains(err.Error(), "512") {
+		t.Errorf("got %v, want an error naming MaxSteps", err)
+	}
+	bad := gruSpecs.Defaults()
+	bad["hidden"] = "x"
+	if _, err := NewRun(gruSpecs, buildGRU, bad); err == nil {
+		t.Errorf("got no error for hidden=x, want one")
+	}
+}
+
+// stepsModel has n empty steps.
+type stepsModel int
+
+func (m stepsModel) Steps() int    { return int(m) }
+func (m stepsModel) Static() Frame { return Frame{} }
+func (m stepsModel) At(int) Frame  { return Frame{} }
+
+func TestRunTrainReports(t *testing.T) {
+	r := newTestRun(t)
+	r.Apply(Command{Type: TrainCommand, Steps: 250})
+	var done []float64
+	for r.Training() {
+		for _, e := range r.Continue() {
+			if m := decode(t, e); m.Header.Type == TrainMessage {
+				done = append(done, m.Header.Meta["done"].(float64))
+			}
+		}
+	}
+	// every = 250/100 = 2 steps: 2, 4, …, 250.
+	if len(done) != 125 || done[0] != 2 || done[len(done)-1] != 250 {
+		t.Errorf("got %d progress messages (%v … %v), want 125 from 2 to 250", len(done), done[0], done[len(done)-1])
+	}
+}

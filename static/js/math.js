@@ -1,0 +1,60 @@
+// math.js renders the page's TeX with the vendored KaTeX: display equations from
+// data-tex, and inline maths between \( and \) inside elements with class "math".
+// Only \htmlClass is trusted: the equations use it to mark symbols tied to live values.
+
+const OPTIONS = {
+  throwOnError: false, // a bad equation shows as .katex-error, which the browser tests catch
+  strict: "ignore",
+  trust: (ctx) => ctx.command === "\\htmlClass",
+};
+
+export function renderEquation(el) {
+  window.katex.render(el.dataset.tex, el, { ...OPTIONS, displayMode: true });
+  fitEquation(el);
+}
+
+const MIN_SCALE = 0.7; // below this a projected equation is unreadable: scroll instead
+
+// fitEquation shrinks a display equation that is wider than its column, so the whole
+// equation stays in view next to the panels (it scrolls sideways below MIN_SCALE).
+export function fitEquation(el) {
+  const k = el.querySelector(".katex");
+  if (!k) return;
+  k.style.fontSize = "";
+  const base = parseFloat(getComputedStyle(k).fontSize);
+  let scale = 1;
+  // the equation box scrolls sideways when it overflows; not everything in it scales
+  // with the font, so shrink a few times until it fits
+  for (let i = 0; i < 4 && el.clientWidth > 0 && el.scrollWidth > el.clientWidth && scale > MIN_SCALE; i++) {
+    scale = Math.max(MIN_SCALE, scale * ((el.clientWidth - 2) / el.scrollWidth));
+    k.style.fontSize = `${base * scale}px`;
+  }
+}
+
+const INLINE = /\\\((.+?)\\\)/gs;
+
+// renderInline replaces every \( … \) in el's text with rendered maths.
+export function renderInline(el) {
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const hits = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) if (n.nodeValue.includes("\\(")) hits.push(n);
+  for (const node of hits) {
+    const frag = document.createDocumentFragment();
+    let last = 0;
+    for (const m of node.nodeValue.matchAll(INLINE)) {
+      frag.append(node.nodeValue.slice(last, m.index));
+      const span = document.createElement("span");
+      window.katex.render(m[1], span, { ...OPTIONS, displayMode: false });
+      frag.append(span);
+      last = m.index + m[0].length;
+    }
+    frag.append(node.nodeValue.slice(last));
+    node.replaceWith(frag);
+  }
+}
+
+// whenReady calls fn once KaTeX (a deferred classic script) has loaded.
+export function whenReady(fn) {
+  if (window.katex) return fn();
+  window.addEventListener("load", () => (window.katex ? fn() : console.warn("KaTeX did not load")), { once: true });
+}

@@ -1,0 +1,277 @@
+// page.js wires a lesson page: it renders the TeX, opens the socket, turns controls and
+// keys into commands, keeps the URL query equal to the state and draws every panel once
+// per animation frame (coalescing however many messages arrived); links.js ties the
+// equations' symbols to the panels.
+import { connect } from "./socket.js";
+import { createStore, applySnapshot, applyFrame, applyTrain, gaps, view } from "./store.js";
+import { renderEquation, renderInline, fitEquation, whenReady } from "./math.js";
+import { fmt, token } from "./panels/common.js";
+import { linkSymbols } from "./links.js";
+import * as heatmap from "./panels/heatmap.js";
+import * as bars from "./panels/bars.js";
+import * as line from "./panels/line.js";
+import * as graph from "./panels/graph.js";
+import * as tokens from "./panels/tokens.js";
+import * as topk from "./panels/topk.js";
+
+const DRAW = { heatmap, bars, line, graph, tokens, topk };
+const URL_EVERY_MS = 250; // step changes while playing rewrite the URL at most this often
+const GAP_FILL_MS = 150; // after a seek, wait this long for the scrubber to settle before asking for a snapshot
+const ERROR_SHOW_MS = 10000;
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
+const tid = (id) => $(`[data-testid="${id}"]`);
+
+whenReady(() => {
+  $$(".equation[data-tex]").forEach(renderEquation);
+  $$(".math").forEach(renderInline);
+  document.fonts.ready.then(() => $$(".equation[data-tex]").forEach(fitEquation)); // KaTeX's fonts change the widths
+  let fitTimer = 0;
+  window.addEventListener("resize", () => { clearTimeout(fitTimer); fitTimer = setTimeout(() => $$(".equation[data-tex]").forEach(fitEquation), 100); });
+  const root = $("#lesson");
+  if (root) start(root);
+});
+
+function start(root) {
+  const slug = root.dataset.slug;
+  const store = createStore();
+  const panels = $$(".panel[data-kind]").map((el) => ({
+    el, canvas: $("canvas", el), kind: el.dataset.kind, id: el.dataset.panel,
+    arrays: (el.dataset.arrays || "").split(",").filter(Boolean),
+    scale: el.dataset.scale ? el.dataset.scale.split(",").map(Number) : null,
+    symbol: el.dataset.symbol || "", logy: el.dataset.logy === "true", source: el.dataset.source || "",
+    hover: null, layout: null,
+  }));
+  const controls = $$("[data-param]");
+  const scrubber = tid("scrubber"), speed = tid("speed");
+  let live = false;
+
+  // ---- the socket and the messages ----
+  const sock = connect(() => wsURL(slug), {
+    onMessage(msg) {
+      const type = msg.header.type;
+      if (type === "snapshot") { applySnapshot(store, msg); setInFlight = false; flushSet(); syncControls(); writeURL("replace"); }
+      else if (type === "frame") { applyFrame(store, msg); writeURLSoon(); if (gaps(store)) fillGapsSoon(); }
+      else if (type === "train") applyTrain(store, msg);
+      else if (type === "error") {
+        const meta = msg.header.meta || {};
+        if (meta.command === "set") { setInFlight = false; flushSet(); }
+        if (meta.command === "train") store.train.running = false;
+        showError(meta);
+      }
+      schedule();
+    },
+    onStatus(state, seconds) {
+      const el = tid("conn");
+      el.dataset.state = state;
+      el.textContent = state === "live" ? "live" : state === "retry" ? `reconnecting in ${seconds.toFixed(1)} s…` : state === "bad" ? "bad message from server" : "connecting…";
+    },
+  });
+  window.addEventListener("pagehide", () => sock.close());
+
+  // ---- drawing, once per animation frame ----
+  let pending = false;
+  function schedule() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => { pending = false; drawAll(); });
+  }
+  function drawAll() {
+    const v = view(store);
+    for (const p of panels) {
+      const mod = DRAW[p.kind];
+      if (!mod || !p.canvas) continue;
+      try { p.layout = mod.draw(p.canvas, p, v); } catch (err) { p.layout = null; showError({ message: `panel ${p.id} could not be drawn: ${err.message}` }); }
+      p.el.dataset.step = String(store.step);
+    }
+    tid("step").textContent = String(store.step);
+    tid("steps").textContent = String(store.steps);
+    scrubber.max = String(store.steps);
+    if (!scrubbing) scrubber.value = String(store.step);
+    // while training the server refuses to step; so do the controls
+    for (const id of ["step-back", "step-forward", "play", "scrubber"]) tid(id).disabled = store.train.running;
+    const play = tid("play");
+    play.textContent = store.playing ? "❚❚" : "▶";
+    play.setAttribute("aria-pressed", String(store.playing));
+    drawTraining();
+    facts(tid("facts-now"), store.step > 0 ? store.meta : {}, `step ${store.step}`);
+    if (staticShown !== store.staticMeta) { staticShown = store.staticMeta; facts(tid("facts-model"), store.staticMeta, ""); }
+    links.refresh();
+    document.body.dataset.seq = String(store.seq); // the last message drawn (tests wait on it)
+    if (!live && store.seq >= 0) { live = true; document.body.dataset.stream = "live"; }
+  }
+  window.addEventListener("resize", schedule);
+  let staticShown = null;
+
+  function drawTraining() {
+    const prog = tid("train-progress");
+    if (!prog) return;
+    const t = store.train;
+    prog.max = t.of || 1; prog.value = t.done || 0;
+    const status = tid("train-status");
+    if (t.running) status.textContent = `${t.done} / ${t.of}` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
+    else if (t.done) status.textContent = `trained ${t.done} steps` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
+    const button = tid("train");
+    button.textContent = t.running ? "Stop" : "Train";
+    button.dataset.cmd = t.running ? "stop" : "train";
+  }
+
+  // ---- commands ----
+  const send = (cmd) => sock.send(cmd);
+  let setInFlight = false, queuedSet = null; // at most one "set" awaits its snapshot; the newest change waits
+  function setParams(params) {
+    queuedSet = { ...(queuedSet || {}), ...params };
+    flushSet();
+  }
+  function flushSet() {
+    if (setInFlight || !queuedSet) return;
+    if (send({ type: "set", params: queuedSet })) { setInFlight = true; queuedSet = null; }
+  }
+  const command = {
+    step: () => send({ type: "step" }),
+    back: () => send({ type: "back" }),
+    reset: () => { send({ type: "reset" }); store.playing = false; },
+    play: () => {
+      if (store.playing) { send({ type: "pause" }); store.playing = false; }
+      else { send({ type: "play", speed: Number(speed.value) }); store.playing = true; }
+      schedule();
+    },
+    train: () => {
+      const n = Math.max(1, Math.min(10000, Number(tid("train-steps").value) || 1));
+      if (send({ type: "train", steps: n })) { store.train = { curve: [], done: 0, of: n, running: true }; schedule(); }
+    },
+  };
+  command.stop = () => send({ type: "pause" }); // pause stops training; a snapshot follows
+  for (const b of $$("button[data-cmd]")) b.addEventListener("click", () => command[b.dataset.cmd]());
+
+  // the scrubber: seek while dragging, at most once per animation frame
+  let scrubbing = false, seekWanted = null;
+  scrubber.addEventListener("input", () => {
+    scrubbing = true;
+    if (seekWanted === null) requestAnimationFrame(() => { send({ type: "seek", step: seekWanted }); seekWanted = null; });
+    seekWanted = Number(scrubber.value);
+  });
+  scrubber.addEventListener("change", () => { scrubbing = false; });
+  let gapTimer = 0;
+  function fillGapsSoon() { // a seek skipped steps: ask for a snapshot of everything up to here
+    clearTimeout(gapTimer);
+    gapTimer = setTimeout(() => { if (!scrubbing && gaps(store)) send({ type: "resume", seq: store.seq }); }, GAP_FILL_MS);
+  }
+
+  speed.addEventListener("input", () => {
+    tid("speed-readout").textContent = `${speed.value}/s`;
+    if (store.playing) send({ type: "play", speed: Number(speed.value) });
+  });
+
+  // parameter controls
+  const valueOf = (c) => (c.type === "checkbox" ? String(c.checked) : c.value);
+  for (const c of controls) {
+    const name = c.dataset.param;
+    const out = tid(`value-${name}`);
+    // a drag or an edit is one history entry: its first change pushes, the rest replace
+    let editing = false;
+    const record = () => { writeURL(editing ? "replace" : "push", { [name]: c.value }); editing = true; };
+    if (c.type === "range") {
+      c.addEventListener("input", () => { if (out) out.textContent = c.value; setParams({ [name]: c.value }); record(); });
+      c.addEventListener("change", () => { editing = false; });
+    } else if (c.type === "text") {
+      let timer = 0;
+      c.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => { setParams({ [name]: c.value }); record(); }, 300); });
+      c.addEventListener("change", () => { clearTimeout(timer); setParams({ [name]: c.value }); record(); editing = false; });
+    } else {
+      c.addEventListener("change", () => { setParams({ [name]: valueOf(c) }); writeURL("push", { [name]: valueOf(c) }); });
+    }
+  }
+  function syncControls() { // the snapshot's canonical values back into the controls
+    for (const c of controls) {
+      const v = store.params[c.dataset.param];
+      if (v === undefined || c === document.activeElement && c.type === "text") continue;
+      if (c.type === "checkbox") c.checked = v === "true"; else if (c.value !== v) c.value = v;
+      const out = tid(`value-${c.dataset.param}`);
+      if (out) out.textContent = v;
+    }
+    speed.value = String(store.speed);
+    tid("speed-readout").textContent = `${speed.value}/s`;
+  }
+
+  // ---- keyboard: ← → step, space play/pause, R reset ----
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    if (t.closest && t.closest("input, select, textarea") && !(t.type === "range" && t === scrubber)) return;
+    const key = { ArrowRight: "step", ArrowLeft: "back", " ": "play", r: "reset", R: "reset" }[e.key];
+    if (!key) return;
+    e.preventDefault();
+    if (store.train.running && key !== "reset") return;
+    command[key]();
+  });
+
+  // ---- the URL is the state ----
+  function query(overrides = {}) {
+    const params = { ...store.params, ...overrides };
+    const q = new URLSearchParams();
+    for (const k of Object.keys(params).sort()) q.set(k, params[k]);
+    if (store.step > 0) q.set("step", String(store.step));
+    return q.toString();
+  }
+  function writeURL(how, overrides) {
+    if (!Object.keys(store.params).length) return; // nothing from the server yet
+    const q = query(overrides);
+    if ("?" + q === location.search) return;
+    history[how === "push" ? "pushState" : "replaceState"](null, "", "?" + q);
+    for (const a of $$("a[data-plot]")) a.href = a.dataset.plot + "?" + q;
+  }
+  let urlTimer = 0;
+  function writeURLSoon() {
+    if (urlTimer) return;
+    urlTimer = setTimeout(() => { urlTimer = 0; writeURL("replace"); }, URL_EVERY_MS);
+  }
+  window.addEventListener("popstate", () => { // back/forward: make the run match the URL
+    const q = new URLSearchParams(location.search);
+    const changes = {};
+    for (const k of Object.keys(store.params)) if (q.has(k) && q.get(k) !== store.params[k]) changes[k] = q.get(k);
+    if (Object.keys(changes).length) setParams(changes);
+    const step = Number(q.get("step") || 0);
+    if (step !== store.step) send({ type: "seek", step });
+  });
+
+  // ---- errors ----
+  let errTimer = 0;
+  function showError(meta) {
+    const el = tid("error");
+    el.textContent = meta.message || "something went wrong";
+    el.hidden = false;
+    clearTimeout(errTimer);
+    errTimer = setTimeout(() => { el.hidden = true; }, ERROR_SHOW_MS);
+    syncControls(); // a rejected value snaps back
+  }
+
+  const links = linkSymbols(panels, store, schedule);
+}
+
+// facts lists a meta object's plain values (numbers, words, yes/no) as term/value pairs
+// under a heading; lists and objects are the panels' business.
+function facts(dl, meta, heading) {
+  if (!dl) return;
+  const items = [], long = [];
+  for (const [k, v] of Object.entries(meta || {})) {
+    if (v === null || typeof v === "object") continue;
+    const dt = document.createElement("dt"), dd = document.createElement("dd");
+    dt.textContent = k.replaceAll("_", " ");
+    dd.textContent = typeof v === "number" ? fmt(v) : typeof v === "boolean" ? (v ? "yes" : "no") : v.length === 1 ? token(v) : String(v);
+    if (dd.textContent.length > 60) { dd.className = "long"; long.push(dt, dd); } else items.push(dt, dd);
+  }
+  items.push(...long); // sentences after the numbers
+  if (!items.length) { dl.replaceChildren(); return; }
+  if (!heading) { dl.replaceChildren(...items); return; }
+  const h = document.createElement("dt");
+  h.className = "head"; h.textContent = heading;
+  dl.replaceChildren(h, document.createElement("dd"), ...items);
+}
+
+// wsURL is the socket's address for the page's current state.
+function wsURL(slug) {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${proto}//${location.host}/lessons/${encodeURIComponent(slug)}/ws${location.search}`;
+}

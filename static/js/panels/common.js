@@ -1,0 +1,60 @@
+// Shared helpers for the drawing modules: canvas sizing for crisp lines at any pixel
+// ratio, fonts, number formatting and the view accessors every panel uses.
+
+export const FONT = '13px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+export const SMALL = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+export const INK = "#1d2430";
+export const MUTED = "#6b7280";
+export const GRID = "#e5e7eb";
+export const NOW = "#111827"; // the current-step marker
+
+// fit sizes the canvas to its box width and the given CSS height and returns a 2-D
+// context in CSS pixels, cleared.
+export function fit(canvas, height) {
+  const dpr = window.devicePixelRatio || 1;
+  const width = Math.max(120, canvas.parentElement.clientWidth);
+  const w = Math.round(width * dpr), h = Math.round(height * dpr);
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w; canvas.height = h;
+    canvas.style.height = height + "px";
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  ctx.font = FONT;
+  ctx.textBaseline = "middle";
+  return { ctx, width, height };
+}
+
+// fmt writes a value with 4 significant digits (what the lecture's tables show).
+export function fmt(v) {
+  if (v === undefined || v === null) return "–";
+  if (!Number.isFinite(v)) return String(v);
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a >= 1e5 || a < 1e-3) return v.toExponential(3);
+  return Number(v.toPrecision(4)).toString();
+}
+
+// tick formats an axis label: short.
+export function tick(v) {
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a >= 1e4 || a < 1e-2) return v.toExponential(0);
+  return Number(v.toPrecision(3)).toString();
+}
+
+// empty draws a centred message when there is nothing to show yet.
+export function empty(ctx, width, height, text) {
+  ctx.fillStyle = MUTED;
+  ctx.textAlign = "center";
+  ctx.fillText(text, width / 2, height / 2);
+  ctx.textAlign = "left";
+}
+
+// token shows a token so that blanks are visible.
+export function token(s) {
+  if (s === " ") return "␣";
+  if (s === "\n") return "↵";
+  return String(s);
+}

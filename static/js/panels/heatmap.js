@@ -1,0 +1,128 @@
+// heatmap draws per-step vectors as a unit × time grid (one column per step, one row
+// per unit) with a fixed, labelled colour scale and the current step marked. A static
+// matrix of the same name is drawn as it is (rows × columns).
+import { fit, fmt, tick, empty, token, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
+import { scaleFor } from "../colors.js";
+
+const LEFT = 34, RIGHT = 64, TOP = 8, AXIS = 34; // margins in CSS px: unit labels, colour bar, time axis
+const MAX_BLOCK = 240; // tallest block of rows, so h = 64 still fits a laptop screen
+const MIN_ROW = 3, MAX_ROW = 18, GAP = 14;
+
+// blocks describes what to draw for each array: rows, columns and a value getter.
+function blocks(cfg, view) {
+  const out = [];
+  for (const name of cfg.arrays) {
+    const perStep = [];
+    let rows = 0;
+    for (let t = 1; t <= view.steps; t++) {
+      const a = view.at(name, t);
+      if (a) { perStep[t] = a.data; rows = Math.max(rows, a.data.length); }
+    }
+    if (rows > 0 || view.known(name)) {
+      out.push({ name, rows: rows || view.known(name) || 1, cols: view.steps, timed: true, value: (r, c) => perStep[c + 1]?.[r] });
+      continue;
+    }
+    const s = view.staticArray(name);
+    if (s) {
+      const [r, c] = s.shape.length === 2 ? s.shape : [s.shape[0] || s.data.length, 1];
+      out.push({ name, rows: r, cols: c, timed: c === view.steps, value: (i, j) => s.data[i * c + j] });
+    }
+  }
+  return out;
+}
+
+export function draw(canvas, cfg, view) {
+  const bs = blocks(cfg, view);
+  const rowH = bs.map((b) => Math.max(MIN_ROW, Math.min(MAX_ROW, Math.floor(MAX_BLOCK / b.rows))));
+  const named = bs.length > 1;
+  const height = TOP + AXIS + bs.reduce((s, b, i) => s + b.rows * rowH[i] + (named ? GAP : 0), 0) + (bs.length ? 0 : 60);
+  const { ctx, width } = fit(canvas, Math.max(90, height));
+  if (!bs.length || view.steps === 0) { empty(ctx, width, 90, "waiting for the model…"); return null; }
+
+  const values = [];
+  for (const b of bs) for (let r = 0; r < b.rows; r++) for (let c = 0; c < b.cols; c++) { const v = b.value(r, c); if (v !== undefined) values.push(v); }
+  const scale = scaleFor(cfg.scale, values);
+  const plotW = width - LEFT - RIGHT;
+  const geo = [];
+  let y = TOP;
+  bs.forEach((b, bi) => {
+    const h = rowH[bi], cw = plotW / b.cols;
+    if (named) { ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(b.name, LEFT, y + 6); y += GAP; }
+    for (let c = 0; c < b.cols; c++) {
+      const live = !b.timed || c + 1 <= view.step;
+      for (let r = 0; r < b.rows; r++) {
+        const v = live ? b.value(r, c) : undefined;
+        ctx.fillStyle = v === undefined ? "#f3f4f6" : scale.color(v);
+        ctx.fillRect(LEFT + c * cw, y + r * h, Math.ceil(cw), Math.ceil(h));
+      }
+    }
+    ctx.strokeStyle = GRID; ctx.lineWidth = 1;
+    ctx.strokeRect(LEFT + 0.5, y + 0.5, plotW - 1, b.rows * h - 1);
+    if (cfg.hover && cfg.hover.block === bi) { // the hovered unit's row
+      ctx.strokeStyle = "#f59e0b"; ctx.lineWidth = 2;
+      ctx.strokeRect(LEFT, y + cfg.hover.row * h, plotW, h);
+    }
+    // unit labels: first, last and a few between
+    ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "right";
+    const every = Math.max(1, Math.ceil(b.rows / Math.max(1, Math.floor((b.rows * h) / 16))));
+    for (let r = 0; r < b.rows; r += every) ctx.fillText(String(r + 1), LEFT - 4, y + r * h + h / 2);
+    ctx.textAlign = "left";
+    geo.push({ b, y, h, cw });
+    y += b.rows * h;
+  });
+
+  // time axis: step numbers, and the input tokens when the lesson has them
+  const tokens = view.static.tokens;
+  const steps = view.steps, cw = plotW / steps;
+  ctx.font = SMALL; ctx.textAlign = "center";
+  const labelEvery = Math.max(1, Math.ceil(steps / Math.floor(plotW / 22)));
+  for (let t = 1; t <= steps; t++) {
+    const x = LEFT + (t - 0.5) * cw;
+    if (t === view.step) { ctx.font = "bold " + SMALL; ctx.fillStyle = INK; ctx.fillText(String(t), x, y + 9); ctx.font = SMALL; }
+    else if (t % labelEvery === 0 || t === 1) {
+      if (Math.abs(t - view.step) * cw >= 16 || view.step === 0) { ctx.fillStyle = MUTED; ctx.fillText(String(t), x, y + 9); }
+    }
+    if (Array.isArray(tokens) && tokens[t - 1] !== undefined && cw >= 9) {
+      ctx.fillStyle = t === view.step ? INK : MUTED;
+      ctx.fillText(token(tokens[t - 1]).slice(0, Math.max(1, Math.floor(cw / 7))), x, y + 23);
+    }
+  }
+  ctx.textAlign = "left";
+  // the current step: an outlined column and a marker under it
+  if (view.step > 0) {
+    const x = LEFT + (view.step - 1) * cw;
+    ctx.strokeStyle = NOW; ctx.lineWidth = 2;
+    ctx.strokeRect(x + 1, TOP + (named ? GAP : 0) - 1, Math.max(2, cw - 2), y - TOP - (named ? GAP : 0) + 2);
+  }
+  colourBar(ctx, scale, width - RIGHT + 12, TOP + (named ? GAP : 0), Math.min(y - TOP, 200));
+
+  return {
+    hit(px, py) {
+      for (let i = 0; i < geo.length; i++) {
+        const g = geo[i];
+        if (py < g.y || py >= g.y + g.b.rows * g.h || px < LEFT || px >= LEFT + plotW) continue;
+        const row = Math.floor((py - g.y) / g.h), col = Math.floor((px - LEFT) / g.cw);
+        const t = col + 1;
+        if (g.b.timed && t > view.step) return { lines: [`unit ${row + 1}, step ${t}`, "not computed yet"], block: i, row };
+        const v = g.b.value(row, col);
+        const where = g.b.timed ? `unit ${row + 1}, step ${t}` : `row ${row + 1}, column ${col + 1}`;
+        return { lines: [`${g.b.name}: ${where}`, `value ${fmt(v)}`], block: i, row, t };
+      }
+      return null;
+    },
+  };
+}
+
+// colourBar draws the fixed scale with its end and middle values.
+function colourBar(ctx, scale, x, y, h) {
+  const w = 12, n = 64;
+  for (let i = 0; i < n; i++) {
+    ctx.fillStyle = scale.color(scale.hi - ((i + 0.5) / n) * (scale.hi - scale.lo));
+    ctx.fillRect(x, y + (i * h) / n, w, h / n + 1);
+  }
+  ctx.strokeStyle = GRID; ctx.strokeRect(x + 0.5, y + 0.5, w, h);
+  ctx.font = SMALL; ctx.fillStyle = INK;
+  ctx.fillText(tick(scale.hi), x + w + 4, y + 5);
+  ctx.fillText(tick((scale.hi + scale.lo) / 2), x + w + 4, y + h / 2);
+  ctx.fillText(tick(scale.lo), x + w + 4, y + h - 5);
+}

@@ -1,0 +1,121 @@
+// line draws curves against the step: per-step scalars (one point per computed step) or
+// static curves (one value per step, or any length for training curves), on a linear or
+// logarithmic y axis, with the current step marked. Arrays whose name starts with
+// "clip" are markers: a triangle on the steps where the value is non-zero.
+import { fit, fmt, tick, empty, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
+import { SERIES } from "../colors.js";
+
+const LEFT = 52, RIGHT = 12, BOTTOM = 26, HEIGHT = 200;
+const LEGEND = 18; // a row above the plot for the curves' names
+
+function curves(cfg, view) {
+  if (cfg.source === "train") {
+    const c = view.train.curve;
+    return c && c.length ? [{ name: "loss", xs: c.map((_, i) => i + 1), ys: Array.from(c) }] : [];
+  }
+  const out = [];
+  for (const name of cfg.arrays) {
+    const xs = [], ys = [];
+    for (let t = 1; t <= Math.min(view.step, view.steps); t++) {
+      const a = view.at(name, t);
+      if (a) { xs.push(t); ys.push(a.data[0]); }
+    }
+    if (!xs.length && !view.known(name)) {
+      const s = view.staticArray(name);
+      if (s) s.data.forEach((v, i) => { xs.push(i + 1); ys.push(v); });
+    }
+    if (xs.length || view.known(name)) out.push({ name, xs, ys, marker: name.startsWith("clip") });
+  }
+  return out;
+}
+
+export function draw(canvas, cfg, view) {
+  const { ctx, width, height } = fit(canvas, HEIGHT);
+  const cs = curves(cfg, view);
+  const lines = cs.filter((c) => !c.marker);
+  const pts = lines.flatMap((c) => c.ys.filter((v) => Number.isFinite(v) && (!cfg.logy || v > 0)));
+  if (!pts.length) { empty(ctx, width, height, cfg.source === "train" ? "press Train to see the loss" : "step forward to see values"); return null; }
+  // per-step curves span the scrubber; static curves (one value per time step t, or a
+  // training curve) span their own length, and the marker sits at the frame's "t"
+  // when the lesson's steps are not the time steps (BPTT's forward then backward pass)
+  const timed = cs.some((c) => view.known(c.name));
+  let xmax = timed ? view.steps : Math.max(...lines.map((c) => c.xs.at(-1) || 0));
+  xmax = Math.max(2, xmax);
+  const now = cfg.source === "train" ? 0 : timed ? view.step : Number(view.meta.t ?? view.step);
+  let lo = Math.min(...pts), hi = Math.max(...pts);
+  const tr = cfg.logy ? Math.log10 : (v) => v;
+  if (cfg.logy) { lo = Math.pow(10, Math.floor(Math.log10(lo))); hi = Math.pow(10, Math.ceil(Math.log10(hi))); if (lo === hi) hi = lo * 10; }
+  else if (cfg.scale) { [lo, hi] = cfg.scale; }
+  else { const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.1 || 1; lo -= pad; hi += pad; if (Math.min(...pts) >= 0) lo = Math.max(0, lo); }
+  const TOP = cs.length > 1 ? 10 + LEGEND : 12;
+  const plotW = width - LEFT - RIGHT, plotH = height - TOP - BOTTOM;
+  const X = (x) => LEFT + ((x - 1) / Math.max(1, xmax - 1)) * plotW;
+  const Y = (v) => TOP + plotH * (1 - (tr(v) - tr(lo)) / (tr(hi) - tr(lo)));
+
+  ctx.font = SMALL; ctx.textAlign = "right"; ctx.lineWidth = 1;
+  const yt = cfg.logy ? decades(lo, hi) : [lo, (lo + hi) / 2, hi];
+  for (const v of yt) {
+    ctx.strokeStyle = GRID; ctx.beginPath(); ctx.moveTo(LEFT, Y(v)); ctx.lineTo(width - RIGHT, Y(v)); ctx.stroke();
+    ctx.fillStyle = MUTED; ctx.fillText(tick(v), LEFT - 5, Y(v));
+  }
+  ctx.textAlign = "center";
+  const every = Math.max(1, Math.ceil(xmax / Math.floor(plotW / 34)));
+  for (let x = 1; x <= xmax; x += every) ctx.fillText(String(x), X(x), height - BOTTOM + 13);
+  ctx.textAlign = "left";
+  if (now > 0 && now <= xmax) { // the current step
+    ctx.strokeStyle = NOW; ctx.setLineDash([4, 3]); ctx.beginPath(); ctx.moveTo(X(now), TOP); ctx.lineTo(X(now), TOP + plotH); ctx.stroke(); ctx.setLineDash([]);
+  }
+  lines.forEach((c, i) => {
+    ctx.strokeStyle = SERIES[i % SERIES.length]; ctx.fillStyle = ctx.strokeStyle; ctx.lineWidth = 2;
+    ctx.beginPath();
+    let pen = false;
+    c.xs.forEach((x, j) => {
+      const v = c.ys[j];
+      if (!Number.isFinite(v) || (cfg.logy && v <= 0)) { pen = false; return; }
+      if (pen) ctx.lineTo(X(x), Y(v)); else ctx.moveTo(X(x), Y(v));
+      pen = true;
+    });
+    ctx.stroke();
+    if (c.xs.length <= 64) c.xs.forEach((x, j) => { if (Number.isFinite(c.ys[j]) && !(cfg.logy && c.ys[j] <= 0)) { ctx.beginPath(); ctx.arc(X(x), Y(c.ys[j]), 2.5, 0, 7); ctx.fill(); } });
+  });
+  for (const c of cs.filter((c) => c.marker)) { // clipping fired
+    ctx.fillStyle = "#D55E00";
+    c.xs.forEach((x, j) => { if (c.ys[j]) { ctx.beginPath(); ctx.moveTo(X(x), TOP + 2); ctx.lineTo(X(x) - 5, TOP - 6 + 2); ctx.lineTo(X(x) + 5, TOP - 6 + 2); ctx.fill(); } });
+  }
+  if (cs.length > 1) { // legend: a row above the plot, right-aligned
+    ctx.font = SMALL;
+    let x = width - RIGHT;
+    for (const c of [...cs].reverse()) {
+      const label = c.marker ? `${c.name} ▼` : c.name;
+      x -= ctx.measureText(label).width;
+      ctx.fillStyle = INK; ctx.fillText(label, x, 9);
+      x -= 18;
+      ctx.fillStyle = c.marker ? "#D55E00" : SERIES[lines.indexOf(c) % SERIES.length];
+      ctx.fillRect(x, 8, 14, c.marker ? 4 : 3);
+      x -= 14;
+    }
+  }
+  return {
+    hit(px) {
+      if (px < LEFT || px > width - RIGHT) return null;
+      const x = Math.round(1 + ((px - LEFT) / plotW) * Math.max(1, xmax - 1));
+      const out = [cfg.source === "train" ? `training step ${x}` : timed ? `step ${x}` : `t = ${x}`];
+      for (const c of cs) { const j = c.xs.indexOf(x); if (j >= 0) out.push(`${c.name} = ${fmt(c.ys[j])}`); }
+      return out.length > 1 ? { lines: out, t: x } : null;
+    },
+  };
+}
+
+// decades are the log axis's ticks: powers of ten (every few when the range is wide),
+// with 2× and 5× between them when it spans only a decade or two.
+function decades(lo, hi) {
+  const out = [];
+  const span = Math.log10(hi) - Math.log10(lo);
+  const step = Math.max(1, Math.ceil(span / 5));
+  for (let e = Math.log10(lo); e <= Math.log10(hi) + 1e-9; e += step) {
+    const p = Math.pow(10, e);
+    out.push(p);
+    if (span <= 2) for (const m of [2, 5]) if (p * m < hi) out.push(p * m);
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+// tokens draws the sequence as a row of boxes with the current token marked: the input
+// (static "tokens"), the targets when the lesson has them (static "targets" or
+// "answers", blank where a step has none) and what the model predicted at each
+// computed step (per-step meta "pred" or "prediction"; green when meta "correct" is
+// true, orange when false).
+import { fit, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
+
+const BOX = 30, GAP = 4, LABEL = 64, ROWGAP = 8;
+
+function rows(view) {
+  const out = [];
+  if (Array.isArray(view.static.tokens)) out.push({ label: "input", items: view.static.tokens, timed: true });
+  const targets = view.static.targets || view.static.answers;
+  if (Array.isArray(targets)) out.push({ label: "answer", items: targets.map((x) => (x === null ? undefined : x)), timed: true });
+  const preds = [], right = [];
+  for (let t = 1; t <= view.step; t++) {
+    const m = view.metaAt(t);
+    const p = m && (m.pred ?? m.prediction);
+    if (p !== undefined) { preds[t - 1] = p; right[t - 1] = m.correct; }
+  }
+  if (preds.length) out.push({ label: "predicted", items: preds, right, timed: true, pred: true });
+  return out;
+}
+
+export function draw(canvas, cfg, view) {
+  const rs = rows(view);
+  const probe = canvas.getContext("2d");
+  probe.font = FONT;
+  const width = Math.max(120, canvas.parentElement.clientWidth);
+  // lay out each row, wrapping at the panel's width
+  const laid = [];
+  let y = 6;
+  // one width per step across the rows, so that a step's input, answer and prediction
+  // line up; when that does not fit on one line, each row wraps on its own
+  const cols = Math.max(0, ...rs.map((r) => r.items.length), view.static.tokens?.length || 0);
+  const colW = [];
+  for (const r of rs) for (let i = 0; i < cols; i++) {
+    const s = r.items[i] === undefined ? "" : token(r.items[i]);
+    colW[i] = Math.max(colW[i] || BOX, probe.measureText(s).width + 14);
+  }
+  const aligned = LABEL + colW.reduce((a, w) => a + w + GAP, 0) <= width;
+  for (const r of rs) {
+    const y0 = y;
+    let x = LABEL, n = 0;
+    const boxes = [];
+    const count = r.pred ? cols : r.items.length;
+    for (let i = 0; i < count; i++) {
+      const s = r.items[i] === undefined ? "" : token(r.items[i]);
+      const w = aligned ? colW[i] : Math.max(BOX, probe.measureText(s).width + 14);
+      if (x + w > width - 4 && n > 0) { x = LABEL; y += BOX + GAP; }
+      boxes.push({ x, y, w, s, t: i + 1 });
+      x += w + GAP; n++;
+    }
+    laid.push({ r, y0, boxes });
+    y += BOX + ROWGAP;
+  }
+  const { ctx } = fit(canvas, Math.max(50, y));
+  if (!rs.length) { empty(ctx, width, 50, "no tokens"); return null; }
+  for (const { r, y0, boxes } of laid) {
+    ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(r.label, 0, y0 + BOX / 2);
+    ctx.font = FONT; ctx.textAlign = "center";
+    for (const b of boxes) {
+      const now = b.t === view.step, past = b.t < view.step;
+      const verdict = r.right && r.right[b.t - 1];
+      ctx.fillStyle = now ? "#fde68a" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : past ? "#eef2f7" : "#ffffff";
+      ctx.strokeStyle = now ? "#b45309" : "#cbd5e1"; ctx.lineWidth = now ? 2 : 1;
+      if (b.s === "" && !now) { ctx.strokeStyle = "#eef0f3"; }
+      ctx.beginPath(); ctx.roundRect(b.x + 0.5, b.y + 0.5, b.w, BOX, 5); ctx.fill(); ctx.stroke();
+      ctx.fillStyle = past || now ? INK : MUTED;
+      ctx.fillText(b.s, b.x + b.w / 2, b.y + BOX / 2 + 1);
+    }
+    ctx.textAlign = "left";
+  }
+  return {
+    hit(px, py) {
+      for (const { r, boxes } of laid) for (const b of boxes) {
+        if (px >= b.x && px <= b.x + b.w && py >= b.y && py <= b.y + BOX) return { lines: [`${r.label} at step ${b.t}`, JSON.stringify(String(r.items[b.t - 1] ?? ""))], t: b.t };
+      }
+      return null;
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// Package templates renders Unroll's HTML pages with templ: the index and one page per
+// lesson. Templates take plain values and carry data-testid attributes for the tests;
+// everything live is drawn by the modules in package static.
+package templates
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"unroll/lessons"
+	"unroll/sim"
+)
+
+// catalog is the lesson list for the navigation bar, computed once: the catalog is
+// fixed for the life of the process.
+var catalog = sync.OnceValue(lessons.Catalog)
+
+// num formats a parameter bound for an HTML attribute: the shortest exact form.
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// scale formats a panel's fixed value range as "lo,hi" ("" when it comes from the data).
+func scale(s []float64) string {
+	if len(s) != 2 {
+		return ""
+	}
+	return num(s[0]) + "," + num(s[1])
+}
+
+// symbols lists an equation's live symbols as "id:Array id:Array" for the page module.
+func symbols(ss []lessons.Symbol) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = s.ID + ":" + s.Array
+	}
+	return strings.Join(parts, " ")
+}
+
+// plotHref is the export URL of one plot in one format for the page's state.
+func plotHref(slug, plot, format, query string) string {
+	u := "/lessons/" + slug + "/plots/" + plot + "." + format
+	if query != "" {
+		u += "?" + query
+	}
+	return u
+}
+
+// sharedParam reports parameters the shared control bar edits (the seed), which the
+// lesson's own parameter list leaves out.
+func sharedParam(name string) bool { return name == "seed" }
+
+// sliderStep is a numeric parameter's slider granularity: its declared Step, else 1 for
+// whole numbers and a hundredth of the range for real numbers.
+func sliderStep(s sim.ParamSpec) string {
+	switch {
+	case s.Step > 0:
+		return num(s.Step)
+	case s.Kind == sim.Int:
+		return "1"
+	case s.Max > s.Min:
+		return num((s.Max - s.Min) / 100)
+	}
+	return "any"
+}
+
+// maxLen is a text parameter's length limit as the page enforces it.
+func maxLen(s sim.ParamSpec) int {
+	if s.MaxLen > 0 {
+		return s.MaxLen
+	}
+	return 200 // sim's default for text parameters
+}
+
+// hasAdvanced reports whether any parameter folds into "More parameters".
+func hasAdvanced(ss sim.Specs) bool {
+	for _, s := range ss {
+		if s.Advanced && !sharedParam(s.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// joinNames lists array names for a data attribute.
+func joinNames(names []string) string { return strings.Join(names, ",") }
+
+// boolAttr is "true" or "" (absent) for a data attribute.
+func boolAttr(b bool) string {
+	if b {
+		return "true"
+	}
+	return ""
+}

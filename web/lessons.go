@@ -1,0 +1,167 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"unroll/lessons"
+	"unroll/sim"
+	"unroll/static"
+	"unroll/templates"
+)
+
+// staticMaxAge is how long a browser may use a static file without asking again;
+// after that it revalidates with the ETag (a redeploy shows within five minutes).
+const staticMaxAge = "public, max-age=300"
+
+// lessonRoutes registers the pages, the lesson websockets, the lesson list and the
+// plot exports of API.md.
+func (s *Server) lessonRoutes() {
+	s.get("/{$}", s.index)
+	s.get("/lessons/{slug}", s.lessonPage)
+	s.get("/lessons/{slug}/ws", s.lessonSocket)
+	s.get("/lessons/{slug}/plots/{file}", s.plotExport)
+	s.get("/api/v1/lessons", s.lessonList)
+	s.get("/static/", s.static.ServeHTTP)
+}
+
+// get registers h for GET (and HEAD) on path and a JSON 405 for other methods.
+func (s *Server) get(path string, h http.HandlerFunc) {
+	s.mux.HandleFunc("GET "+path, h)
+	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: use GET")
+	})
+}
+
+// lesson finds a lesson of the catalog by slug.
+func (s *Server) lesson(slug string) (*lessons.Lesson, bool) {
+	for _, l := range s.catalog {
+		if l.Slug == slug {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// lessonOr404 finds the path's lesson or answers 404.
+func (s *Server) lessonOr404(w http.ResponseWriter, r *http.Request) (*lessons.Lesson, bool) {
+	l, ok := s.lesson(r.PathValue("slug"))
+	if !ok {
+		names := make([]string, len(s.catalog))
+		for i, l := range s.catalog {
+			names[i] = l.Slug
+		}
+		writeError(w, http.StatusNotFound, "there is no lesson "+strconv.Quote(r.PathValue("slug"))+"; the lessons are "+strings.Join(names, ", "))
+	}
+	return l, ok
+}
+
+// index serves GET /: the lessons in lecture order.
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, templates.Index(s.catalog))
+}
+
+// lessonPage serves GET /lessons/{slug}. An invalid value in the query does not fail
+// the page: it renders with that parameter's default and shows the problem.
+func (s *Server) lessonPage(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.lessonOr404(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	v, err := l.Params.Parse(q)
+	problem := ""
+	if err != nil {
+		problem = err.Error()
+	}
+	s.render(w, r, templates.LessonPage(l, v, pageQuery(v, q), problem))
+}
+
+// pageQuery is the canonical query of a page's state: its parameter values in a
+// stable order, then the step when the URL has a valid one.
+func pageQuery(v sim.Values, q url.Values) string {
+	out := v.Query()
+	if step, err := strconv.Atoi(q.Get("step")); err == nil && step > 0 {
+		if out != "" {
+			out += "&"
+		}
+		out += "step=" + strconv.Itoa(step)
+	}
+	return out
+}
+
+// render writes a templ component as an HTML page; rendering into a buffer first
+// means a template error becomes a clean 500, not half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		panic(err) // a bug in a template: ServeHTTP logs it and answers 500
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(buf.Bytes())
+}
+
+// lessonSummary is one entry of GET /api/v1/lessons (API.md).
+type lessonSummary struct {
+	Slug    string   `json:"slug"`
+	Section string   `json:"section"`
+	Title   string   `json:"title"`
+	Plots   []string `json:"plots"`
+}
+
+// lessonList serves GET /api/v1/lessons.
+func (s *Server) lessonList(w http.ResponseWriter, r *http.Request) {
+	out := make([]lessonSummary, 0, len(s.catalog))
+	for _, l := range s.catalog {
+		plots := make([]string, 0, len(l.Plots))
+		for _, p := range l.Plots {
+			plots = append(plots, p.Name)
+		}
+		out = append(out, lessonSummary{Slug: l.Slug, Section: l.Section, Title: l.Title, Plots: plots})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// newStaticHandler serves package static's files under /static/ with a content-hash
+// ETag and a short max-age, so a browser revalidates cheaply (304) and never keeps
+// a stale module after a redeploy for long.
+func newStaticHandler() (http.Handler, error) {
+	tags := map[string]string{}
+	err := fs.WalkDir(static.FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(static.FS, path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		tags[path] = `"` + hex.EncodeToString(sum[:8]) + `"`
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	files := http.StripPrefix("/static/", http.FileServerFS(static.FS))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := strings.TrimPrefix(r.URL.Path, "/static/")
+		tag, ok := tags[path]
+		if !ok {
+			writeError(w, http.StatusNotFound, "there is no static file "+strconv.Quote(path))
+			return
+		}
+		w.Header().Set("ETag", tag)
+		w.Header().Set("Cache-Control", staticMaxAge)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		files.ServeHTTP(w, r) // answers If-None-Match with 304 using the ETag
+	}), nil
+}

@@ -1,0 +1,214 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"unroll/lessons"
+)
+
+// Size of an exported plot: a 16:9 slide figure; at plotDPI the PNG is 1600×900 px.
+const (
+	plotWidth  = 8 * vg.Inch
+	plotHeight = 4.5 * vg.Inch
+	plotDPI    = 200 // 8 in × 200 dpi = 1600 px, sharp on a projector
+)
+
+// Layout of an exported plot.
+const (
+	plotMargin     = vg.Inch / 6 // white space around the figure, so nothing touches the slide edge
+	legendHeadroom = 0.18        // fraction of the y range added on top, where the legend goes
+)
+
+// logTicks marks a log axis with powers of ten, or with ordinary ticks when the data
+// spans less than a decade (plot.LogTicks would then label nothing).
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled >= 2 {
+		return ticks
+	}
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// okabeIto is the Okabe–Ito palette, distinguishable with every common colour-vision
+// deficiency, in the order curves use it (yellow last: faint on white).
+var okabeIto = []color.RGBA{
+	{0x00, 0x72, 0xB2, 0xFF}, // blue
+	{0xE6, 0x9F, 0x00, 0xFF}, // orange
+	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
+	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
+	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
+	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
+	{0x00, 0x00, 0x00, 0xFF}, // black
+	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
+}
+
+// dashes tell curves apart in greyscale print too, one pattern per palette round.
+var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}}
+
+// plotFormats maps an export's file extension to its Content-Type.
+var plotFormats = map[string]string{
+	"png": "image/png",
+	"svg": "image/svg+xml",
+	"pdf": "application/pdf",
+}
+
+// plotExport serves GET /lessons/{slug}/plots/{plot}.{png|svg|pdf}?{page query}: the
+// plot drawn for the model the query describes.
+func (s *Server) plotExport(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.lessonOr404(w, r)
+	if !ok {
+		return
+	}
+	name, ext, _ := cutLast(r.PathValue("file"), ".")
+	p, ok := findPlot(l, name)
+	if !ok {
+		names := make([]string, len(l.Plots))
+		for i, p := range l.Plots {
+			names[i] = p.Name
+		}
+		writeError(w, http.StatusNotFound, fmt.Sprintf("lesson %s has no plot %q; its plots are %s", l.Slug, name, strings.Join(names, ", ")))
+		return
+	}
+	contentType, ok := plotFormats[ext]
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("plots are exported as .png, .svg or .pdf, not %q", ext))
+		return
+	}
+	v, err := l.Params.Parse(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !s.acquire(w, r) {
+		return
+	}
+	defer s.release()
+	m, err := l.Build(v)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "sim: "))
+		return
+	}
+	body, err := renderPlot(p, p.Series(m), ext)
+	if err != nil {
+		panic(err) // a bug: ServeHTTP logs it and answers 500
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s-%s.%s"`, l.Slug, p.Name, ext))
+	_, _ = w.Write(body)
+}
+
+// cutLast splits s around the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
+
+func findPlot(l *lessons.Lesson, name string) (lessons.Plot, bool) {
+	for _, p := range l.Plots {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return lessons.Plot{}, false
+}
+
+// renderPlot draws series as lines with p's title and axis labels (log y when p.LogY:
+// points with y ≤ 0 cannot be drawn there and are left out) in the given format.
+func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte, error) {
+	pl := plot.New()
+	pl.Title.Text = p.Title
+	pl.X.Label.Text = p.XLabel
+	pl.Y.Label.Text = p.YLabel
+	pl.Legend.Top = true
+	pl.Title.TextStyle.Font.Size = vg.Points(14)
+	if p.LogY {
+		pl.Y.Scale = plot.LogScale{}
+		pl.Y.Tick.Marker = logTicks{}
+	}
+	pl.Add(plotter.NewGrid())
+	drawn := 0
+	for i, s := range series {
+		pts := make(plotter.XYs, 0, len(s.Y))
+		for j := range min(len(s.X), len(s.Y)) {
+			x, y := s.X[j], s.Y[j]
+			if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) || (p.LogY && y <= 0) {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: x, Y: y})
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		line.Color = okabeIto[i%len(okabeIto)]
+		line.Width = vg.Points(2)
+		line.Dashes = dashes[(i/len(okabeIto))%len(dashes)]
+		pl.Add(line)
+		pl.Legend.Add(s.Label, line)
+		drawn++
+	}
+	if drawn == 0 { // an empty log axis has no range: give it one
+		pl.Y.Min, pl.Y.Max = 1, 10
+		pl.X.Min, pl.X.Max = 0, 1
+	}
+	// Headroom above the curves for the legend, which sits at the top right.
+	if p.LogY {
+		pl.Y.Max *= math.Pow(pl.Y.Max/pl.Y.Min, legendHeadroom)
+	} else {
+		pl.Y.Max += legendHeadroom * (pl.Y.Max - pl.Y.Min)
+	}
+
+	var canvas interface {
+		vg.CanvasSizer
+		io.WriterTo
+	}
+	switch format {
+	case "png":
+		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI), vgimg.UseBackgroundColor(color.White))}
+	case "svg":
+		canvas = vgsvg.New(plotWidth, plotHeight)
+	case "pdf":
+		canvas = vgpdf.New(plotWidth, plotHeight)
+	default:
+		return nil, fmt.Errorf("web: unknown plot format %q", format)
+	}
+	pl.Draw(draw.Crop(draw.New(canvas), plotMargin, -plotMargin, plotMargin, -plotMargin))
+	var buf bytes.Buffer
+	if _, err := canvas.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

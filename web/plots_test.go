@@ -1,0 +1,140 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"unroll/lessons"
+)
+
+func TestPlotExport(t *testing.T) {
+	_, ts := newLessonServer(t)
+	tests := []struct {
+		path, contentType string
+		check             func(t *testing.T, body string)
+	}{
+		{"/lessons/tiny/plots/state.png?hidden=6", "image/png", func(t *testing.T, body string) {
+			img, err := png.Decode(strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := img.Bounds().Dx(); w < 1600 {
+				t.Errorf("got a PNG %d px wide, want ≥ 1600", w)
+			}
+		}},
+		{"/lessons/tiny/plots/state.svg", "image/svg+xml", func(t *testing.T, body string) {
+			if !strings.Contains(body, "<svg") || !strings.Contains(body, "per step") {
+				t.Errorf("got %.200s, want an SVG with the title", body)
+			}
+		}},
+		{"/lessons/tiny/plots/state.pdf", "application/pdf", func(t *testing.T, body string) {
+			if !strings.HasPrefix(body, "%PDF") {
+				t.Errorf("got %.20q, want a PDF", body)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			status, h, body := fetch(t, "GET", ts.URL+tt.path, nil)
+			if status != 200 || h.Get("Content-Type") != tt.contentType {
+				t.Fatalf("got %d %s %.200s, want 200 %s", status, h.Get("Content-Type"), body, tt.contentType)
+			}
+			tt.check(t, body)
+		})
+	}
+}
+
+func TestPlotExportErrors(t *testing.T) {
+	_, ts := newLessonServer(t)
+	tests := []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/lessons/nope/plots/state.png", 404, `no lesson "nope"`},
+		{"/lessons/tiny/plots/other.png", 404, `no plot "other"; its plots are state`},
+		{"/lessons/tiny/plots/state.gif", 404, ".png, .svg or .pdf"},
+		{"/lessons/tiny/plots/state", 404, ".png, .svg or .pdf"},
+		{"/lessons/tiny/plots/state.png?hidden=0", 400, "between 1 and 64"},
+		{"/lessons/tiny/plots/state.png?input=xyz", 400, "only use the letters"},
+	}
+	for _, tt := range tests {
+		status, h, body := fetch(t, "GET", ts.URL+tt.path, nil)
+		var e struct{ Error string }
+		if status != tt.status || h.Get("Content-Type") != "application/json" || json.Unmarshal([]byte(body), &e) != nil || !strings.Contains(e.Error, tt.want) {
+			t.Errorf("%s: got %d %s, want %d with a JSON error containing %q", tt.path, status, body, tt.status, tt.want)
+		}
+	}
+}
+
+// TestRenderPlotDeterministic: the same series give the same image, and a log axis
+// survives curves that are zero everywhere.
+func TestRenderPlotDeterministic(t *testing.T) {
+	p := lessons.Plot{Name: "n", Title: "‖∂L/∂H_t‖", XLabel: "t", YLabel: "norm", LogY: true}
+	series := []lessons.Series{{Label: "a", X: []float64{1, 2, 3}, Y: []float64{1, 1e-3, 1e-6}}}
+	a, err := renderPlot(p, series, "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := renderPlot(p, series, "png")
+	if !bytes.Equal(a, b) {
+		t.Errorf("two renders of the same plot differ")
+	}
+	if _, err := renderPlot(p, []lessons.Series{{Label: "zero", X: []float64{1}, Y: []float64{0}}}, "svg"); err != nil {
+		t.Errorf("all-zero log plot: %v", err)
+	}
+}
+
+var updatePlots = flag.Bool("update", false, "rewrite the golden plots in testdata/")
+
+// TestPlotGolden compares the tiny lesson's exported PNG with testdata/tiny-state.png
+// pixel by pixel (a channel may differ by plotPixelTolerance: font rasterisers round
+// differently). Refresh with: go test ./web -run TestPlotGolden -update
+func TestPlotGolden(t *testing.T) {
+	const plotPixelTolerance = 8
+	_, ts := newLessonServer(t)
+	_, _, body := fetch(t, "GET", ts.URL+"/lessons/tiny/plots/state.png?hidden=6&seed=2", nil)
+	path := filepath.Join("testdata", "tiny-state.png")
+	if *updatePlots {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantFile, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	got, err := png.Decode(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := png.Decode(bytes.NewReader(wantFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Bounds() != want.Bounds() {
+		t.Fatalf("got size %v, want %v", got.Bounds(), want.Bounds())
+	}
+	differ := 0
+	b := got.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r1, g1, b1, _ := got.At(x, y).RGBA()
+			r2, g2, b2, _ := want.At(x, y).RGBA()
+			for _, d := range []int{int(r1>>8) - int(r2>>8), int(g1>>8) - int(g2>>8), int(b1>>8) - int(b2>>8)} {
+				if d > plotPixelTolerance || d < -plotPixelTolerance {
+					differ++
+				}
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("got %d pixel channels differing by more than %d from %s", differ, plotPixelTolerance, path)
+	}
+}

@@ -1,0 +1,431 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"unroll/lessons"
+	"unroll/sim"
+)
+
+// Timing and sizes of a lesson websocket (DESIGN.md, "A websocket session").
+const (
+	handshakeTimeout = 10 * time.Second         // an upgrade that takes longer is not a browser
+	writeWait        = 3 * time.Second          // a write that takes longer means the page is gone
+	pongWait         = 60 * time.Second         // a page that answers no ping for this long is gone
+	pingPeriod       = pongWait / 3             // three pings per pongWait: one lost pong is not fatal
+	closeGrace       = time.Second              // how long to wait for the page's reply to our close
+	shutdownWait     = 2*writeWait + closeGrace // every session can flush and close; under cmd/server's 10 s
+	outboxSize       = 8                        // unsent messages; frames coalesce, so this is rarely reached
+	commandBuffer    = 4                        // decoded commands waiting for the simulator
+)
+
+// Close codes of docs/protocol.md beyond gorilla's names.
+const noCloseFrame = -1 // the close frame was already sent (gorilla's 1009, the echo of the page's close)
+
+// upgrader accepts lesson websockets from pages of this server only.
+var upgrader = websocket.Upgrader{
+	HandshakeTimeout: handshakeTimeout,
+	CheckOrigin:      sameOrigin,
+	Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
+		msg := strings.TrimPrefix(reason.Error(), "websocket: ")
+		if status == http.StatusForbidden {
+			msg = "websocket connections are accepted only from this server's own pages"
+		}
+		writeError(w, status, msg)
+	},
+}
+
+// sameOrigin accepts an upgrade without an Origin header (not a browser) or with one
+// whose host is the host the request was sent to; a cross-origin page gets 403.
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host)
+}
+
+// lessonSocket serves GET /lessons/{slug}/ws: it builds the lesson's run from the
+// query (the page's state) and runs the session until the connection ends.
+func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.lesson(r.PathValue("slug"))
+	if !ok {
+		writeError(w, http.StatusNotFound, "there is no lesson "+strconv.Quote(r.PathValue("slug")))
+		return
+	}
+	if !s.ready.Load() {
+		writeError(w, http.StatusServiceUnavailable, "the server is shutting down; reload the page in a moment")
+		return
+	}
+	q := r.URL.Query()
+	values, problem := l.Params.Parse(q)
+	start, _ := strconv.Atoi(q.Get("step")) // a bad step is step 0; the page validates it too
+	conn, err := upgrader.Upgrade(hijacker(w), r, nil)
+	if err != nil {
+		return // the upgrader has answered
+	}
+	ss := newSession(s, conn, l, values, problem, start)
+	if !s.sessions.add(ss) {
+		ss.closeWith(websocket.CloseGoingAway, "the server is shutting down")
+	}
+	ss.run()
+	s.sessions.remove(ss)
+}
+
+// hijacker finds the http.Hijacker under the wrappers ServeHTTP adds (the status
+// recorder), which gorilla/websocket needs to take over the connection.
+func hijacker(w http.ResponseWriter) http.ResponseWriter {
+	for {
+		if _, ok := w.(http.Hijacker); ok {
+			return w
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return w
+		}
+		w = u.Unwrap()
+	}
+}
+
+// incoming is one command from the reader: decoded, or the reason it was not.
+type incoming struct {
+	cmd sim.Command
+	err error
+}
+
+// session is one lesson websocket: a reader, a simulator and a writer sharing a
+// context. Each ends when the context is cancelled; run joins them.
+type session struct {
+	srv     *Server
+	conn    *websocket.Conn
+	lesson  *lessons.Lesson
+	values  sim.Values
+	problem error // an invalid value in the URL, reported after the first snapshot
+	start   int   // the step in the URL
+
+	ctx      context.Context
+	cancel   context.CancelFunc
+	commands chan incoming
+	box      *outbox
+
+	mu        sync.Mutex
+	closeCode int // the close frame the writer sends; 0 = none chosen yet
+	closeText string
+}
+
+func newSession(s *Server, conn *websocket.Conn, l *lessons.Lesson, v sim.Values, problem error, start int) *session {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &session{
+		srv: s, conn: conn, lesson: l, values: v, problem: problem, start: start,
+		ctx: ctx, cancel: cancel, commands: make(chan incoming, commandBuffer), box: newOutbox(outboxSize),
+	}
+}
+
+// closeWith chooses the close frame (the first choice wins) and ends the session.
+func (ss *session) closeWith(code int, text string) {
+	ss.mu.Lock()
+	if ss.closeCode == 0 {
+		ss.closeCode, ss.closeText = code, text
+	}
+	ss.mu.Unlock()
+	ss.cancel()
+}
+
+func (ss *session) closing() (int, string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.closeCode, ss.closeText
+}
+
+// run starts the three goroutines and returns when all have ended and the connection
+// is closed.
+func (ss *session) run() {
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		ss.read()
+	}()
+	var wg sync.WaitGroup
+	wg.Go(ss.simulate)
+	wg.Go(ss.write)
+	<-ss.ctx.Done()
+	wg.Wait() // the writer has sent the close frame (or the connection is broken)
+	select {
+	case <-readerDone: // the page answered the close
+	case <-time.After(closeGrace):
+	}
+	_ = ss.conn.Close() // unblocks the reader if the page did not answer
+	<-readerDone
+}
+
+// read is the reader goroutine: it reads commands (at most sim.MaxCommandBytes each),
+// decodes them and hands them to the simulator. The read deadline moves forward with
+// every pong and every message. Any read error ends the session.
+func (ss *session) read() {
+	defer ss.cancel()
+	c := ss.conn
+	c.SetReadLimit(sim.MaxCommandBytes)
+	_ = c.SetReadDeadline(time.Now().Add(pongWait))
+	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(pongWait)) })
+	for {
+		typ, data, err := c.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			switch {
+			case errors.Is(err, websocket.ErrReadLimit): // gorilla has sent 1009
+				ss.closeWith(noCloseFrame, "")
+			case errors.As(err, &ce): // gorilla has echoed the page's close
+				ss.closeWith(noCloseFrame, "")
+			}
+			return
+		}
+		_ = c.SetReadDeadline(time.Now().Add(pongWait))
+		var in incoming
+		if typ == websocket.TextMessage {
+			in.cmd, in.err = sim.DecodeCommand(data)
+		} else {
+			in.err = &sim.CommandError{Msg: "commands are JSON text messages, not binary ones"}
+		}
+		select {
+		case ss.commands <- in:
+		case <-ss.ctx.Done():
+			return
+		}
+	}
+}
+
+// simulate is the simulator goroutine, the only owner of the sim.Run: it answers
+// commands, ticks while playing, trains one step at a time between commands, and
+// puts every encoded message on the outbox. A panic in the lesson's model ends this
+// session only: the page gets an error message and close code 1011.
+func (ss *session) simulate() {
+	var last uint64 // the last seq sent, for the message after a panic
+	defer func() {
+		if p := recover(); p != nil {
+			ss.srv.log.Error("lesson model panicked", "lesson", ss.lesson.Slug, "query", ss.values.Query(),
+				"panic", p, "stack", string(debug.Stack()))
+			msg := sim.EncodeMessage(nil, sim.Header{Type: sim.ErrorMessage, Seq: last + 1, Meta: map[string]any{
+				"message": "The lesson's model failed. This is a bug in Unroll and has been logged; reload the page to start again.",
+			}}, nil)
+			ss.box.pushFinal(sim.Encoded{Type: sim.ErrorMessage, Seq: last + 1, Data: msg})
+			ss.closeWith(websocket.CloseInternalServerErr, "the lesson's model failed")
+		}
+	}()
+	send := func(msgs ...sim.Encoded) bool {
+		for _, m := range msgs {
+			if err := ss.box.push(ss.ctx, m); err != nil {
+				return false
+			}
+			last = m.Seq
+		}
+		return true
+	}
+
+	run, err := sim.NewRun(ss.lesson.Params, ss.lesson.Build, ss.values)
+	if err != nil { // the URL's values build no model: start from the defaults
+		ss.problem = err
+		run, err = sim.NewRun(ss.lesson.Params, ss.lesson.Build, ss.lesson.Params.Defaults())
+		if err != nil {
+			panic(err) // the defaults must build: a bug in the lesson
+		}
+	}
+	run.Seek(ss.start)
+	if !send(run.Snapshot()) {
+		return
+	}
+	if ss.problem != nil && !send(run.Error(ss.problem)) {
+		return
+	}
+
+	var pace pacer
+	defer pace.stop()
+	for {
+		tick := pace.follow(run)
+		if run.Training() {
+			select {
+			case <-ss.ctx.Done():
+				return
+			case in := <-ss.commands:
+				if !send(ss.apply(run, in)...) {
+					return
+				}
+			default:
+				if !send(run.Continue()...) {
+					return
+				}
+			}
+			continue
+		}
+		select {
+		case <-ss.ctx.Done():
+			return
+		case in := <-ss.commands:
+			if !send(ss.apply(run, in)...) {
+				return
+			}
+		case <-tick:
+			if m, ok := run.Tick(); ok && !send(m) {
+				return
+			}
+		}
+	}
+}
+
+// apply carries out one incoming command; one that could not be decoded is answered
+// with an error message.
+func (ss *session) apply(run *sim.Run, in incoming) []sim.Encoded {
+	if in.err != nil {
+		return []sim.Encoded{run.Error(in.err)}
+	}
+	msgs, _ := run.Apply(in.cmd) // a refused command's answer is its error message
+	return msgs
+}
+
+// pacer is the play timer: a ticker at the run's speed while it plays, none otherwise.
+type pacer struct {
+	ticker *time.Ticker
+	speed  float64
+}
+
+// follow starts, retimes or stops the ticker to match the run and returns its channel
+// (nil, which never fires, when paused).
+func (p *pacer) follow(run *sim.Run) <-chan time.Time {
+	if !run.Playing() {
+		p.stop()
+		return nil
+	}
+	period := time.Duration(float64(time.Second) / run.Speed())
+	switch {
+	case p.ticker == nil:
+		p.ticker = time.NewTicker(period)
+	case p.speed != run.Speed():
+		p.ticker.Reset(period)
+	}
+	p.speed = run.Speed()
+	return p.ticker.C
+}
+
+func (p *pacer) stop() {
+	if p.ticker != nil {
+		p.ticker.Stop()
+		p.ticker = nil
+	}
+}
+
+// write is the writer goroutine, the only one that writes to the connection: it sends
+// the outbox's messages and pings, each under a deadline, and the close frame when the
+// session ends. A failed write ends the session.
+func (ss *session) write() {
+	defer ss.cancel()
+	ping := time.NewTicker(pingPeriod)
+	defer ping.Stop()
+	flush := func() bool {
+		for {
+			m, ok := ss.box.pop()
+			if !ok {
+				return true
+			}
+			_ = ss.conn.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := ss.conn.WriteMessage(websocket.BinaryMessage, m.Data); err != nil {
+				return false
+			}
+		}
+	}
+	for {
+		select {
+		case <-ss.box.ready:
+			if !flush() {
+				return
+			}
+		case <-ping.C:
+			if err := ss.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				return
+			}
+		case <-ss.ctx.Done():
+			code, text := ss.closing()
+			if code == websocket.CloseInternalServerErr && !flush() { // the error message first
+				return
+			}
+			if code > 0 {
+				_ = ss.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
+			}
+			return
+		}
+	}
+}
+
+// sessionSet is the open sessions, so that Shutdown can close them all.
+type sessionSet struct {
+	mu     sync.Mutex
+	open   map[*session]struct{}
+	closed bool // shutting down: no new sessions
+	wg     sync.WaitGroup
+}
+
+// add registers ss; it reports false when the server is shutting down.
+func (set *sessionSet) add(ss *session) bool {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	if set.closed {
+		return false
+	}
+	if set.open == nil {
+		set.open = map[*session]struct{}{}
+	}
+	set.open[ss] = struct{}{}
+	set.wg.Add(1)
+	return true
+}
+
+func (set *sessionSet) remove(ss *session) {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	if _, ok := set.open[ss]; ok {
+		delete(set.open, ss)
+		set.wg.Done()
+	}
+}
+
+// all returns the open sessions.
+func (set *sessionSet) all() []*session {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	out := make([]*session, 0, len(set.open))
+	for ss := range set.open {
+		out = append(out, ss)
+	}
+	return out
+}
+
+// closeAll sends every open session a 1001 close and waits for them to end, at most
+// wait; it reports whether they all did.
+func (set *sessionSet) closeAll(wait time.Duration) bool {
+	set.mu.Lock()
+	set.closed = true
+	for ss := range set.open {
+		ss.closeWith(websocket.CloseGoingAway, "the server is shutting down")
+	}
+	set.mu.Unlock()
+	done := make(chan struct{})
+	go func() { // ends when the last session does
+		set.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(wait):
+		return false
+	}
+}
