@@ -37,7 +37,7 @@ func Tokenize(s string) []string {
 // space before each of , . ! ? that is neither the first character nor already
 // preceded by a space. "Go." → "go .", "Hi!" → "hi !", "I lost." → "i lost .".
 func NormalizeMT(s string) string {
-	s = strings.NewReplacer("\u00a0", " ", "\u202f", " ").Replace(s)
+	s = narrowSpaces.Replace(s)
 	s = strings.ToLower(s)
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/4)
@@ -51,6 +51,10 @@ func NormalizeMT(s string) string {
 	}
 	return b.String()
 }
+
+// narrowSpaces turns the non-breaking spaces of French typography into plain ones;
+// built once, as a Replacer is costly to make and safe for concurrent use.
+var narrowSpaces = strings.NewReplacer("\u00a0", " ", "\u202f", " ")
 
 // TokenFreq is one distinct corpus token and how often it occurs.
 type TokenFreq struct {
