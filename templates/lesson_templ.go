@@ -125,7 +125,7 @@ func LessonPage(l *lessons.Lesson, v sim.Values, query string, problem string) t
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<p class=\"banner error\" data-testid=\"error\" role=\"alert\" hidden></p><div class=\"columns\"><article class=\"text\"><div class=\"prose math\" data-testid=\"prose\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<p class=\"banner error\" data-testid=\"error\" role=\"alert\" hidden></p><div class=\"columns\"><article class=\"lesson-text\"><div class=\"prose math\" data-testid=\"prose\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
