@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -46,6 +47,11 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	if labelled >= 2 {
+		for i, t := range ticks { // LogTicks labels 1e-4 as 9.999999999999998e-05
+			if t.Label != "" {
+				ticks[i].Label = strconv.FormatFloat(t.Value, 'g', 3, 64)
+			}
+		}
 		return ticks
 	}
 	var out []plot.Tick
