@@ -7,6 +7,9 @@ func Catalog() []*Lesson {
 		rnnLesson,
 		bpttLesson,
 		gruLesson,
+		lstmLesson,
+		deepLesson,
+		birnnLesson,
 	}
 }
 
@@ -23,9 +26,17 @@ func Find(slug string) (*Lesson, bool) {
 // LoadCheckpoints parses every bundled checkpoint now rather than on the first page
 // build (a few milliseconds), so a server can refuse to start with a broken binary.
 func LoadCheckpoints() error {
-	if _, err := checkpoints(); err != nil {
-		return err
+	for _, load := range []func() error{
+		func() error { _, err := checkpoints(); return err },
+		func() error { _, err := charCheckpoint(); return err },
+		func() error { _, err := archModels(); return err },
+		func() error { _, err := seqCheckpoints(); return err },
+		func() error { _, err := deepCheckpoints(); return err },
+		func() error { _, err := blankCheckpoints(); return err },
+	} {
+		if err := load(); err != nil {
+			return err
+		}
 	}
-	_, err := charCheckpoint()
-	return err
+	return nil
 }

@@ -20,7 +20,8 @@ import (
 
 // Sizes and training settings of the GRU lesson's small classifiers.
 const (
-	GRUHidden      = 12    // h: enough units for the three tasks, few enough to read on a heatmap
+	GRUHidden      = 12    // h: enough units for the checksum and reset tasks, few enough to read on a heatmap
+	gruSmallHidden = 6     // h for the skip and reset tasks: few spare units, so nearly every unit takes part and its gates show it
 	gruBatch       = 32    // sequences per minibatch
 	gruLR          = 0.01  // Adam's η: these tiny models learn fast at this rate
 	gruClip        = 5     // θ for gradient clipping: keeps an unlucky minibatch from undoing progress
@@ -47,17 +48,28 @@ type GRUClassifier struct {
 	opt     *models.Adam
 }
 
+// hiddenOf lists the tasks whose GRU is not GRUHidden wide.
+var hiddenOf = map[string]int{"skip": gruSmallHidden, "reset": gruSmallHidden}
+
+// HiddenFor is h of the lesson's GRU for task.
+func HiddenFor(task *Task) int {
+	if h, ok := hiddenOf[task.Name]; ok {
+		return h
+	}
+	return GRUHidden
+}
+
 // NewGRUClassifier returns an untrained classifier for task with weights drawn from seed.
 func NewGRUClassifier(task *Task, variant string, seed uint64) *GRUClassifier {
 	rng := rand.New(rand.NewPCG(seed, 0x6a7))
 	d := len(Alphabet)
 	m := &GRUClassifier{Task: task, Variant: variant, opt: models.NewAdam(gruLR)}
 	if variant == VariantResetAfter {
-		m.Cell = models.NewGRUResetAfter(d, GRUHidden, rng)
+		m.Cell = models.NewGRUResetAfter(d, HiddenFor(task), rng)
 	} else {
-		m.Cell = models.NewGRU(d, GRUHidden, rng)
+		m.Cell = models.NewGRU(d, HiddenFor(task), rng)
 	}
-	m.Out = models.NewDense("out.", GRUHidden, len(task.Classes), rng)
+	m.Out = models.NewDense("out.", HiddenFor(task), len(task.Classes), rng)
 	addConst(m.Cell.Bz, updateBiasInit)
 	return m
 }
@@ -84,7 +96,7 @@ func (m *GRUClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
 	T := len(ids[0])
 	xs := make([]*mat.Dense, T)
 	for t := range T {
-		xs[t] = oneHot(ids, t)
+		xs[t] = m.Task.TrainInput(ids, t, rng)
 	}
 	ps := m.Params()
 	ps.ZeroGrad()
@@ -169,7 +181,7 @@ type GRUStep struct {
 // A clamped gate is replaced by its value before it is used.
 func (m *GRUClassifier) Run(ids []int, clamp Clamp) []GRUStep {
 	c := m.Cell
-	h := GRUHidden
+	h := c.HiddenSize()
 	prev := make([]float64, h)
 	steps := make([]GRUStep, len(ids))
 	row := func(p *models.Param, i int) []float64 { return p.Value.RawRowView(i) }
@@ -279,6 +291,39 @@ func EvalSet(task *Task) [][]int {
 // token tok is read, over seqs (NaN when tok never occurs). from skips the first
 // steps of each sequence.
 func (m *GRUClassifier) GateMeans(seqs [][]int, tok, from int) (meanR, meanZ float64) {
+	return m.gateMeans(seqs, tok, from, nil)
+}
+
+// ReadWeights is how much the output reads each hidden unit: w_j = ‖row j of W_q‖,
+// scaled so that the w_j sum to 1. A unit the prediction ignores gets w_j ≈ 0.
+func (m *GRUClassifier) ReadWeights() []float64 {
+	W := m.Out.Params()[0].Value
+	w := make([]float64, m.Cell.HiddenSize())
+	sum := 0.0
+	for j := range w {
+		w[j] = math.Sqrt(mat.Dot(W.RowView(j), W.RowView(j)))
+		sum += w[j]
+	}
+	for j := range w {
+		w[j] /= sum
+	}
+	return w
+}
+
+// ReadGateMeans is GateMeans with each unit weighted by ReadWeights: the gates of
+// the units the answer is read from.
+func (m *GRUClassifier) ReadGateMeans(seqs [][]int, tok, from int) (meanR, meanZ float64) {
+	return m.gateMeans(seqs, tok, from, m.ReadWeights())
+}
+
+// gateMeans averages R_t and Z_t at the steps reading tok, unit j weighted by w[j]
+// (all equal when w is nil).
+func (m *GRUClassifier) gateMeans(seqs [][]int, tok, from int, w []float64) (meanR, meanZ float64) {
+	h := m.Cell.HiddenSize()
+	if w == nil {
+		w = make([]float64, h)
+		fill(w, 1/float64(h))
+	}
 	n := 0
 	for _, ids := range seqs {
 		steps := m.Run(ids, Clamp{})
@@ -286,11 +331,11 @@ func (m *GRUClassifier) GateMeans(seqs [][]int, tok, from int) (meanR, meanZ flo
 			if ids[t] != tok {
 				continue
 			}
-			for j := range GRUHidden {
-				meanR += steps[t].R[j]
-				meanZ += steps[t].Z[j]
-				n++
+			for j := range h {
+				meanR += w[j] * steps[t].R[j]
+				meanZ += w[j] * steps[t].Z[j]
 			}
+			n++
 		}
 	}
 	return meanR / float64(n), meanZ / float64(n)
@@ -299,12 +344,12 @@ func (m *GRUClassifier) GateMeans(seqs [][]int, tok, from int) (meanR, meanZ flo
 // MemoryZ is how firmly the most memory-like unit holds on: for each unit, the mean
 // of Z_t over the steps t ≥ 2 of seqs; the largest of these means.
 func (m *GRUClassifier) MemoryZ(seqs [][]int) (unit int, meanZ float64) {
-	sum := make([]float64, GRUHidden)
+	sum := make([]float64, m.Cell.HiddenSize())
 	n := 0
 	for _, ids := range seqs {
 		steps := m.Run(ids, Clamp{})
 		for t := 1; t < len(ids); t++ {
-			for j := range GRUHidden {
+			for j := range sum {
 				sum[j] += steps[t].Z[j]
 			}
 			n++
@@ -457,7 +502,7 @@ func (m *gruModel) Static() sim.Frame {
 		"classes":     task.Classes,
 		"answers":     answers,
 		"variant":     m.clf.Variant,
-		"hidden":      GRUHidden,
+		"hidden":      m.clf.Cell.HiddenSize(),
 		"params":      m.clf.Cell.Params().Count(),
 		"output":      task.Classes[argmax(last)],
 		"probability": round4(last[argmax(last)]),
@@ -527,33 +572,36 @@ func (m *gruModel) TrainStep() (sim.Frame, error) {
 }
 
 // GateStats measures what lecture 4.3 claims the gates do, on the held-out set of
-// the classifier's task: the mean of Z_t over filler tokens (skip: ≈ 1), the mean
-// of R_t at break tokens (reset: ≈ 0), and how firmly the most memory-like unit
-// holds the check digit (checksum: Z_t ≈ 1 from step 2 on). Keys are the
-// checkpoint metadata's.
+// the classifier's task. checksum: how firmly the most memory-like unit holds the
+// check digit (Z_t ≈ 1 from step 2 on). skip: the mean of Z_t on filler tokens
+// (≈ 1) and on digits. reset: the mean of R_t and Z_t at breaks (≈ 0) and R_t on
+// digits. Each skip and reset mean comes twice: over all units alike, and with the
+// "_read" suffix weighted by ReadWeights (the units the answer is read from). Keys
+// are the checkpoint metadata's.
 func (m *GRUClassifier) GateStats() map[string]float64 {
 	seqs := EvalSet(m.Task)
 	out := map[string]float64{}
+	digitMeans := func(mean func([][]int, int, int) (float64, float64)) (r, z float64) {
+		for d := range digits {
+			rd, zd := mean(seqs, d, 1)
+			r, z = r+rd/digits, z+zd/digits
+		}
+		return r, z
+	}
 	switch m.Task.Name {
 	case "checksum":
 		unit, z := m.MemoryZ(seqs)
 		out["memory_unit"], out["z_memory"] = float64(unit), z
 	case "skip":
 		_, out["z_filler"] = m.GateMeans(seqs, tokFiller, 1)
-		var zd, rd float64
-		for d := range digits {
-			r, z := m.GateMeans(seqs, d, 1)
-			rd, zd = rd+r/digits, zd+z/digits
-		}
-		out["z_digit"] = zd
+		_, out["z_digit"] = digitMeans(m.GateMeans)
+		_, out["z_filler_read"] = m.ReadGateMeans(seqs, tokFiller, 1)
+		_, out["z_digit_read"] = digitMeans(m.ReadGateMeans)
 	case "reset":
 		out["r_break"], out["z_break"] = m.GateMeans(seqs, tokBreak, 1)
-		var rd float64
-		for d := range digits {
-			r, _ := m.GateMeans(seqs, d, 1)
-			rd += r / digits
-		}
-		out["r_digit"] = rd
+		out["r_digit"], _ = digitMeans(m.GateMeans)
+		out["r_break_read"], out["z_break_read"] = m.ReadGateMeans(seqs, tokBreak, 1)
+		out["r_digit_read"], _ = digitMeans(m.ReadGateMeans)
 	}
 	return out
 }
@@ -564,9 +612,9 @@ func GRUCheckpointMeta(m *GRUClassifier, seed uint64, steps int) map[string]stri
 	stepAcc, finalAcc := m.Evaluate(EvalSet(m.Task))
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	meta := map[string]string{
-		"task": m.Task.Name, "variant": m.Variant, "hidden": strconv.Itoa(GRUHidden),
+		"task": m.Task.Name, "variant": m.Variant, "hidden": strconv.Itoa(m.Cell.HiddenSize()),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
-		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR),
+		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR), "input_noise": f(m.Task.Noise),
 		"eval_seed": strconv.Itoa(GRUEvalSeed), "eval_seqs": strconv.Itoa(GRUEvalSeqs),
 		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
 	}
@@ -593,7 +641,7 @@ var gruLesson = &Lesson{
 	Prose: []string{
 		`A vanilla RNN rewrites its whole hidden state at every step, so it has no easy way to keep one early token for a long time, to ignore a token that means nothing, or to forget everything at a break. A GRU adds two gates, vectors of numbers between 0 and 1, one per hidden unit, that the network computes from the current input and the previous state.`,
 		`The <b>reset gate</b> \(R_t\) decides how much of the previous state goes into the candidate \(\tilde H_t\). Where \(R_t \approx 1\) the candidate is an ordinary RNN step; where \(R_t \approx 0\) it ignores the past and depends on the current input alone: the state is reset. The <b>update gate</b> \(Z_t\) then mixes old and new: where \(Z_t \approx 1\) the unit keeps its old value and the input is skipped; where \(Z_t \approx 0\) it takes the candidate.`,
-		`Each task below has its own small GRU (\(h = 12\)), trained on generated sequences and bundled with the page. <b>checksum</b>: the first digit must survive to the end; look for the units whose \(Z_t\) stays close to 1 from the second step on: they hold the check digit. <b>skip</b>: the filler tokens _ carry nothing, and \(Z_t\) is higher on them than on digits. It does not reach 1, though: the trained network also keeps its state a second way, by letting the candidate \(\tilde H_t\) reproduce the old state (\(R_t\) stays high on filler). Either way \(H_t\) stays put: its heatmap columns repeat across a run of filler. <b>reset</b>: at a break | the reset gate \(R_t\) drops and \(Z_t\) is low, so the new state is mostly a candidate that sees little of the past. Type your own sequence to test a model; the right answer at each step is shown next to the model's prediction.`,
+		`Each task below has its own small GRU, trained on generated sequences and bundled with the page: \(h = 12\) units for <b>checksum</b>, \(h = 6\) for <b>skip</b> and <b>reset</b>, so that nearly every unit takes part. <b>checksum</b>: the first digit must survive to the end; look for the units whose \(Z_t\) stays close to 1 from the second step on: they hold the check digit. <b>skip</b>: the filler tokens _ carry nothing. In training every filler token also came with random noise, like markup that never looks the same twice, so anything written on a filler token would damage the stored digit. The network learned not to write: on filler \(Z_t\) is close to 1 (0.94 to 0.99 on average, about 0.5 on digits), and the columns of \(H_t\) repeat across a run of filler. <b>reset</b>: at a break | the update gate \(Z_t\) of the units the answer is read from drops to about 0.15, so the new state is the candidate, and their reset gate \(R_t\) is about half its value on digits (0.3 against 0.6): the candidate sees less of the past. It does not reach 0: the trained networks do the rest of the reset another way, most likely by letting the break's input push the candidate into the flat ends of tanh, where the little of the past that gets through changes almost nothing. Type your own sequence to test a model; the right answer at each step is shown next to the model's prediction.`,
 		`Clamp a gate to see what it is for: with \(Z_t = 1\) nothing is ever written and the state stays at zero; with \(R_t = 0\) every candidate forgets the past and the checksum is lost; with \(Z_t = 0\) the state cannot skip anything. <b>Train from scratch</b> starts again from random weights (drawn from the seed) and learns live.`,
 		`The <b>reset-after</b> variant is the form PyTorch's <code>nn.GRU</code> and cuDNN compute: the reset gate multiplies \(H_{t-1} W_{hh} + b_{hn}\) after the matrix product instead of \(H_{t-1}\) before it, with one extra bias \(b_{hn}\). Both forms can reset the state and learn the same tasks, but their weights are not interchangeable, so each variant has its own trained checkpoint.`,
 	},
@@ -609,9 +657,9 @@ var gruLesson = &Lesson{
 		{ID: "tokens", Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
 			Note: "The current token is marked; the model's answer and the right answer are under it."},
 		{ID: "R", Kind: Heatmap, Title: `reset gate \(R_t\)`, Arrays: []string{"R"}, Scale: []float64{0, 1}, Symbol: "R",
-			Note: "Near 0: the candidate ignores the past (look at the breaks of the reset task)."},
+			Note: "Near 0: the candidate ignores the past (reset task: lower at the breaks |, though not 0)."},
 		{ID: "Z", Kind: Heatmap, Title: `update gate \(Z_t\)`, Arrays: []string{"Z"}, Scale: []float64{0, 1}, Symbol: "Z",
-			Note: "Near 1: the unit keeps its value and skips the input (look at the filler tokens)."},
+			Note: "Near 1: the unit keeps its value and skips the input (skip task: the filler tokens _)."},
 		{ID: "H_tilde", Kind: Heatmap, Title: `candidate state \(\tilde H_t\)`, Arrays: []string{"H_tilde"}, Scale: []float64{-1, 1}, Symbol: "H_tilde"},
 		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
 		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},

@@ -102,15 +102,47 @@ func TestGRUCheckpoints(t *testing.T) {
 					t.Errorf("%s: the most memory-like unit has mean Z_t %v on the payload, want ≥ 0.85", name, z)
 				}
 			case "skip":
-				if zf, zd := stats["z_filler"], stats["z_digit"]; zf < zd+0.08 {
-					t.Errorf("%s: mean Z_t on filler %v, on digits %v; want filler higher by ≥ 0.08", name, zf, zd)
+				if zf, zd := stats["z_filler"], stats["z_digit"]; zf < 0.9 || zf < zd+0.3 {
+					t.Errorf("%s: mean Z_t on filler %v, on digits %v; want ≥ 0.9 on filler and higher than on digits by ≥ 0.3", name, zf, zd)
 				}
 			case "reset":
-				if rb, rd := stats["r_break"], stats["r_digit"]; rb > rd-0.15 {
-					t.Errorf("%s: mean R_t at breaks %v, at digits %v; want breaks lower by ≥ 0.15", name, rb, rd)
+				if rb, rd := stats["r_break_read"], stats["r_digit_read"]; rb > 0.4 || rb > rd-0.2 {
+					t.Errorf("%s: mean R_t of the read units at breaks %v, on digits %v; want ≤ 0.4 at breaks and lower than on digits by ≥ 0.2", name, rb, rd)
+				}
+				if zb := stats["z_break_read"]; zb > 0.2 {
+					t.Errorf("%s: mean Z_t of the read units at breaks %v, want ≤ 0.2 (the break takes the candidate)", name, zb)
 				}
 			}
 		}
+	}
+}
+
+// TestReadWeights: the weights sum to 1 and follow the rows of W_q.
+func TestReadWeights(t *testing.T) {
+	const tol = 1e-12
+	m := NewGRUClassifier(resetTask, VariantLecture, 3)
+	W := m.Out.Params()[0].Value
+	W.Zero()
+	W.Set(0, 0, 3)
+	W.Set(0, 1, 4) // ‖row 0‖ = 5
+	W.Set(2, 1, 5) // ‖row 2‖ = 5
+	want := make([]float64, HiddenFor(resetTask))
+	want[0], want[2] = 0.5, 0.5
+	got := m.ReadWeights()
+	for j := range want {
+		if math.Abs(got[j]-want[j]) > tol {
+			t.Errorf("w[%d]: got %v want %v", j, got[j], want[j])
+		}
+	}
+	// With one unit read, the read means are that unit's gates.
+	W.Zero()
+	W.Set(1, 0, 1)
+	seqs := [][]int{{0, 5, 3, 5, 1}}
+	r, z := m.ReadGateMeans(seqs, tokBreak, 1)
+	steps := m.Run(seqs[0], Clamp{})
+	wantR, wantZ := (steps[1].R[1]+steps[3].R[1])/2, (steps[1].Z[1]+steps[3].Z[1])/2
+	if math.Abs(r-wantR) > tol || math.Abs(z-wantZ) > tol {
+		t.Errorf("read means: got R %v Z %v want R %v Z %v", r, z, wantR, wantZ)
 	}
 }
 
@@ -143,8 +175,8 @@ func TestGRUTrainFromScratch(t *testing.T) {
 		}
 		last = loss
 	}
-	if last > first/4 {
-		t.Errorf("loss after %d steps: got %v want ≤ %v (a quarter of the first, %v)", steps, last, first/4, first)
+	if last > first/3 {
+		t.Errorf("loss after %d steps: got %v want ≤ %v (a third of the first, %v)", steps, last, first/3, first)
 	}
 	if reflect.DeepEqual(before, a.At(a.Steps())) {
 		t.Errorf("frames did not change after training")

@@ -253,6 +253,10 @@ func LoadCharLM() (*CharLM, error) {
 // then writing, one character per step.
 type rnnModel struct {
 	lm        *CharLM
+	archB     *ArchB // architecture B on the same characters
+	archC     *ArchC // architecture C on the same characters
+	stepsB    []ArchStep
+	stepsC    []ArchStep
 	prompt    []int
 	n, topK   int
 	tau       float64
@@ -273,7 +277,11 @@ func buildRNN(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &rnnModel{lm: lm, prompt: prompt, n: v.Int("length"), topK: v.Int("topk"), tau: v.Float("temperature"),
+	b, c, err := LoadArchModels()
+	if err != nil {
+		return nil, err
+	}
+	m := &rnnModel{lm: lm, archB: b, archC: c, prompt: prompt, n: v.Int("length"), topK: v.Int("topk"), tau: v.Float("temperature"),
 		seed: uint64(v.Int("seed"))}
 	return m, nil
 }
@@ -282,6 +290,8 @@ func (m *rnnModel) run() []CharStep {
 	if m.steps == nil {
 		rng := rand.New(rand.NewPCG(m.seed, 0x5a3))
 		m.steps, m.gen = m.lm.Generate(m.prompt, m.n, m.tau, rng)
+		all := append(slices.Clone(m.prompt), m.gen...)[:len(m.steps)]
+		m.stepsB, m.stepsC = m.archB.Run(all), m.archC.Run(all)
 	}
 	return m.steps
 }
@@ -314,7 +324,12 @@ func (m *rnnModel) Static() sim.Frame {
 		"params":       m.lm.Params().Count(),
 		"architecture": "A",
 		"temperature":  m.tau,
+		// the graph panels' architectures, by panel id
+		"archs": map[string]string{"graph": "A", "graph-b": "B", "graph-c": "C"},
 	}
+	last := m.stepsC[len(m.stepsC)-1].Probs
+	meta["C_answer"] = fmt.Sprintf("%s (p = %.3f)", ArchCClasses[argmax(last)], last[argmax(last)])
+	meta["C_truth"] = ArchCClasses[archCLabel(all)]
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
 	} else {
@@ -343,9 +358,18 @@ func (m *rnnModel) At(t int) sim.Frame {
 	if t < len(all) { // the last step's prediction is not sampled
 		meta["next"] = CharVocab[all[t]]
 	}
+	pb := m.stepsB[t-1].Probs
+	meta["A_guess"] = fmt.Sprintf("%s (p = %.3f)", CharVocab[order[0]], st.Probs[order[0]])
+	meta["B_guess"] = fmt.Sprintf("%s (p = %.3f)", CharVocab[argmax(pb)], pb[argmax(pb)])
+	if pc := m.stepsC[t-1].Probs; pc != nil {
+		meta["C_output"] = fmt.Sprintf("%s (p = %.3f)", ArchCClasses[argmax(pc)], pc[argmax(pc)])
+	} else {
+		meta["C_output"] = "none until the last step"
+	}
 	return sim.Frame{
-		Arrays: []sim.Array{sim.Vector("X", st.X), sim.Vector("H", st.H), sim.Vector("P", st.Probs)},
-		Meta:   meta,
+		Arrays: []sim.Array{sim.Vector("X", st.X), sim.Vector("H", st.H), sim.Vector("P", st.Probs),
+			sim.Vector("H_B", m.stepsB[t-1].H), sim.Vector("H_C", m.stepsC[t-1].H)},
+		Meta: meta,
 	}
 }
 
@@ -375,22 +399,28 @@ func (m *rnnModel) TrainStep() (sim.Frame, error) {
 var rnnLesson = &Lesson{
 	Slug:    "rnn",
 	Section: "4.1",
-	Title:   "Recurrent neural networks: a character-level language model",
-	Summary: "Unfold a vanilla RNN over a prompt, watch its hidden state step by step, and let it write with a temperature you choose.",
+	Title:   "Recurrent neural networks: unfolding, architectures A, B, C and a character-level language model",
+	Summary: "Unfold three small RNNs (architectures A, B and C) over the same text, watch their hidden states step by step, and let the language model write with a temperature you choose.",
 	Prose: []string{
 		`A recurrent network reads a sequence one element at a time and carries a hidden state \(H_t\) from each step to the next. Unfolding it over the input turns the loop into a chain of copies of the same cell, all sharing the weights \(W_{xh}\), \(W_{hh}\), \(b_h\): that chain is the computational graph in the graph panel, drawn for the text you typed.`,
 		`This one is a character-level language model: at every step it reads one character \(X_t\) (a one-hot vector) and outputs a probability for every possible next character. It was trained on a short bundled text about cats, boats and the sea. First it reads your prompt; then it writes: each new character is drawn from its own prediction and fed back in as the next input.`,
 		`The temperature \(\tau\) divides the outputs before the softmax. Below 1 it sharpens the distribution (the model repeats its favourite words), above 1 it flattens it (more surprises, more spelling mistakes). The table shows the top-\(k\) candidates at the current step.`,
-		`This is the lecture's architecture A: hidden state to hidden state, with an output at every step. Architecture B feeds the previous output, not the hidden state, back into the cell: \(H_t = \tanh(X_t W_{xh} + O_{t-1} W_{oh} + b_h)\), which is easier to train in parallel but can only remember what the output shows. Architecture C reads the whole sequence and produces a single output at the end, \(O_T = H_T W_{hq} + b_q\), as a classifier of whole sequences does (the GRU page's tasks are of this kind, asked at every step).`,
-		`<b>Train from scratch</b> starts from random weights drawn from the seed and learns the text live; watch the loss fall and the samples turn from noise into words.`,
+		`The language model is the lecture's architecture A: hidden state to hidden state, with an output at every step. Two more small models read the same characters, so the three unfolded graphs can be compared side by side. <b>B</b> has no hidden-to-hidden connection: the previous output \(\hat y_{t-1}\), its probabilities for the next character, feeds the next hidden state, \(H_t = \tanh(X_t W_{xh} + \hat y_{t-1} W_{oh} + b_h)\). It can carry forward only what its output shows, so it writes worse than A (1.18 bits per character on the text against A's 0.09), but each step can be trained on its own. <b>C</b> has the same recurrence as A but answers once, after the whole sequence: \(\hat y = \mathrm{softmax}(H_T W_{hq} + b_q)\). Here it answers a yes/no question about the text, "does it mention the sea?"; before the last step there is no output at all.`,
+		`<b>Train from scratch</b> starts the language model A from random weights drawn from the seed and learns the text live; watch the loss fall and the samples turn from noise into words. B and C keep their bundled weights.`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-H}{H_t} = \tanh(\htmlClass{sym-X}{X_t} W_{xh} + H_{t-1} W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H", Array: "H"}, {ID: "X", Array: "X"}}},
 		{TeX: `O_t = H_t W_{hq} + b_q, \qquad \htmlClass{sym-P}{P(x_{t+1} \mid x_1, \dots, x_t)} = \mathrm{softmax}(O_t / \tau)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
+		{TeX: `\text{B: } \htmlClass{sym-H_B}{H_t} = \tanh(X_t W_{xh} + \hat y_{t-1} W_{oh} + b_h), \quad \hat y_t = \mathrm{softmax}(H_t W_{hq} + b_q)`, Symbols: []Symbol{{ID: "H_B", Array: "H_B"}}},
+		{TeX: `\text{C: } \htmlClass{sym-H_C}{H_t} = \tanh(X_t W_{xh} + H_{t-1} W_{hh} + b_h), \quad \hat y = \mathrm{softmax}(H_T W_{hq} + b_q)`, Symbols: []Symbol{{ID: "H_C", Array: "H_C"}}},
 	},
 	Panels: []Panel{
-		{ID: "graph", Kind: Graph, Title: "the unfolded computational graph", Arrays: []string{"H"}, Symbol: "H",
+		{ID: "graph", Kind: Graph, Title: "A: hidden → hidden, an output at every step (the language model)", Arrays: []string{"H"}, Symbol: "H",
 			Note: "One copy of the cell per character, every copy with the same weights."},
+		{ID: "graph-b", Kind: Graph, Title: `B: output → hidden, \(\hat y_{t-1}\) feeds \(H_t\)`, Arrays: []string{"H_B"}, Symbol: "H_B",
+			Note: "No arrow from H to H: only the output o carries anything to the next step."},
+		{ID: "graph-c", Kind: Graph, Title: "C: one output after the whole sequence", Arrays: []string{"H_C"}, Symbol: "H_C",
+			Note: "Does the text mention the sea? The answer exists only at the last step."},
 		{ID: "tokens", Kind: Tokens, Title: "prompt, then generated text", Arrays: []string{"X"}, Symbol: "X"},
 		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
 		{ID: "P", Kind: TopK, Title: `next-character probabilities`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P",

@@ -3,8 +3,11 @@ package lessons
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"unicode"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // The token alphabet every generated task draws from. A token's index is its
@@ -25,6 +28,12 @@ const (
 	maxInputLen = 40 // a typed sequence must fit the page's heatmaps
 )
 
+// Settings of the skip task.
+const (
+	maxFillerRun = 6   // filler runs of 0..6 tokens: long enough that a leaky state would fade
+	skipNoise    = 0.8 // σ of the filler noise: nearly as large as the one-hot signal itself
+)
+
 // Task is one of lecture 4.3's three situations as a generated sequence task. Each
 // step t has a target y_t (or none), which a small GRU learns to predict from H_t.
 type Task struct {
@@ -35,6 +44,10 @@ type Task struct {
 	Classes     []string // the names of the targets y_t
 	Default     string   // the input shown first
 	MinLen      int      // the shortest sequence that makes sense
+	// Noise is σ of the Gaussian noise training adds to every coordinate of X_t when
+	// the token is one of NoisyTokens (σ = 0: none); see TrainInput.
+	Noise       float64
+	NoisyTokens []int
 
 	generate func(rng *rand.Rand, n int) []int
 	targets  func(ids []int) []int
@@ -95,27 +108,31 @@ var checksumTask = &Task{
 	},
 }
 
-// skipTask: digits interleaved with filler tokens "_"; the target at every step is
-// the most recent digit, so filler must leave the state alone (Z_t ≈ 1).
+// skipTask: digits separated by runs of filler tokens "_"; the target at every step
+// is the most recent digit, so filler must leave the state alone. In training every
+// filler token's X_t also carries Gaussian noise (Noise), as junk markup does
+// not look the same twice: a candidate H̃_t computed from it is corrupted, so the way
+// to keep the state is not to write it at all, Z_t ≈ 1.
 var skipTask = &Task{
 	Name:  "skip",
 	Title: "Skip irrelevant tokens",
 	Description: "Digits are mixed with filler tokens _ that mean nothing, like markup around the " +
 		"words of a web page. At every step the model must name the most recent digit, so a " +
 		"filler token should leave the hidden state exactly as it was.",
-	Tokens:  []int{0, 1, 2, 3, tokFiller},
-	Classes: []string{"0", "1", "2", "3"},
-	Default: "2 _ _ 1 _ _ _ 3 _ 0 _ _ _ _ 1 _ _",
-	MinLen:  1,
+	Tokens:      []int{0, 1, 2, 3, tokFiller},
+	Classes:     []string{"0", "1", "2", "3"},
+	Default:     "2 _ _ 1 _ _ _ 3 _ 0 _ _ _ _ 1 _ _",
+	MinLen:      1,
+	Noise:       skipNoise,
+	NoisyTokens: []int{tokFiller},
 	generate: func(rng *rand.Rand, n int) []int {
-		const fillerShare = 0.6 // most tokens are noise, as on a real web page
 		ids := make([]int, n)
-		ids[0] = rng.IntN(digits)
-		for i := 1; i < n; i++ {
-			if rng.Float64() < fillerShare {
+		for i := 0; i < n; {
+			ids[i] = rng.IntN(digits)
+			i++
+			for run := rng.IntN(maxFillerRun + 1); run > 0 && i < n; run-- {
 				ids[i] = tokFiller
-			} else {
-				ids[i] = rng.IntN(digits)
+				i++
 			}
 		}
 		return ids
@@ -235,6 +252,23 @@ func (t *Task) Parse(text string) ([]int, error) {
 		return nil, fmt.Errorf("the input has %d tokens; at most %d fit on the page", len(ids), maxInputLen)
 	}
 	return ids, nil
+}
+
+// TrainInput returns X_t for step t of a minibatch of equally long sequences: one-hot
+// rows, plus N(0, Noise²) drawn from rng on every coordinate of a row whose token is
+// one of NoisyTokens (the skip task's filler). Evaluation and the page read the clean
+// one-hot vectors.
+func (t *Task) TrainInput(ids [][]int, step int, rng *rand.Rand) *mat.Dense {
+	x := mat.NewDense(len(ids), len(Alphabet), nil)
+	for b, seq := range ids {
+		if t.Noise > 0 && slices.Contains(t.NoisyTokens, seq[step]) {
+			for k := range len(Alphabet) {
+				x.Set(b, k, t.Noise*rng.NormFloat64())
+			}
+		}
+		x.Set(b, seq[step], x.At(b, seq[step])+1)
+	}
+	return x
 }
 
 // Batch draws B sequences of one length n ∈ [trainMinLen, trainMaxLen] and their

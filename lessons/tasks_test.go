@@ -95,3 +95,58 @@ func TestTaskParse(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainInput: X_t is one-hot except on the task's noisy tokens, where every
+// coordinate carries N(0, σ²) noise; the same rng gives the same noise.
+func TestTrainInput(t *testing.T) {
+	ids := [][]int{{2, tokFiller}, {tokFiller, 0}}
+	for _, c := range []struct {
+		task  *Task
+		noisy map[[2]int]bool // (row, step) pairs that must carry noise
+	}{
+		{skipTask, map[[2]int]bool{{0, 1}: true, {1, 0}: true}},
+		{checksumTask, map[[2]int]bool{}},
+	} {
+		for step := range 2 {
+			x := c.task.TrainInput(ids, step, rand.New(rand.NewPCG(1, 1)))
+			again := c.task.TrainInput(ids, step, rand.New(rand.NewPCG(1, 1)))
+			for b := range ids {
+				for k := range len(Alphabet) {
+					clean := b2f(ids[b][step] == k)
+					got := x.At(b, k)
+					if got != again.At(b, k) {
+						t.Fatalf("%s row %d step %d: same rng gave %v and %v", c.task.Name, b, step, got, again.At(b, k))
+					}
+					if noisy := c.noisy[[2]int{b, step}]; noisy == (got == clean) {
+						t.Errorf("%s row %d step %d x[%d]: got %v, want noise %v around %v", c.task.Name, b, step, k, got, noisy, clean)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSkipRuns: generated skip sequences are digits separated by filler runs of at
+// most maxFillerRun tokens, and they start with a digit.
+func TestSkipRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	longest := 0
+	for range 500 {
+		ids := skipTask.Generate(rng, trainMaxLen)
+		if ids[0] == tokFiller {
+			t.Fatalf("got %v, want a digit first", ids)
+		}
+		run := 0
+		for _, id := range ids {
+			if id == tokFiller {
+				run++
+			} else {
+				run = 0
+			}
+			longest = max(longest, run)
+		}
+	}
+	if longest != maxFillerRun {
+		t.Errorf("longest filler run: got %d want %d", longest, maxFillerRun)
+	}
+}

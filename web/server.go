@@ -29,6 +29,9 @@ type Server struct {
 // New builds the handler with every route registered. It returns once everything the
 // routes need is loaded, after which /healthz answers 200.
 func New(logger *slog.Logger) (*Server, error) {
+	if err := lessons.LoadCheckpoints(); err != nil { // before /healthz says ready
+		return nil, err
+	}
 	return newServer(logger, lessons.Catalog())
 }
 

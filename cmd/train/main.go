@@ -56,7 +56,16 @@ func run(dir string, steps int) error {
 				meta["accuracy"], meta["final_accuracy"], meta["gates"], time.Since(start).Seconds())
 		}
 	}
-	return trainCharLM(dir)
+	if err := trainCharLM(dir); err != nil {
+		return err
+	}
+	if err := trainLSTM(dir, steps); err != nil {
+		return err
+	}
+	if err := trainDeep(dir); err != nil {
+		return err
+	}
+	return trainBirnn(dir)
 }
 
 // charSeed is the fixed training seed of the character-level language model.
@@ -82,5 +91,5 @@ func trainCharLM(dir string) error {
 		return err
 	}
 	fmt.Printf("char-rnn  h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)\n", lessons.CharHidden, loss, bpc, time.Since(start).Seconds())
-	return nil
+	return trainArchs(dir)
 }

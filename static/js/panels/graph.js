@@ -4,7 +4,8 @@
 // the current step highlighted. Each hidden node shows its state vector as a small
 // colour strip. Static meta "arch" picks the lecture's architecture: "A" hidden→hidden
 // (default), "B" output→hidden, "C" one output after the sequence. Arrays whose name
-// mentions "bwd" or "back" run from the end (bidirectional).
+// mentions "bwd" or "back" run from the end (bidirectional): their step s holds the
+// state at time T − s + 1.
 import { fit, empty, token, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
 import { scaleFor } from "../colors.js";
 
@@ -24,13 +25,14 @@ function rowsOf(cfg, view) {
 
 export function draw(canvas, cfg, view) {
   const rows = rowsOf(cfg, view);
-  const arch = view.static.arch || "A";
+  const arch = (view.static.archs && view.static.archs[cfg.id]) || view.static.arch || "A";
   const nRows = rows.length + 2; // inputs, hidden rows, outputs
   const { ctx, width, height } = fit(canvas, TOP + nRows * ROW);
   if (!view.steps) { empty(ctx, width, height, "waiting for the model…"); return null; }
   const cols = Math.min(view.steps, MAX_COLS);
   const first = Math.max(1, Math.min(view.steps - cols + 1, view.step - Math.floor(cols / 2)));
   const colW = (width - LEFT - 8) / cols;
+  const NW = Math.max(20, Math.min(NODE_W, colW - 16)); // narrower nodes when packed, so the H→H arrows stay visible
   const X = (t) => LEFT + (t - first + 0.5) * colW;
   const Y = (r) => TOP + (nRows - 1 - r) * ROW + ROW / 2; // row 0 (inputs) at the bottom
   const scale = scaleFor(cfg.scale && cfg.scale.length ? cfg.scale : [-1, 1], []);
@@ -42,8 +44,8 @@ export function draw(canvas, cfg, view) {
   if (view.step >= first && view.step < first + cols) { // the current step's column
     ctx.fillStyle = "#fef3c7"; ctx.fillRect(X(view.step) - colW / 2 + 2, 2, colW - 4, height - 4);
   }
-  const arrow = (x1, y1, x2, y2, on) => {
-    ctx.strokeStyle = on ? "#475569" : GRID; ctx.fillStyle = ctx.strokeStyle; ctx.lineWidth = on ? 1.6 : 1;
+  const arrow = (x1, y1, x2, y2, on, color) => {
+    ctx.strokeStyle = on ? color || "#475569" : GRID; ctx.fillStyle = ctx.strokeStyle; ctx.lineWidth = on ? 1.6 : 1;
     const a = Math.atan2(y2 - y1, x2 - x1);
     ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke();
     ctx.beginPath(); ctx.moveTo(x2, y2); ctx.lineTo(x2 - 7 * Math.cos(a - 0.4), y2 - 7 * Math.sin(a - 0.4)); ctx.lineTo(x2 - 7 * Math.cos(a + 0.4), y2 - 7 * Math.sin(a + 0.4)); ctx.fill();
@@ -60,16 +62,17 @@ export function draw(canvas, cfg, view) {
       const prev = r.backward ? t + 1 : t - 1;
       if (arch !== "B" && prev >= first && prev <= last) {
         const dir = r.backward ? -1 : 1;
-        arrow(X(prev) + (dir * NODE_W) / 2, y, X(t) - (dir * NODE_W) / 2, y, on);
+        arrow(X(prev) + (dir * NW) / 2, y, X(t) - (dir * NW) / 2, y, on);
       }
-      if (arch === "B" && t > first && i === rows.length - 1) arrow(X(t - 1) + NODE_W / 2, Y(nRows - 1), X(t) - NODE_W / 2, y, on);
+      // B: the previous output feeds this hidden state, drawn from o's bottom to H's top across the gap
+      if (arch === "B" && t > first && i === rows.length - 1) arrow(X(t - 1) + NW / 4, Y(nRows - 1) + NODE_H / 2, X(t) - NW / 4, y - NODE_H / 2, on, "#15803d");
     });
     const top = rows.length ? Y(rows.length) : Y(0);
     if (arch !== "C" || t === view.steps) arrow(X(t), top - NODE_H / 2, X(t), Y(nRows - 1) + NODE_H / 2, rows.length ? done(rows.at(-1), t) : t <= view.step);
   }
   const box = (x, y, fill, stroke) => {
     ctx.fillStyle = fill; ctx.strokeStyle = stroke; ctx.lineWidth = 1.2;
-    ctx.beginPath(); ctx.roundRect(x - NODE_W / 2, y - NODE_H / 2, NODE_W, NODE_H, 6); ctx.fill(); ctx.stroke();
+    ctx.beginPath(); ctx.roundRect(x - NW / 2, y - NODE_H / 2, NW, NODE_H, 6); ctx.fill(); ctx.stroke();
   };
   const tokens = view.static.tokens || [];
   ctx.textAlign = "center";
@@ -78,11 +81,11 @@ export function draw(canvas, cfg, view) {
     ctx.font = FONT; ctx.fillStyle = INK; ctx.fillText(tokens[t - 1] !== undefined ? token(tokens[t - 1]).slice(0, 5) : `x${t}`, X(t), Y(0) + 1);
     rows.forEach((r, i) => {
       const y = Y(i + 1), t2 = t;
-      const a = view.at(r.name, t2);
+      const a = view.at(r.name, r.backward ? view.steps - t2 + 1 : t2); // a backward pass's step s is time T − s + 1
       box(X(t), y, "#fff", done(r, t) ? "#64748b" : "#cbd5e1");
       if (a && done(r, t)) {
         const n = r.units || a.data.length / r.layers, off = r.layer * n, k = Math.min(n, 12);
-        for (let u = 0; u < k; u++) { ctx.fillStyle = scale.color(a.data[off + u]); ctx.fillRect(X(t) - NODE_W / 2 + 4 + (u * (NODE_W - 8)) / k, y - 8, (NODE_W - 8) / k + 0.5, 16); }
+        for (let u = 0; u < k; u++) { ctx.fillStyle = scale.color(a.data[off + u]); ctx.fillRect(X(t) - NW / 2 + 4 + (u * (NW - 8)) / k, y - 8, (NW - 8) / k + 0.5, 16); }
         nodes.push({ x: X(t), y, t, r, values: Array.from(a.data.slice(off, off + n)) });
       }
     });
@@ -92,11 +95,15 @@ export function draw(canvas, cfg, view) {
     }
     ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(String(t), X(t), height - 6);
   }
+  if (arch === "C" && view.steps > last) { // C's one output lies beyond the window
+    ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "right";
+    ctx.fillText(`one output only, after the last step (t = ${view.steps}) →`, width - 8, Y(nRows - 1) + 4);
+  }
   ctx.textAlign = "left";
   if (first > 1) { ctx.fillStyle = MUTED; ctx.fillText("…", LEFT - 12, Y(1)); }
   return {
     hit(px, py) {
-      const n = nodes.find((n) => Math.abs(px - n.x) <= NODE_W / 2 && Math.abs(py - n.y) <= NODE_H / 2);
+      const n = nodes.find((n) => Math.abs(px - n.x) <= NW / 2 && Math.abs(py - n.y) <= NODE_H / 2);
       if (!n) return null;
       const lab = n.r.layers > 1 ? `${n.r.name} layer ${n.r.layer + 1}` : n.r.name;
       return { lines: [`${lab} at step ${n.t}`, n.values.slice(0, 8).map(fmt).join("  ") + (n.values.length > 8 ? " …" : "")], t: n.t };

@@ -1,25 +1,36 @@
 // heatmap draws per-step vectors as a unit × time grid (one column per step, one row
 // per unit) with a fixed, labelled colour scale and the current step marked. A static
-// matrix of the same name is drawn as it is (rows × columns).
+// matrix of the same name is drawn as it is (rows × columns). A per-step array whose
+// name mentions "bwd" or "back" is a backward pass (bidirectional RNN): step s holds
+// the state at time T − s + 1, so it fills from the right.
+// A per-step array of shape [L, h] (a deep RNN's layers) is drawn as one block per layer.
 import { fit, fmt, tick, empty, token, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 34, RIGHT = 64, TOP = 8, AXIS = 34; // margins in CSS px: unit labels, colour bar, time axis
 const MAX_BLOCK = 240; // tallest block of rows, so h = 64 still fits a laptop screen
 const MIN_ROW = 3, MAX_ROW = 18, GAP = 14;
+const LAYER_GAP = 5; // between the blocks of a deep RNN's layers, which carry their name inside
 
 // blocks describes what to draw for each array: rows, columns and a value getter.
 function blocks(cfg, view) {
   const out = [];
   for (const name of cfg.arrays) {
     const perStep = [];
+    const back = /bwd|back/i.test(name);
     let rows = 0;
     for (let t = 1; t <= view.steps; t++) {
       const a = view.at(name, t);
       if (a) { perStep[t] = a.data; rows = Math.max(rows, a.data.length); }
     }
+    const shape = view.knownShape(name);
+    if (shape && shape.length === 2 && shape[0] > 1) { // layers × units (deep RNN): a block per layer, the top layer first as in the graph
+      const [L, h] = shape;
+      for (let l = L - 1; l >= 0; l--) out.push({ name: `${name} layer ${l + 1}`, layer: l + 1, rows: h, cols: view.steps, timed: true, back, value: (r, c) => perStep[back ? view.steps - c : c + 1]?.[l * h + r] });
+      continue;
+    }
     if (rows > 0 || view.known(name)) {
-      out.push({ name, rows: rows || view.known(name) || 1, cols: view.steps, timed: true, value: (r, c) => perStep[c + 1]?.[r] });
+      out.push({ name, rows: rows || view.known(name) || 1, cols: view.steps, timed: true, back, value: (r, c) => perStep[back ? view.steps - c : c + 1]?.[r] });
       continue;
     }
     const s = view.staticArray(name);
@@ -34,8 +45,10 @@ function blocks(cfg, view) {
 export function draw(canvas, cfg, view) {
   const bs = blocks(cfg, view);
   const rowH = bs.map((b) => Math.max(MIN_ROW, Math.min(MAX_ROW, Math.floor(MAX_BLOCK / b.rows))));
-  const named = bs.length > 1;
-  const height = TOP + AXIS + bs.reduce((s, b, i) => s + b.rows * rowH[i] + (named ? GAP : 0), 0) + (bs.length ? 0 : 60);
+  const layered = bs.length > 1 && bs.every((b) => b.layer);
+  const named = bs.length > 1 && !layered;
+  const gap = (i) => (named ? GAP : layered && i > 0 ? LAYER_GAP : 0);
+  const height = TOP + AXIS + bs.reduce((s, b, i) => s + b.rows * rowH[i] + gap(i), 0) + (bs.length ? 0 : 60);
   const { ctx, width } = fit(canvas, Math.max(90, height));
   if (!bs.length || view.steps === 0) { empty(ctx, width, 90, "waiting for the model…"); return null; }
 
@@ -48,8 +61,9 @@ export function draw(canvas, cfg, view) {
   bs.forEach((b, bi) => {
     const h = rowH[bi], cw = plotW / b.cols;
     if (named) { ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(b.name, LEFT, y + 6); y += GAP; }
+    else if (layered && bi > 0) y += LAYER_GAP;
     for (let c = 0; c < b.cols; c++) {
-      const live = !b.timed || c + 1 <= view.step;
+      const live = !b.timed || (b.back ? view.steps - c : c + 1) <= view.step;
       for (let r = 0; r < b.rows; r++) {
         const v = live ? b.value(r, c) : undefined;
         ctx.fillStyle = v === undefined ? "#f3f4f6" : scale.color(v);
@@ -58,6 +72,12 @@ export function draw(canvas, cfg, view) {
     }
     ctx.strokeStyle = GRID; ctx.lineWidth = 1;
     ctx.strokeRect(LEFT + 0.5, y + 0.5, plotW - 1, b.rows * h - 1);
+    if (layered) { // the layer's name on a light tag inside its block
+      const label = `layer ${b.layer}`;
+      ctx.font = SMALL; const w = ctx.measureText(label).width + 8;
+      ctx.fillStyle = "rgba(255,255,255,0.85)"; ctx.fillRect(LEFT + plotW - w - 2, y + 2, w, 14);
+      ctx.fillStyle = INK; ctx.fillText(label, LEFT + plotW - w + 2, y + 9);
+    }
     if (cfg.hover && cfg.hover.block === bi) { // the hovered unit's row
       ctx.strokeStyle = "#f59e0b"; ctx.lineWidth = 2;
       ctx.strokeRect(LEFT, y + cfg.hover.row * h, plotW, h);
@@ -90,7 +110,8 @@ export function draw(canvas, cfg, view) {
   ctx.textAlign = "left";
   // the current step: an outlined column and a marker under it
   if (view.step > 0) {
-    const x = LEFT + (view.step - 1) * cw;
+    const cur = bs.every((b) => b.back) ? view.steps - view.step + 1 : view.step; // a backward pass's column
+    const x = LEFT + (cur - 1) * cw;
     ctx.strokeStyle = NOW; ctx.lineWidth = 2;
     ctx.strokeRect(x + 1, TOP + (named ? GAP : 0) - 1, Math.max(2, cw - 2), y - TOP - (named ? GAP : 0) + 2);
   }
@@ -103,7 +124,7 @@ export function draw(canvas, cfg, view) {
         if (py < g.y || py >= g.y + g.b.rows * g.h || px < LEFT || px >= LEFT + plotW) continue;
         const row = Math.floor((py - g.y) / g.h), col = Math.floor((px - LEFT) / g.cw);
         const t = col + 1;
-        if (g.b.timed && t > view.step) return { lines: [`unit ${row + 1}, step ${t}`, "not computed yet"], block: i, row };
+        if (g.b.timed && (g.b.back ? view.steps - t + 1 : t) > view.step) return { lines: [`unit ${row + 1}, step ${t}`, "not computed yet"], block: i, row };
         const v = g.b.value(row, col);
         const where = g.b.timed ? `unit ${row + 1}, step ${t}` : `row ${row + 1}, column ${col + 1}`;
         return { lines: [`${g.b.name}: ${where}`, `value ${fmt(v)}`], block: i, row, t };

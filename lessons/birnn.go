@@ -1,0 +1,230 @@
+package lessons
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"unroll/sim"
+)
+
+// birnnDefault is the sentence the page opens with: the lecture's third example,
+// where only the end of the sentence says the blank is "very".
+const birnnDefault = "i am ___ hungry and i can eat half a pig ."
+
+// birnnModel is the birnn lesson's sim.Model: a unidirectional and a bidirectional
+// RNN reading one sentence. Step s is the forward cells' s-th step (time s) and the
+// backward cell's s-th step (time T − s + 1): both passes start at their own end.
+type birnnModel struct {
+	uni, bi  *FillBlank
+	meta     [2]map[string]string // the checkpoints' metadata: unidirectional, bidirectional
+	ids      []int
+	blank    int // 0-based position of ___
+	text     string
+	seed     uint64
+	runs     *[2]BlankRun // nil when the weights changed since the last run
+	trained  int
+	trainRng *rand.Rand
+	curve    []float64
+}
+
+func buildBirnn(v sim.Values) (sim.Model, error) {
+	text := v.String("sentence")
+	if text == "" {
+		text = birnnDefault
+	}
+	ids, err := ParseBlank(text)
+	if err != nil {
+		return nil, err
+	}
+	uni, mu, err := LoadFillBlank(false)
+	if err != nil {
+		return nil, err
+	}
+	bi, mb, err := LoadFillBlank(true)
+	if err != nil {
+		return nil, err
+	}
+	return &birnnModel{uni: uni, bi: bi, meta: [2]map[string]string{mu, mb}, ids: ids,
+		blank: slices.Index(ids, 0), text: text, seed: uint64(v.Int("seed"))}, nil
+}
+
+func (m *birnnModel) run() *[2]BlankRun {
+	if m.runs == nil {
+		m.runs = &[2]BlankRun{m.uni.Run(m.ids, m.blank), m.bi.Run(m.ids, m.blank)}
+	}
+	return m.runs
+}
+
+func (m *birnnModel) Steps() int { return len(m.ids) }
+
+// ready is the first step at which each model's prediction for the blank exists:
+// the unidirectional one when its forward pass reaches the blank, the bidirectional
+// one when both passes have.
+func (m *birnnModel) ready() (uni, bi int) {
+	T, b := len(m.ids), m.blank+1
+	return b, max(b, T-b+1)
+}
+
+func topWord(p []float64) (string, float64) {
+	k := argmax(p)
+	return BlankAnswers[k], round4(p[k])
+}
+
+func (m *birnnModel) Static() sim.Frame {
+	tokens := make([]string, len(m.ids))
+	for i, id := range m.ids {
+		tokens[i] = BlankVocab[id]
+	}
+	answers := make([]any, len(m.ids))
+	runs := m.run()
+	uw, up := topWord(runs[0].Probs)
+	bw, bp := topWord(runs[1].Probs)
+	meta := map[string]any{
+		"tokens": tokens, "input": m.text, "vocab": BlankAnswers, "hidden": BlankHidden,
+		"unidirectional": fmt.Sprintf("%s (p = %.3f)", uw, up),
+		"bidirectional":  fmt.Sprintf("%s (p = %.3f)", bw, bp),
+		"blank_position": m.blank + 1,
+	}
+	if a := BlankAnswerOf(m.ids, m.blank); a >= 0 {
+		answers[m.blank] = BlankAnswers[a]
+		meta["answer"] = BlankAnswers[a]
+	} else {
+		meta["answer"] = "not a sentence of the training grammar: no right answer known"
+	}
+	meta["answers"] = answers
+	if m.trained == 0 {
+		meta["weights"] = "bundled checkpoints"
+		meta["held_out_accuracy_unidirectional"] = metaFloat(m.meta[0], "accuracy")
+		meta["held_out_accuracy_bidirectional"] = metaFloat(m.meta[1], "accuracy")
+		meta["held_out_chance"] = metaFloat(m.meta[1], "chance")
+	} else {
+		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
+	}
+	return sim.Frame{Meta: meta}
+}
+
+func (m *birnnModel) At(t int) sim.Frame {
+	runs := m.run()
+	T := len(m.ids)
+	uniReady, biReady := m.ready()
+	meta := map[string]any{
+		"forward_reads":  fmt.Sprintf("x_%d = %s", t, BlankVocab[m.ids[t-1]]),
+		"backward_reads": fmt.Sprintf("x_%d = %s", T-t+1, BlankVocab[m.ids[T-t]]),
+	}
+	arrays := []sim.Array{
+		sim.Vector("H_uni", runs[0].Fwd[t-1]),
+		sim.Vector("H_fwd", runs[1].Fwd[t-1]),
+		sim.Vector("H_bwd", runs[1].Bwd[T-t]), // ←H_{T−t+1}: the backward pass's t-th step
+	}
+	if t >= uniReady {
+		arrays = append(arrays, sim.Vector("P_uni", runs[0].Probs))
+		w, p := topWord(runs[0].Probs)
+		meta["unidirectional"] = fmt.Sprintf("%s (p = %.3f)", w, p)
+	} else {
+		meta["unidirectional"] = "has not reached the blank yet"
+	}
+	if t >= biReady {
+		b := m.blank
+		arrays = append(arrays, sim.Vector("H_cat", append(slices.Clone(runs[1].Fwd[b]), runs[1].Bwd[b]...)),
+			sim.Vector("P_bi", runs[1].Probs))
+		w, p := topWord(runs[1].Probs)
+		meta["bidirectional"] = fmt.Sprintf("%s (p = %.3f)", w, p)
+	} else {
+		meta["bidirectional"] = fmt.Sprintf("waits for both passes to reach the blank (step %d)", biReady)
+	}
+	return sim.Frame{Arrays: arrays, Meta: meta}
+}
+
+// TrainStep trains both models from scratch: the first call replaces the bundled
+// weights by fresh ones drawn from the seed, then every call is one minibatch of
+// Adam for each model. The loss reported is the bidirectional model's.
+func (m *birnnModel) TrainStep() (sim.Frame, error) {
+	if m.trainRng == nil {
+		m.uni, m.bi = NewFillBlank(false, m.seed), NewFillBlank(true, m.seed+1)
+		m.trainRng = rand.New(rand.NewPCG(m.seed, 0x7a1))
+	}
+	uniLoss, uniAcc := m.uni.TrainStep(m.trainRng)
+	loss, acc := m.bi.TrainStep(m.trainRng)
+	if math.IsNaN(loss) || math.IsNaN(uniLoss) {
+		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", m.trained+1)
+	}
+	m.trained++
+	m.runs = nil
+	if len(m.curve) == lossCurveLimit {
+		m.curve = m.curve[1:]
+	}
+	m.curve = append(m.curve, loss)
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.curve))},
+		Meta: map[string]any{"loss": round4(loss), "accuracy": round4(acc),
+			"unidirectional_loss": round4(uniLoss), "unidirectional_accuracy": round4(uniAcc), "trained_steps": m.trained},
+	}, nil
+}
+
+// rightContextSeries is the probability each model gives the bidirectional model's
+// final answer when only the first k words after the blank are there, k = 0..T−b.
+func rightContextSeries(sm sim.Model) []Series {
+	m := sm.(*birnnModel)
+	target := argmax(m.run()[1].Probs)
+	if a := BlankAnswerOf(m.ids, m.blank); a >= 0 {
+		target = a
+	}
+	uni := Series{Label: "unidirectional"}
+	bi := Series{Label: "bidirectional"}
+	for k := 0; m.blank+1+k <= len(m.ids); k++ {
+		ids := m.ids[:m.blank+1+k]
+		uni.X, bi.X = append(uni.X, float64(k)), append(bi.X, float64(k))
+		uni.Y = append(uni.Y, m.uni.Run(ids, m.blank).Probs[target])
+		bi.Y = append(bi.Y, m.bi.Run(ids, m.blank).Probs[target])
+	}
+	return []Series{bi, uni}
+}
+
+var birnnLesson = &Lesson{
+	Slug:    "birnn",
+	Section: "4.5",
+	Title:   "Bidirectional RNNs",
+	Summary: "Fill in “I am ___ hungry”: a left-to-right RNN can only guess, a bidirectional one reads the end of the sentence and knows.",
+	Prose: []string{
+		`Every RNN so far reads left to right, so its state at step \(t\) knows \(X_1, \dots, X_t\) and nothing after. That is right for predicting the next word, but not for filling in a blank: in “I am ___ hungry, and I can eat half a pig” the word is <i>very</i>, in “I am ___ hungry, I just ate” it is <i>not</i>, and in “I am ___.” perhaps <i>happy</i>. What comes before the blank is the same each time; only what comes after decides.`,
+		`A <b>bidirectional RNN</b> runs two RNNs over the sentence: a forward one \(\overrightarrow{H}_t\) from the first word to the last, and a backward one \(\overleftarrow{H}_t\) from the last word to the first, each with its own weights. At every position the two states are put side by side, \(H_t = [\overrightarrow{H}_t, \overleftarrow{H}_t]\), so the output at \(t\) sees the whole sentence: the past through the forward state, the future through the backward one. The price: nothing can be output until the whole input has been read, so it suits tagging and encoding a finished sentence, not generating one word at a time.`,
+		`Both models here were trained on the same generated sentences: a subject (“i am”, “she is”, “my dog is”, …), the blank, and an ending that decides the word (<i>very</i>, <i>not</i>, <i>happy</i> or <i>sad</i>). Some endings start alike (“hungry and i can eat…” vs “hungry because i just ate”), so a model has to read beyond the next word. Step through: the forward pass fills its heatmap from the left, the backward pass from the right. The unidirectional model must answer when it reaches the blank and can only guess; the bidirectional answer exists once both passes have reached the blank. On sentences held out of training the bidirectional model is right every time, the unidirectional one no better than chance (the numbers are in the facts).`,
+		`Type your own sentence with ___ (only words of the training sentences are known). The export plot shows how the probability of the answer grows as more words after the blank are kept: the unidirectional model's line does not move, because those words come after its answer. <b>Train from scratch</b> retrains both models live from random weights.`,
+	},
+	Equations: []Equation{
+		{TeX: `\htmlClass{sym-H_fwd}{\overrightarrow{H}_t} = \phi(X_t W_{xh}^{(f)} + \overrightarrow{H}_{t-1} W_{hh}^{(f)} + b_h^{(f)})`, Symbols: []Symbol{{ID: "H_fwd", Array: "H_fwd"}}},
+		{TeX: `\htmlClass{sym-H_bwd}{\overleftarrow{H}_t} = \phi(X_t W_{xh}^{(b)} + \overleftarrow{H}_{t+1} W_{hh}^{(b)} + b_h^{(b)})`, Symbols: []Symbol{{ID: "H_bwd", Array: "H_bwd"}}},
+		{TeX: `\htmlClass{sym-H_cat}{H_t} = [\overrightarrow{H}_t, \overleftarrow{H}_t], \qquad \htmlClass{sym-P_bi}{\hat y} = \mathrm{softmax}(H_t W_{hq} + b_q)`, Symbols: []Symbol{{ID: "H_cat", Array: "H_cat"}, {ID: "P_bi", Array: "P_bi"}}},
+		{TeX: `\mathrm{unidirectional}\colon\ \htmlClass{sym-H_uni}{H_t} = \phi(X_t W_{xh} + H_{t-1} W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H_uni", Array: "H_uni"}}},
+		{TeX: `\htmlClass{sym-P_uni}{\hat y} = \mathrm{softmax}(H_t W_{hq} + b_q)`, Symbols: []Symbol{{ID: "P_uni", Array: "P_uni"}}},
+	},
+	Panels: []Panel{
+		{ID: "tokens", Kind: Tokens, Title: "sentence", Arrays: []string{"H_fwd"},
+			Note: "The blank's right answer is under it when the sentence is one the task generates."},
+		{ID: "graph", Kind: Graph, Title: "forward and backward passes", Arrays: []string{"H_fwd", "H_bwd"}, Scale: []float64{-1, 1},
+			Note: "The forward row fills from the left, the backward row from the right; both meet at the blank."},
+		{ID: "H_fwd", Kind: Heatmap, Title: `forward state \(\overrightarrow{H}_t\)`, Arrays: []string{"H_fwd"}, Scale: []float64{-1, 1}, Symbol: "H_fwd"},
+		{ID: "H_bwd", Kind: Heatmap, Title: `backward state \(\overleftarrow{H}_t\)`, Arrays: []string{"H_bwd"}, Scale: []float64{-1, 1}, Symbol: "H_bwd",
+			Note: "Step s computes the state at time T − s + 1: this pass starts at the end."},
+		{ID: "H_cat", Kind: Bars, Title: `\(H_t = [\overrightarrow{H}_t, \overleftarrow{H}_t]\) at the blank`, Arrays: []string{"H_cat"}, Scale: []float64{-1, 1}, Symbol: "H_cat",
+			Note: "Available once both passes have reached the blank; the first half is forward, the second backward."},
+		{ID: "P_uni", Kind: TopK, Title: `unidirectional \(\hat y\) at the blank`, Arrays: []string{"P_uni"}, Symbol: "P_uni",
+			Note: "It has seen only the words before the blank."},
+		{ID: "P_bi", Kind: TopK, Title: `bidirectional \(\hat y\) at the blank`, Arrays: []string{"P_bi"}, Symbol: "P_bi"},
+		{ID: "H_uni", Kind: Heatmap, Title: `unidirectional state \(H_t\)`, Arrays: []string{"H_uni"}, Scale: []float64{-1, 1}, Symbol: "H_uni"},
+	},
+	Params: sim.Specs{
+		{Name: "sentence", Label: "sentence with a blank", Kind: sim.Text, MaxLen: 120, Default: birnnDefault,
+			Help: "Lower-case words of the training sentences and exactly one ___, e.g. “she is ___ to see you go .”"},
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
+			Help: "The random start of training from scratch."},
+	},
+	Plots: []Plot{
+		{Name: "right-context", Title: "P(answer) with k words after the blank", XLabel: "words after the blank k", YLabel: "probability of the answer",
+			Series: rightContextSeries},
+	},
+	Build:  buildBirnn,
+	Trains: true,
+}

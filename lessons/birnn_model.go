@@ -1,0 +1,309 @@
+package lessons
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+)
+
+// Sizes and training settings of the fill-in-the-blank models.
+const (
+	BlankHidden     = 12   // h per direction: plenty for 14 right contexts, few enough to read
+	blankBatch      = 32   // sentences per minibatch
+	blankLR         = 0.01 // Adam's η: these tiny models learn fast at this rate
+	blankClip       = 5    // θ for gradient clipping: keeps an unlucky minibatch from undoing progress
+	BlankTrainSteps = 1500 // minibatches cmd/train uses for a bundled checkpoint
+)
+
+// blankKind is the cell of both directions: the lecture's vanilla RNN,
+// H_t = tanh(X_t W_xh + H_{t-1} W_hh + b_h).
+const blankKind = models.KindRNN
+
+// FillBlank is a model that fills in the blank of a sentence. Its output at the
+// blank's step t reads the hidden state there: ŷ = softmax(H_t W_q + b_q), where H_t
+// is →H_t for the unidirectional model and [→H_t, ←H_t] for the bidirectional one.
+type FillBlank struct {
+	Fwd models.Cell // →H_t = f(X_t, →H_{t−1}), reading left to right
+	Bwd models.Cell // ←H_t = b(X_t, ←H_{t+1}), reading right to left; nil if unidirectional
+	Out *models.Dense
+	opt *models.Adam
+}
+
+// NewFillBlank returns an untrained model, bidirectional or not, with weights drawn from seed.
+func NewFillBlank(bidirectional bool, seed uint64) *FillBlank {
+	rng := rand.New(rand.NewPCG(seed, 0xb1))
+	d, h := len(BlankVocab), BlankHidden
+	m := &FillBlank{opt: models.NewAdam(blankLR)}
+	var err error
+	if m.Fwd, err = models.NewCell(blankKind, d, h, rng); err != nil {
+		panic(err)
+	}
+	q := h
+	if bidirectional {
+		if m.Bwd, err = models.NewCell(blankKind, d, h, rng); err != nil {
+			panic(err)
+		}
+		q = 2 * h
+	}
+	m.Out = models.NewDense("out.", q, len(BlankAnswers), rng)
+	return m
+}
+
+// Bidirectional reports whether the model has a backward direction.
+func (m *FillBlank) Bidirectional() bool { return m.Bwd != nil }
+
+// Params lists "fwd.W_xh", …, then "bwd.…" if bidirectional, then "out.W", "out.b".
+func (m *FillBlank) Params() models.Params {
+	ps := m.Fwd.Params().WithPrefix("fwd.")
+	if m.Bwd != nil {
+		ps = append(ps, m.Bwd.Params().WithPrefix("bwd.")...)
+	}
+	return append(ps, m.Out.Params()...)
+}
+
+// blankInputs returns X_1..X_T for a batch as one direction reads it: one-hot rows,
+// each sentence in reading order (reversed for the backward direction) and padded
+// at its end with zero rows. Padding thus always comes after the blank in reading
+// order and cannot change the state there; a sentence's length cannot leak into
+// what the forward direction knows at the blank.
+func blankInputs(batch []BlankSentence, reverse bool) []*mat.Dense {
+	T := 0
+	for _, s := range batch {
+		T = max(T, len(s.IDs))
+	}
+	xs := make([]*mat.Dense, T)
+	for t := range xs {
+		xs[t] = mat.NewDense(len(batch), len(BlankVocab), nil)
+	}
+	for b, s := range batch {
+		for k, id := range s.IDs {
+			if reverse {
+				k = len(s.IDs) - 1 - k
+			}
+			xs[k].Set(b, id, 1)
+		}
+	}
+	return xs
+}
+
+// blankPass is both directions' forward passes over a batch and the state each
+// sentence's output reads: H = →H_t, or [→H_t, ←H_t], at its blank's step t.
+type blankPass struct {
+	fwd, bwd *models.Trace // bwd in reading order: its step k is time T_b − k of sentence b
+	H        *mat.Dense    // B×q, row b at sentence b's blank
+}
+
+func (m *FillBlank) pass(batch []BlankSentence) blankPass {
+	var p blankPass
+	var err error
+	if p.fwd, err = models.Forward(m.Fwd, blankInputs(batch, false), models.State{}); err != nil {
+		panic(err) // one-hot inputs are finite and never empty
+	}
+	if m.Bwd != nil {
+		if p.bwd, err = models.Forward(m.Bwd, blankInputs(batch, true), models.State{}); err != nil {
+			panic(err)
+		}
+	}
+	h := BlankHidden
+	q, _ := m.Out.W.Value.Dims()
+	p.H = mat.NewDense(len(batch), q, nil)
+	for b, s := range batch {
+		copy(p.H.RawRowView(b)[:h], p.fwd.Steps[s.Blank].Next.H.RawRowView(b))
+		if p.bwd != nil {
+			copy(p.H.RawRowView(b)[h:], p.bwd.Steps[len(s.IDs)-1-s.Blank].Next.H.RawRowView(b))
+		}
+	}
+	return p
+}
+
+// TrainStep runs one minibatch of Adam on L = mean over the batch of −log ŷ[y] at
+// each sentence's blank, drawing the batch from rng. It returns the loss and the
+// share of blanks filled right.
+func (m *FillBlank) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
+	batch := make([]BlankSentence, blankBatch)
+	for b := range batch {
+		batch[b] = DrawBlankSentence(rng)
+	}
+	ps := m.Params()
+	ps.ZeroGrad()
+	loss, hits := m.lossGrad(batch)
+	models.ClipGradNorm(ps, blankClip)
+	m.opt.Step(ps)
+	return loss, float64(hits) / float64(len(batch))
+}
+
+// lossGrad returns L = mean over batch of −log ŷ[y] at each blank and how many blanks
+// are filled right, and adds ∂L/∂θ to every parameter's Grad.
+func (m *FillBlank) lossGrad(batch []BlankSentence) (loss float64, hits int) {
+	n := len(batch)
+	targets := make([]int, n)
+	for b, s := range batch {
+		targets[b] = s.Answer
+	}
+	p := m.pass(batch)
+	loss, probs, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(p.H), targets, nil)
+	for b := range batch {
+		if argmax(probs.RawRowView(b)) == targets[b] {
+			hits++
+		}
+	}
+	dLogits.Scale(1/float64(n), dLogits)
+	dH := m.Out.Backward(p.H, dLogits)
+	h := BlankHidden
+	// ∂L/∂→H_t and ∂L/∂←H_t: each sentence's row at its blank's step, zero elsewhere.
+	scatter := func(tr *models.Trace, step func(s BlankSentence) int, lo int) []*mat.Dense {
+		d := make([]*mat.Dense, tr.Len())
+		for b, s := range batch {
+			t := step(s)
+			if d[t] == nil {
+				d[t] = mat.NewDense(n, h, nil)
+			}
+			copy(d[t].RawRowView(b), dH.RawRowView(b)[lo:lo+h])
+		}
+		return d
+	}
+	models.Backward(m.Fwd, p.fwd, scatter(p.fwd, func(s BlankSentence) int { return s.Blank }, 0), models.BPTTOptions{})
+	if m.Bwd != nil {
+		models.Backward(m.Bwd, p.bwd, scatter(p.bwd, func(s BlankSentence) int { return len(s.IDs) - 1 - s.Blank }, h), models.BPTTOptions{})
+	}
+	return loss / float64(n), hits
+}
+
+// BlankRun is one sentence read by a model: the states of both directions by time
+// step (Bwd[t-1] = ←H_t, nil if unidirectional) and ŷ at the blank.
+type BlankRun struct {
+	Fwd, Bwd [][]float64
+	Probs    []float64
+}
+
+// Run reads one sentence and returns its states and the blank's ŷ.
+func (m *FillBlank) Run(ids []int, blank int) BlankRun {
+	p := m.pass([]BlankSentence{{IDs: ids, Blank: blank}})
+	var r BlankRun
+	T := len(ids)
+	for _, st := range p.fwd.Steps {
+		r.Fwd = append(r.Fwd, mat.Row(nil, 0, st.Next.H))
+	}
+	if p.bwd != nil {
+		r.Bwd = make([][]float64, T)
+		for k, st := range p.bwd.Steps { // reading order: step k is time T−k
+			r.Bwd[T-1-k] = mat.Row(nil, 0, st.Next.H)
+		}
+	}
+	logits := m.Out.Forward(p.H).RawRowView(0)
+	r.Probs = make([]float64, len(logits))
+	models.Softmax(r.Probs, logits)
+	return r
+}
+
+// Accuracy is the share of sentences whose blank the model fills right.
+func (m *FillBlank) Accuracy(set []BlankSentence) float64 {
+	hits := 0
+	for _, s := range set {
+		if argmax(m.Run(s.IDs, s.Blank).Probs) == s.Answer {
+			hits++
+		}
+	}
+	return float64(hits) / float64(len(set))
+}
+
+// BlankChance is the accuracy of always giving the commonest answer of set: the best
+// a model can do when it cannot see the words that decide.
+func BlankChance(set []BlankSentence) float64 {
+	count := make([]int, len(BlankAnswers))
+	for _, s := range set {
+		count[s.Answer]++
+	}
+	best := 0
+	for _, c := range count {
+		best = max(best, c)
+	}
+	return float64(best) / float64(len(set))
+}
+
+// BlankCheckpointFile is the bundled checkpoint of the unidirectional or bidirectional model.
+func BlankCheckpointFile(bidirectional bool) string {
+	if bidirectional {
+		return "birnn-bidirectional.safetensors"
+	}
+	return "birnn-unidirectional.safetensors"
+}
+
+// BlankCheckpointMeta is the metadata cmd/train records with a trained model: its
+// settings and its accuracy on the held-out sentences (and what chance would get).
+func BlankCheckpointMeta(m *FillBlank, seed uint64, steps int) map[string]string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	set := BlankEvalSet()
+	return map[string]string{
+		"model": "fill-blank", "bidirectional": strconv.FormatBool(m.Bidirectional()),
+		"cell": string(blankKind), "hidden": strconv.Itoa(BlankHidden),
+		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
+		"batch": strconv.Itoa(blankBatch), "lr": f(blankLR),
+		"eval_sentences": strconv.Itoa(len(set)),
+		"accuracy":       f(m.Accuracy(set)), "chance": f(BlankChance(set)),
+		"p_answer": f(m.MeanAnswerProb(set)),
+	}
+}
+
+// MeanAnswerProb is the mean probability the model gives the right answer over set
+// (1/4 for a model that cannot tell the four answers apart).
+func (m *FillBlank) MeanAnswerProb(set []BlankSentence) float64 {
+	sum := 0.0
+	for _, s := range set {
+		sum += m.Run(s.IDs, s.Blank).Probs[s.Answer]
+	}
+	return sum / float64(len(set))
+}
+
+// SaveFillBlank writes m's parameters and meta to path (atomically).
+func SaveFillBlank(path string, m *FillBlank, meta map[string]string) error {
+	return models.SaveCheckpoint(path, m.Params(), meta)
+}
+
+// blankCheckpoint is one parsed bundled fill-in-the-blank model.
+type blankCheckpoint struct {
+	model *FillBlank
+	meta  map[string]string
+}
+
+// blankCheckpoints parses both bundled models once: [unidirectional, bidirectional].
+var blankCheckpoints = sync.OnceValues(func() ([2]blankCheckpoint, error) {
+	var out [2]blankCheckpoint
+	for i, bi := range []bool{false, true} {
+		name := BlankCheckpointFile(bi)
+		raw, err := checkpointFS.ReadFile("checkpoints/" + name)
+		if err != nil {
+			return out, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
+		}
+		m := NewFillBlank(bi, 0)
+		meta, err := models.ReadSafetensors(bytes.NewReader(raw), m.Params())
+		if err != nil {
+			return out, fmt.Errorf("lessons: checkpoint %s: %w", name, err)
+		}
+		out[i] = blankCheckpoint{model: m, meta: meta}
+	}
+	return out, nil
+})
+
+// LoadFillBlank returns a fresh copy of the bundled trained model and its metadata.
+func LoadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
+	all, err := blankCheckpoints()
+	if err != nil {
+		return nil, nil, err
+	}
+	ck := all[0]
+	if bidirectional {
+		ck = all[1]
+	}
+	m := NewFillBlank(bidirectional, 0)
+	for i, p := range m.Params() {
+		p.Value.Copy(ck.model.Params()[i].Value)
+	}
+	return m, ck.meta, nil
+}

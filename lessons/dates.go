@@ -1,0 +1,163 @@
+package lessons
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The date-normalisation task for attention: a date written in one of many
+// surface forms ("22 November 2026", "nov 22, 2026", "Sunday 22/11/26") is
+// translated character by character into its ISO form "2026-11-22". It reuses Pair:
+// En holds the surface form (the source), Fr the ISO date (the target); split both
+// with CharTokens, not by white space.
+const (
+	DateSeed      = 1122 // 22 November, the lecture-example date
+	DateCount     = 6000 // distinct dates: enough for ≥ 95% exact match, a few seconds of training
+	DateTestEvery = 10   // the last DateCount/DateTestEvery generated dates are the test set
+	// SpaceToken stands for a space in CharTokens, so a space is visible on a page.
+	SpaceToken = "␣"
+)
+
+// The dates drawn: one century, so that a two-digit year is unambiguous with the
+// POSIX and Go rule (69–99 → 19yy, 00–68 → 20yy).
+var (
+	dateFirst = time.Date(1969, time.January, 1, 0, 0, 0, 0, time.UTC)
+	dateLast  = time.Date(2068, time.December, 31, 0, 0, 0, 0, time.UTC)
+)
+
+// dateFormat is one surface form: an example (for 2026-11-22) and how to write it.
+type dateFormat struct {
+	example string
+	write   func(t time.Time) string
+}
+
+func layout(l string) func(time.Time) string {
+	return func(t time.Time) string { return t.Format(l) }
+}
+
+func lowerLayout(l string) func(time.Time) string {
+	return func(t time.Time) string { return strings.ToLower(t.Format(l)) }
+}
+
+// ordinal writes a day of the month as 1st, 2nd, 3rd, 4th, …, 11th, 12th, 13th, 21st.
+func ordinal(d int) string {
+	suffix := "th"
+	if d < 11 || d > 13 {
+		switch d % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(d) + suffix
+}
+
+// dateFormats are the surface forms. Numeric forms are day-first (22/11/26) or
+// year-first (2026/11/22), never the American month-first, which would make
+// 05/06 ambiguous.
+var dateFormats = []dateFormat{
+	{"22 November 2026", layout("2 January 2006")},
+	{"nov 22, 2026", lowerLayout("Jan 2, 2006")},
+	{"Sunday 22/11/26", layout("Monday 02/01/06")},
+	{"22.11.2026", layout("02.01.2006")},
+	{"2026/11/22", layout("2006/01/02")},
+	{"November 22nd, 2026", func(t time.Time) string {
+		return t.Format("January") + " " + ordinal(t.Day()) + ", " + t.Format("2006")
+	}},
+	{"22-nov-2026", lowerLayout("02-Jan-2006")},
+	{"Sun, 22 Nov 2026", layout("Mon, 2 Jan 2006")},
+	{"Sunday, November 22, 2026", layout("Monday, January 2, 2006")},
+	{"22 nov 26", lowerLayout("2 Jan 06")},
+	{"20261122", layout("20060102")},
+	{"the 22nd of november 2026", func(t time.Time) string {
+		return "the " + ordinal(t.Day()) + " of " + strings.ToLower(t.Format("January 2006"))
+	}},
+	{"22/11/2026", layout("02/01/2006")},
+	{"Nov 22 2026", layout("Jan 2 2006")},
+	{"sunday 22 november 2026", lowerLayout("Monday 2 January 2006")},
+}
+
+// DateFormats lists one example of each surface form, for 2026-11-22.
+func DateFormats() []string {
+	out := make([]string, len(dateFormats))
+	for i, f := range dateFormats {
+		out[i] = f.example
+	}
+	return out
+}
+
+// ISODate is the target form of a date, YYYY-MM-DD.
+func ISODate(t time.Time) string { return t.Format("2006-01-02") }
+
+// datePair is a generated pair with the index of its surface form.
+type datePair struct {
+	Pair
+	format int
+}
+
+func generateDates(seed uint64, n int) []datePair {
+	rng := rand.New(rand.NewPCG(seed, 0xda7e))
+	days := int(dateLast.Sub(dateFirst).Hours()/24) + 1
+	n = min(n, days)
+	seen := map[int]bool{}
+	out := make([]datePair, 0, n)
+	for len(out) < n {
+		d := rng.IntN(days)
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		t := dateFirst.AddDate(0, 0, d)
+		f := rng.IntN(len(dateFormats))
+		out = append(out, datePair{Pair{En: dateFormats[f].write(t), Fr: ISODate(t)}, f})
+	}
+	return out
+}
+
+// GenerateDates returns n pairs of distinct dates between 1969-01-01 and
+// 2068-12-31, each in a surface form drawn uniformly from DateFormats (En) with
+// its ISO form (Fr), deterministic in seed (at most one pair per day of the range).
+func GenerateDates(seed uint64, n int) []Pair {
+	gen := generateDates(seed, n)
+	out := make([]Pair, len(gen))
+	for i, p := range gen {
+		out[i] = p.Pair
+	}
+	return out
+}
+
+type dateSplit struct{ train, test []Pair }
+
+var shippedDates = sync.OnceValue(func() dateSplit {
+	all := GenerateDates(DateSeed, DateCount)
+	cut := len(all) - len(all)/DateTestEvery
+	return dateSplit{all[:cut:cut], all[cut:]}
+})
+
+// Dates is the shipped date task, GenerateDates(DateSeed, DateCount): the first 90%
+// train, the last 10% test. Every date occurs once, so no test date is seen in
+// training in any form. Built once; callers must not modify the slices.
+func Dates() (train, test []Pair) {
+	d := shippedDates()
+	return d.train, d.test
+}
+
+// CharTokens splits s into one token per character (rune), writing a space as
+// SpaceToken: "22 nov" → "2", "2", "␣", "n", "o", "v".
+func CharTokens(s string) []string {
+	out := make([]string, 0, len(s))
+	for _, r := range s {
+		if r == ' ' {
+			out = append(out, SpaceToken)
+			continue
+		}
+		out = append(out, string(r))
+	}
+	return out
+}

@@ -1,0 +1,266 @@
+package lessons
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"unroll/sim"
+)
+
+// deepModel is the deep-rnn lesson's sim.Model: a trained stack of L layers reading
+// one generated market series, day by day.
+type deepModel struct {
+	net    *MarketModel
+	meta   map[string]string // of the checkpoint it started from
+	series MarketSeries
+	seed   uint64
+
+	run    *MarketRun  // nil when the weights changed since the last run
+	scores *DeepScores // of the current weights on the held-out series
+
+	trainRng *rand.Rand
+	trained  int
+	curve    []float64
+}
+
+func buildDeep(v sim.Values) (sim.Model, error) {
+	kind, L := v.String("cell"), v.Int("layers")
+	net, meta, err := LoadMarketModel(kind, L)
+	if err != nil {
+		return nil, err
+	}
+	seed := uint64(v.Int("seed"))
+	rng := rand.New(rand.NewPCG(seed, 0x5e41e5))
+	return &deepModel{net: net, meta: meta, series: NewMarketSeries(rng, v.Int("length")), seed: seed}, nil
+}
+
+func (m *deepModel) states() *MarketRun {
+	if m.run == nil {
+		r := m.net.Run(m.series)
+		m.run = &r
+	}
+	return m.run
+}
+
+// layerScores are the per-layer correlations: from the checkpoint's metadata for
+// bundled weights (the same numbers Scores gives, checked by a test), measured on
+// the held-out series after training from scratch.
+func (m *deepModel) layerScores() (slow, fast, auto []float64) {
+	L := m.net.Layers()
+	if m.trained == 0 {
+		for l := 1; l <= L; l++ {
+			slow = append(slow, metaFloat(m.meta, fmt.Sprintf("slow_corr_l%d", l)))
+			fast = append(fast, metaFloat(m.meta, fmt.Sprintf("fast_corr_l%d", l)))
+			auto = append(auto, metaFloat(m.meta, fmt.Sprintf("autocorr_l%d", l)))
+		}
+		return slow, fast, auto
+	}
+	if m.scores == nil {
+		sc := m.net.Scores(DeepEvalSet())
+		m.scores = &sc
+	}
+	return m.scores.SlowCorr, m.scores.FastCorr, m.scores.Autocorr
+}
+
+func (m *deepModel) Steps() int { return len(m.series.X) - 1 }
+
+func signed(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+func regimeName(r float64) string {
+	if r > 0 {
+		return "bull"
+	}
+	return "bear"
+}
+
+func (m *deepModel) Static() sim.Frame {
+	L := m.net.Layers()
+	T := m.Steps()
+	tokens := make([]string, T)
+	for t := range T {
+		tokens[t] = signed(m.series.X[t])
+	}
+	labels := make([]string, L)
+	for l := range L {
+		labels[l] = fmt.Sprintf("layer %d", l+1)
+	}
+	slow, fast, auto := m.layerScores()
+	round := func(v []float64) []float64 {
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = math.Round(x*100) / 100
+		}
+		return out
+	}
+	meta := map[string]any{
+		"tokens": tokens, "labels": labels, "cell": m.net.Kind, "layers": L, "hidden": DeepHidden,
+		"params":           m.net.Net.Params().Count(),
+		"slow_corr":        round(slow),
+		"fast_corr":        round(fast),
+		"autocorr":         round(auto),
+		"regime_switches":  switches(m.series.Regime[:T]),
+		"what_layers_show": layerSummary(slow, fast),
+	}
+	if m.trained == 0 {
+		meta["weights"] = "bundled checkpoint"
+		meta["held_out_regime_accuracy"] = round4(metaFloat(m.meta, "regime_accuracy"))
+		meta["held_out_next_mse"] = round4(metaFloat(m.meta, "next_mse"))
+		meta["best_possible_mse"] = round4(metaFloat(m.meta, "best_mse"))
+	} else {
+		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
+	}
+	return sim.Frame{
+		Arrays: []sim.Array{
+			sim.Vector("slow_corr", slow), sim.Vector("fast_corr", fast),
+			sim.Vector("regime_line", bullLine(m.series.Regime[:T])),
+		},
+		Meta: meta,
+	}
+}
+
+func bullLine(r []float64) []float64 {
+	out := make([]float64, len(r))
+	for i, x := range r {
+		out[i] = b2f(x > 0)
+	}
+	return out
+}
+
+func switches(r []float64) int {
+	n := 0
+	for t := 1; t < len(r); t++ {
+		if r[t] != r[t-1] {
+			n++
+		}
+	}
+	return n
+}
+
+// layerSummary says in words which layer follows which time scale most closely.
+func layerSummary(slow, fast []float64) string {
+	if len(slow) == 1 {
+		return fmt.Sprintf("one layer carries both: mean |corr| %.2f with the regime, %.2f with the day-to-day move", slow[0], fast[0])
+	}
+	top := len(slow) - 1
+	return fmt.Sprintf("layer 1: |corr| %.2f with the regime, %.2f with the day-to-day move; layer %d (top): %.2f and %.2f",
+		slow[0], fast[0], top+1, slow[top], fast[top])
+}
+
+func (m *deepModel) At(t int) sim.Frame {
+	r := m.states()
+	L := m.net.Layers()
+	flat := make([]float64, 0, L*DeepHidden)
+	for _, h := range r.States[t-1] {
+		flat = append(flat, h...)
+	}
+	s := m.series
+	meta := map[string]any{
+		"day":        t,
+		"x_t":        round4(s.X[t-1]),
+		"regime":     regimeName(s.Regime[t-1]),
+		"P(bull)":    round4(r.PBull[t-1]),
+		"prediction": regimeName(r.PBull[t-1] - 0.5),
+		"correct":    (r.PBull[t-1] > 0.5) == s.Bull(t-1),
+		"x_hat_next": round4(r.Next[t-1]),
+	}
+	arrays := []sim.Array{
+		sim.Matrix("H", L, DeepHidden, flat),
+		sim.Vector("x", []float64{s.X[t-1]}),
+		sim.Vector("p_bull", []float64{r.PBull[t-1]}),
+	}
+	if t > 1 {
+		arrays = append(arrays, sim.Vector("x_hat", []float64{r.Next[t-2]})) // the forecast of x_t made on day t−1
+	}
+	return sim.Frame{Arrays: arrays, Meta: meta}
+}
+
+// TrainStep trains from scratch: the first call replaces the bundled weights by fresh
+// ones drawn from the seed (same cell and L), then every call is one minibatch of Adam.
+func (m *deepModel) TrainStep() (sim.Frame, error) {
+	if m.trainRng == nil {
+		m.net = NewMarketModel(m.net.Kind, m.net.Layers(), m.seed)
+		m.trainRng = rand.New(rand.NewPCG(m.seed, 0x7a1))
+	}
+	loss, acc := m.net.TrainStep(m.trainRng)
+	if math.IsNaN(loss) {
+		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", m.trained+1)
+	}
+	m.trained++
+	m.run, m.scores = nil, nil
+	if len(m.curve) == lossCurveLimit {
+		m.curve = m.curve[1:]
+	}
+	m.curve = append(m.curve, loss)
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.curve))},
+		Meta:   map[string]any{"loss": round4(loss), "regime_accuracy": round4(acc), "trained_steps": m.trained},
+	}, nil
+}
+
+var deepLesson = &Lesson{
+	Slug:    "deep-rnn",
+	Section: "4.5",
+	Title:   "Deep recurrent neural networks",
+	Summary: "Stack recurrent layers on a bull/bear market series and see which layer follows the slow regime and which the day-to-day moves.",
+	Prose: []string{
+		`A deep RNN stacks recurrent layers. Layer 1 reads the input \(X_t\); every higher layer reads the hidden state of the layer below at the same step, \(H_t^{(l-1)}\), and its own previous state \(H_{t-1}^{(l)}\). So each state \(H_t^{(l)}\) is sent two ways: to the right, to the same layer's next step, and up, to the next layer's same step. Only the top layer feeds the output. In the graph below each layer is a row; follow the arrows of the highlighted column.`,
+		`Why stack? Different layers can keep different kinds of information. The lecture's example is a market: whether we are in a bull or a bear market changes rarely, while prices move every day. The series here is generated that way: a slow regime \(r_t = \pm 1\) that flips on about one day in 25 and shifts the mean daily move to \(\pm 0.5\), plus a fast day-to-day component \(f_t\) that partly undoes the previous day's move, \(x_t = 0.5\,r_t + f_t\). The model reads one \(x_t\) per day and, from its top layer, forecasts tomorrow's move \(\hat x_{t+1}\) and the probability that today is a bull market.`,
+		`Which layer tracks which? The bars show, per layer, how closely its units follow the regime \(r_t\) and the fast component \(f_t\) (the mean of \(|\mathrm{corr}|\) over the units, measured on 20 held-out series). What the trained models actually do: every layer carries some of both, but in every stack of two or three layers the top layer's units follow the day-to-day component less than layer 1's do, and the regime as closely or more (higher in five of the six stacks): layer 1 mixes the fast moves into most of its units. It is a tendency, not a clean split: with \(h = 8\) units per layer nothing forces one layer per time scale, and a single layer already solves this task about as well (see the held-out scores in the facts).`,
+		`Change \(L\), the cell (the lecture's tanh RNN, a GRU or an LSTM replace \(\phi\) in the equation with their gated step) or the seed for a new series. <b>Train from scratch</b> retrains the chosen stack live.`,
+	},
+	Equations: []Equation{
+		{TeX: `H_t^{(0)} = \htmlClass{sym-x}{X_t} = x_t`, Symbols: []Symbol{{ID: "x", Array: "x"}}},
+		{TeX: `\htmlClass{sym-H}{H_t^{(l)}} = \phi_l(H_t^{(l-1)} W_{xh}^{(l)} + H_{t-1}^{(l)} W_{hh}^{(l)} + b_h^{(l)}), \quad l = 1, \dots, L`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
+		{TeX: `O_t = H_t^{(L)} W_{hq} + b_q = (\htmlClass{sym-x_hat}{\hat x_{t+1}},\ o_t), \qquad \htmlClass{sym-p_bull}{P(\mathrm{bull})} = \sigma(o_t)`, Symbols: []Symbol{{ID: "x_hat", Array: "x_hat"}, {ID: "p_bull", Array: "p_bull"}}},
+	},
+	Panels: []Panel{
+		{ID: "graph", Kind: Graph, Title: `the layers × time grid \(H_t^{(l)}\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H",
+			Note: "Each state feeds the next step of its layer (→) and the same step of the layer above (↑); the output reads the top layer."},
+		{ID: "H", Kind: Heatmap, Title: `hidden states \(H_t^{(l)}\), one block per layer`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H",
+			Note: "Slow units keep one colour through a whole regime; fast ones flicker from day to day."},
+		{ID: "layers", Kind: Bars, Title: `per layer: mean \(|\mathrm{corr}|\) with the regime \(r_t\) and with the fast part \(f_t\)`, Arrays: []string{"slow_corr", "fast_corr"}, Scale: []float64{0, 1},
+			Note: "Measured on 20 held-out series of 200 days; the facts list the numbers."},
+		{ID: "x", Kind: Line, Title: `the move \(x_t\) and the forecast \(\hat x_t\) made the day before`, Arrays: []string{"x", "x_hat"}, Symbol: "x_hat"},
+		{ID: "regime", Kind: Line, Title: `bull market (1) or bear (0), and the model's \(P(\mathrm{bull})\)`, Arrays: []string{"regime_line", "p_bull"}, Scale: []float64{0, 1}, Symbol: "p_bull"},
+	},
+	Params: sim.Specs{
+		{Name: "layers", Label: "layers", Symbol: "L", Kind: sim.Int, Default: "3", Min: 1, Max: DeepMaxLayers, Step: 1,
+			Help: "Each L has its own trained stack."},
+		{Name: "cell", Label: "cell", Kind: sim.Choice, Default: string(DeepKinds[0]), Choices: DeepKinds,
+			Help: "rnn: the lecture's tanh step; gru and lstm: gated cells in every layer."},
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1,
+			Help: "A new market series (and the random start of training from scratch)."},
+		{Name: "length", Label: "days", Symbol: "T", Kind: sim.Int, Default: "80", Min: 30, Max: 160, Step: 10},
+	},
+	Plots: []Plot{
+		{Name: "layers", Title: "mean |corr| of the units of H_t⁽ˡ⁾ with r_t and f_t, per layer l", XLabel: "layer l", YLabel: "mean |corr| over units",
+			Series: func(sm sim.Model) []Series {
+				m := sm.(*deepModel)
+				slow, fast, _ := m.layerScores()
+				s := Series{Label: "slow regime r_t"}
+				f := Series{Label: "fast part f_t"}
+				for l := range slow {
+					s.X, f.X = append(s.X, float64(l+1)), append(f.X, float64(l+1))
+					s.Y, f.Y = append(s.Y, slow[l]), append(f.Y, fast[l])
+				}
+				return []Series{s, f}
+			}},
+		{Name: "regime", Title: "bull market and P(bull) from the top layer", XLabel: "day t", YLabel: "probability",
+			Series: func(sm sim.Model) []Series {
+				m := sm.(*deepModel)
+				r := m.states()
+				truth := Series{Label: "bull market (1) or bear (0)"}
+				p := Series{Label: "P(bull)"}
+				for t := range m.Steps() {
+					truth.X, p.X = append(truth.X, float64(t+1)), append(p.X, float64(t+1))
+					truth.Y, p.Y = append(truth.Y, b2f(m.series.Bull(t))), append(p.Y, r.PBull[t])
+				}
+				return []Series{truth, p}
+			}},
+	},
+	Build:  buildDeep,
+	Trains: true,
+}

@@ -1,0 +1,670 @@
+package lessons
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// Sizes and training settings of the LSTM lesson's classifiers (and of the vanilla
+// RNNs it compares them with). Batch, learning rate and clipping are the GRU
+// lesson's, so that the cells differ mainly in their equations.
+const (
+	LSTMHidden      = 12 // h: the GRU page's usual width, few enough units to read on a heatmap
+	forgetBiasInit  = 1  // b_f starts at +1 (F_t ≈ 0.73): cells begin by keeping most of their content (Gers et al. 2000)
+	LSTMTrainSteps  = GRUTrainSteps
+	rnnTrainSteps   = GRUTrainSteps
+	LSTMCellScale   = 15 // the C_t heatmap's fixed colour range ±15: the shipped models' |C_t| on the held-out sets stays below it (TestLSTMCheckpoints)
+	cellPlotUnits   = 4  // the "cell" export draws the units whose C_t moves most
+	lstmLossTarget  = "the right answer at the last step"
+	lstmLossOwnPred = "the LSTM's own answer at the last step (the task asks nothing there)"
+)
+
+// SeqClassifier is a recurrent cell that reads one token per step (X_t is its one-hot
+// vector) and predicts the task's target from every hidden state:
+// ŷ_t = softmax(H_t W_q + b_q). The LSTM lesson uses it with an LSTM and with a
+// vanilla tanh RNN.
+type SeqClassifier struct {
+	Task *Task
+	Cell models.Cell
+	Out  *models.Dense
+	opt  *models.Adam
+}
+
+// NewLSTMClassifier returns an untrained LSTM classifier for task with weights drawn
+// from seed and b_f raised by forgetBiasInit.
+func NewLSTMClassifier(task *Task, seed uint64) *SeqClassifier {
+	rng := rand.New(rand.NewPCG(seed, 0x1997))
+	cell := models.NewLSTM(len(Alphabet), LSTMHidden, rng)
+	addConst(cell.Bf, forgetBiasInit)
+	return &SeqClassifier{Task: task, Cell: cell, Out: models.NewDense("out.", LSTMHidden, len(task.Classes), rng), opt: models.NewAdam(gruLR)}
+}
+
+// NewRNNClassifier returns an untrained vanilla classifier,
+// H_t = tanh(X_t W_xh + H_{t-1} W_hh + b_h), for task with weights drawn from seed.
+func NewRNNClassifier(task *Task, seed uint64) *SeqClassifier {
+	rng := rand.New(rand.NewPCG(seed, 0x1986))
+	cell := models.NewRNN(len(Alphabet), LSTMHidden, models.ActTanh, rng)
+	return &SeqClassifier{Task: task, Cell: cell, Out: models.NewDense("out.", LSTMHidden, len(task.Classes), rng), opt: models.NewAdam(gruLR)}
+}
+
+// Params lists the cell's parameters as "lstm.W_xi", … (or "rnn.W_xh", …) then
+// "out.W", "out.b".
+func (m *SeqClassifier) Params() models.Params {
+	return append(m.Cell.Params().WithPrefix(string(m.Cell.Kind())+"."), m.Out.Params()...)
+}
+
+// traceOf runs the cell over a batch of equally long sequences from the zero state,
+// step by step (bit-for-bit reproducible, see GRUClassifier.TrainStep); X_t is
+// input(t), or the clean one-hot vectors when input is nil.
+func traceOf(cell models.Cell, ids [][]int, input func(t int) *mat.Dense) *models.Trace {
+	T := len(ids[0])
+	tr := &models.Trace{Steps: make([]*models.StepTrace, T)}
+	var state models.State
+	for t := range T {
+		var x *mat.Dense
+		if input != nil {
+			x = input(t)
+		} else {
+			x = oneHot(ids, t)
+		}
+		tr.Steps[t] = cell.Step(x, state)
+		state = tr.Steps[t].Next
+	}
+	return tr
+}
+
+// TrainStep runs one minibatch of Adam on L = mean over labelled steps of
+// −log ŷ_t[y_t], drawing the batch from rng. It returns the loss and the share of
+// labelled steps predicted right.
+func (m *SeqClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
+	ids, ys := m.Task.Batch(rng, gruBatch)
+	T := len(ids[0])
+	ps := m.Params()
+	ps.ZeroGrad()
+	tr := traceOf(m.Cell, ids, func(t int) *mat.Dense { return m.Task.TrainInput(ids, t, rng) })
+	count := 0
+	for _, y := range ys {
+		for _, v := range y {
+			count += b2i(v >= 0)
+		}
+	}
+	targets := make([]int, gruBatch)
+	mask := make([]float64, gruBatch)
+	dH := make([]*mat.Dense, T)
+	hits := 0
+	for t := range T {
+		for b := range gruBatch {
+			targets[b], mask[b] = max(ys[b][t], 0), b2f(ys[b][t] >= 0)
+		}
+		H := tr.Steps[t].Next.H
+		l, probs, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, mask)
+		loss += l
+		for b := range gruBatch {
+			if mask[b] > 0 && argmax(probs.RawRowView(b)) == targets[b] {
+				hits++
+			}
+		}
+		dLogits.Scale(1/float64(count), dLogits)
+		dH[t] = m.Out.Backward(H, dLogits)
+	}
+	models.Backward(m.Cell, tr, dH, models.BPTTOptions{})
+	models.ClipGradNorm(ps, gruClip)
+	m.opt.Step(ps)
+	return loss / float64(count), float64(hits) / float64(count)
+}
+
+// Probs returns ŷ_t for every step of ids, read by the unclamped cell from H_0 = 0.
+func (m *SeqClassifier) Probs(ids []int) [][]float64 {
+	tr := traceOf(m.Cell, [][]int{ids}, nil)
+	out := make([][]float64, len(ids))
+	for t, st := range tr.Steps {
+		logits := m.Out.Forward(st.Next.H).RawRowView(0)
+		out[t] = make([]float64, len(logits))
+		models.Softmax(out[t], logits)
+	}
+	return out
+}
+
+// Evaluate returns the share of labelled steps predicted right and the share of
+// sequences whose last step is predicted right.
+func (m *SeqClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
+	hits, count, finalHits := 0, 0, 0
+	for _, ids := range seqs {
+		probs := m.Probs(ids)
+		for t, y := range m.Task.Targets(ids) {
+			if y < 0 {
+				continue
+			}
+			ok := argmax(probs[t]) == y
+			hits += b2i(ok)
+			count++
+			if t == len(ids)-1 && ok {
+				finalHits++
+			}
+		}
+	}
+	return float64(hits) / float64(count), float64(finalHits) / float64(len(seqs))
+}
+
+// LSTMStep is one time step of the lesson's LSTM for a single sequence.
+type LSTMStep struct {
+	X, I, F, O, CTilde, C, H []float64
+	Kept, Written            []float64 // F_t ⊙ C_{t-1} and I_t ⊙ C̃_t, the two terms of C_t
+	Probs                    []float64 // ŷ_t over the task's classes
+}
+
+// RunLSTM reads ids from H_0 = C_0 = 0 and returns every step, with the clamp applied
+// (Gate "I", "F" or "O"; a clamped gate is replaced by its value before it is used):
+//
+//	I_t = σ(X_t W_xi + H_{t-1} W_hi + b_i),  F_t = σ(X_t W_xf + H_{t-1} W_hf + b_f)
+//	O_t = σ(X_t W_xo + H_{t-1} W_ho + b_o),  C̃_t = tanh(X_t W_xc + H_{t-1} W_hc + b_c)
+//	C_t = F_t ⊙ C_{t-1} + I_t ⊙ C̃_t,  H_t = O_t ⊙ tanh(C_t),  ŷ_t = softmax(H_t W_q + b_q)
+//
+// It panics unless m's cell is an LSTM.
+func (m *SeqClassifier) RunLSTM(ids []int, clamp Clamp) []LSTMStep {
+	c := m.Cell.(*models.LSTM)
+	h := LSTMHidden
+	prevH, prevC := make([]float64, h), make([]float64, h)
+	// gate returns act(X_t W_x + H_{t-1} W_h + b) for the one-hot X_t of token id.
+	gate := func(id int, wx, wh, b *models.Param, act func(float64) float64) []float64 {
+		out := slices.Clone(wx.Value.RawRowView(id))
+		for k, hk := range prevH {
+			if hk == 0 {
+				continue
+			}
+			for j, w := range wh.Value.RawRowView(k) {
+				out[j] += hk * w
+			}
+		}
+		for j, bj := range b.Value.RawRowView(0) {
+			out[j] = act(out[j] + bj)
+		}
+		return out
+	}
+	steps := make([]LSTMStep, len(ids))
+	for t, id := range ids {
+		x := make([]float64, len(Alphabet))
+		x[id] = 1
+		st := LSTMStep{
+			X: x,
+			I: gate(id, c.Wxi, c.Whi, c.Bi, sigmoid), F: gate(id, c.Wxf, c.Whf, c.Bf, sigmoid),
+			O: gate(id, c.Wxo, c.Who, c.Bo, sigmoid), CTilde: gate(id, c.Wxc, c.Whc, c.Bc, math.Tanh),
+			C: make([]float64, h), H: make([]float64, h), Kept: make([]float64, h), Written: make([]float64, h),
+		}
+		switch clamp.Gate {
+		case "I":
+			fill(st.I, clamp.Value)
+		case "F":
+			fill(st.F, clamp.Value)
+		case "O":
+			fill(st.O, clamp.Value)
+		}
+		for j := range h {
+			st.Kept[j] = st.F[j] * prevC[j]
+			st.Written[j] = st.I[j] * st.CTilde[j]
+			st.C[j] = st.Kept[j] + st.Written[j]
+			st.H[j] = st.O[j] * math.Tanh(st.C[j])
+		}
+		logits := m.Out.Forward(mat.NewDense(1, h, st.H)).RawRowView(0)
+		st.Probs = make([]float64, len(logits))
+		models.Softmax(st.Probs, logits)
+		steps[t] = st
+		prevH, prevC = st.H, st.C
+	}
+	return steps
+}
+
+// LastStepGradients backpropagates the loss at the last step only,
+// L = −log ŷ_T[y] (y = target), through the unclamped cell reading ids, and returns
+// ‖∂L/∂H_t‖ for t = 1..T and, for an LSTM, ‖∂L/∂C_t‖ (0 at t = T, where L reads only
+// H_T). It leaves every Param.Grad at zero.
+func LastStepGradients(cell models.Cell, out *models.Dense, ids []int, target int) (hNorm, cNorm []float64) {
+	tr := traceOf(cell, [][]int{ids}, nil)
+	T := len(ids)
+	H := tr.Steps[T-1].Next.H
+	_, _, dLogits := models.SoftmaxCrossEntropy(out.Forward(H), []int{target}, nil)
+	dH := make([]*mat.Dense, T)
+	dH[T-1] = out.Backward(H, dLogits)
+	g := models.Backward(cell, tr, dH, models.BPTTOptions{})
+	cell.Params().ZeroGrad()
+	out.Params().ZeroGrad()
+	return g.HNorm, g.CNorm
+}
+
+// ParamFormula is the cell's parameter count by the lecture's shapes, with d inputs
+// and h units: a block of W_x* (d×h), W_h* (h×h) and b_* (h) per gate or candidate,
+// 4 blocks for an LSTM, 3 for a GRU, 1 for a vanilla RNN.
+func ParamFormula(kind models.Kind, d, h int) int {
+	blocks := map[models.Kind]int{models.KindLSTM: 4, models.KindGRU: 3, models.KindRNN: 1}[kind]
+	return blocks * (d*h + h*h + h)
+}
+
+// LSTMCheckpointFile and RNNCheckpointFile are the bundled checkpoints of a task's
+// LSTM and vanilla RNN classifiers, under lessons/checkpoints.
+func LSTMCheckpointFile(task string) string { return "lstm-" + task + ".safetensors" }
+
+// RNNCheckpointFile: see LSTMCheckpointFile.
+func RNNCheckpointFile(task string) string { return "rnn-" + task + ".safetensors" }
+
+// seqCheckpoints parses every bundled LSTM and RNN task checkpoint once.
+var seqCheckpoints = sync.OnceValues(func() (map[string]checkpoint, error) {
+	out := map[string]checkpoint{}
+	for _, task := range Tasks {
+		for name, fresh := range map[string]*SeqClassifier{
+			LSTMCheckpointFile(task.Name): NewLSTMClassifier(task, 0),
+			RNNCheckpointFile(task.Name):  NewRNNClassifier(task, 0),
+		} {
+			raw, err := checkpointFS.ReadFile("checkpoints/" + name)
+			if err != nil {
+				return nil, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
+			}
+			meta, err := models.ReadSafetensors(bytes.NewReader(raw), fresh.Params())
+			if err != nil {
+				return nil, fmt.Errorf("lessons: checkpoint %s: %w", name, err)
+			}
+			ck := checkpoint{meta: meta}
+			for _, p := range fresh.Params() {
+				ck.values = append(ck.values, mat.DenseCopyOf(p.Value))
+			}
+			out[name] = ck
+		}
+	}
+	return out, nil
+})
+
+// loadSeq returns a fresh copy of the bundled classifier in file, built by fresh.
+func loadSeq(file string, fresh *SeqClassifier) (*SeqClassifier, map[string]string, error) {
+	all, err := seqCheckpoints()
+	if err != nil {
+		return nil, nil, err
+	}
+	ck, ok := all[file]
+	if !ok {
+		return nil, nil, fmt.Errorf("lessons: no bundled checkpoint %s", file)
+	}
+	for i, p := range fresh.Params() {
+		p.Value.Copy(ck.values[i])
+	}
+	return fresh, ck.meta, nil
+}
+
+// LoadLSTMClassifier returns a fresh copy of the bundled trained LSTM for task and
+// its checkpoint metadata.
+func LoadLSTMClassifier(task *Task) (*SeqClassifier, map[string]string, error) {
+	return loadSeq(LSTMCheckpointFile(task.Name), NewLSTMClassifier(task, 0))
+}
+
+// LoadRNNClassifier returns a fresh copy of the bundled trained vanilla RNN for task
+// and its checkpoint metadata.
+func LoadRNNClassifier(task *Task) (*SeqClassifier, map[string]string, error) {
+	return loadSeq(RNNCheckpointFile(task.Name), NewRNNClassifier(task, 0))
+}
+
+// CellRange is the largest |C_t| the LSTM m reaches on seqs (unclamped).
+func (m *SeqClassifier) CellRange(seqs [][]int) float64 {
+	top := 0.0
+	for _, ids := range seqs {
+		for _, st := range m.RunLSTM(ids, Clamp{}) {
+			for _, c := range st.C {
+				top = max(top, math.Abs(c))
+			}
+		}
+	}
+	return top
+}
+
+// SeqCheckpointMeta is the metadata cmd/train records with a trained classifier: its
+// settings and its accuracies on EvalSet (and, for an LSTM, the largest |C_t| there).
+func SeqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) map[string]string {
+	seqs := EvalSet(m.Task)
+	stepAcc, finalAcc := m.Evaluate(seqs)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	meta := map[string]string{
+		"task": m.Task.Name, "cell": string(m.Cell.Kind()), "hidden": strconv.Itoa(LSTMHidden),
+		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
+		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR),
+		"eval_seed": strconv.Itoa(GRUEvalSeed), "eval_seqs": strconv.Itoa(GRUEvalSeqs),
+		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
+	}
+	if m.Cell.Kind() == models.KindLSTM {
+		meta["forget_bias_init"] = f(forgetBiasInit)
+		meta["c_max"] = f(m.CellRange(seqs))
+	}
+	return meta
+}
+
+// SaveSeqClassifier writes m's parameters and meta to path (atomically).
+func SaveSeqClassifier(path string, m *SeqClassifier, meta map[string]string) error {
+	return models.SaveCheckpoint(path, m.Params(), meta)
+}
+
+// lstmModel is the LSTM lesson's sim.Model: the task's LSTM reading one input, next to
+// the GRU and the vanilla RNN trained on the same task.
+type lstmModel struct {
+	lstm  *SeqClassifier
+	meta  map[string]string // of the LSTM checkpoint it started from
+	gru   *GRUClassifier
+	rnn   *SeqClassifier
+	ids   []int
+	text  string
+	clamp Clamp
+	seed  uint64
+
+	steps   []LSTMStep // nil when the LSTM's weights changed since the last run
+	gruRun  []GRUStep
+	rnnH    [][]float64
+	rnnP    [][]float64
+	grads   map[string][]float64 // per-model ‖∂L/∂H_t‖ (and the LSTM's ‖∂L/∂C_t‖)
+	gradFor string               // what y the last-step loss uses
+
+	trainRng  *rand.Rand
+	trained   int
+	lossCurve []float64
+}
+
+func buildLSTM(v sim.Values) (sim.Model, error) {
+	task, ok := FindTask(v.String("task"))
+	if !ok {
+		return nil, fmt.Errorf("there is no task %q", v.String("task"))
+	}
+	text := v.String("input")
+	if text == "" {
+		text = task.Default
+	}
+	ids, err := task.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	lstm, meta, err := LoadLSTMClassifier(task)
+	if err != nil {
+		return nil, err
+	}
+	gru, _, err := LoadGRUClassifier(task, VariantLecture)
+	if err != nil {
+		return nil, err
+	}
+	rnn, _, err := LoadRNNClassifier(task)
+	if err != nil {
+		return nil, err
+	}
+	clamp := Clamp{}
+	if g := v.String("clamp"); g != "none" {
+		clamp = Clamp{Gate: g, Value: v.Float("clamp_value")}
+	}
+	m := &lstmModel{lstm: lstm, meta: meta, gru: gru, rnn: rnn, ids: ids, text: text, clamp: clamp, seed: uint64(v.Int("seed"))}
+	m.gruRun = gru.Run(ids, Clamp{})
+	rtr := traceOf(rnn.Cell, [][]int{ids}, nil)
+	for _, st := range rtr.Steps {
+		m.rnnH = append(m.rnnH, mat.Row(nil, 0, st.Next.H))
+	}
+	m.rnnP = rnn.Probs(ids)
+	return m, nil
+}
+
+// run computes the LSTM's steps and the three models' last-step gradients.
+func (m *lstmModel) run() []LSTMStep {
+	if m.steps != nil {
+		return m.steps
+	}
+	m.steps = m.lstm.RunLSTM(m.ids, m.clamp)
+	T := len(m.ids)
+	y, gradFor := m.lstm.Task.Targets(m.ids)[T-1], lstmLossTarget
+	if y < 0 {
+		y, gradFor = argmax(m.lstm.RunLSTM(m.ids, Clamp{})[T-1].Probs), lstmLossOwnPred
+	}
+	m.gradFor = fmt.Sprintf("L = −log ŷ_T[%s], %s", m.lstm.Task.Classes[y], gradFor)
+	m.grads = map[string][]float64{}
+	m.grads["LSTM"], m.grads["LSTM C_t"] = LastStepGradients(m.lstm.Cell, m.lstm.Out, m.ids, y)
+	m.grads["GRU"], _ = LastStepGradients(m.gru.Cell, m.gru.Out, m.ids, y)
+	m.grads["RNN"], _ = LastStepGradients(m.rnn.Cell, m.rnn.Out, m.ids, y)
+	return m.steps
+}
+
+// gradArrays are the names of the gradient-norm curves, in legend order.
+var gradArrays = []string{"LSTM", "GRU", "RNN", "LSTM C_t"}
+
+func (m *lstmModel) Steps() int { return len(m.ids) }
+
+// counts returns each cell's parameter count, its formula value and the output
+// layer's count, in the order LSTM, GRU, RNN.
+func (m *lstmModel) counts() (cells, formulas, outs [3]int) {
+	d := len(Alphabet)
+	for i, c := range []struct {
+		cell models.Cell
+		all  models.Params
+		out  *models.Dense
+	}{{m.lstm.Cell, m.lstm.Params(), m.lstm.Out}, {m.gru.Cell, m.gru.Params(), m.gru.Out}, {m.rnn.Cell, m.rnn.Params(), m.rnn.Out}} {
+		outs[i] = c.out.Params().Count()
+		cells[i] = c.all.Count() - outs[i]
+		formulas[i] = ParamFormula(c.cell.Kind(), d, c.cell.HiddenSize())
+	}
+	return cells, formulas, outs
+}
+
+func (m *lstmModel) Static() sim.Frame {
+	task := m.lstm.Task
+	steps := m.run()
+	tokens := make([]string, len(m.ids))
+	for i, id := range m.ids {
+		tokens[i] = Alphabet[id]
+	}
+	answers := make([]any, len(m.ids))
+	for t, y := range task.Targets(m.ids) {
+		if y >= 0 {
+			answers[t] = task.Classes[y]
+		}
+	}
+	T := len(m.ids)
+	last := steps[T-1].Probs
+	cells, formulas, outs := m.counts()
+	d, h, hg := len(Alphabet), LSTMHidden, m.gru.Cell.HiddenSize()
+	meta := map[string]any{
+		"tokens":      tokens,
+		"input":       m.text,
+		"task":        task.Name,
+		"task_title":  task.Title,
+		"description": task.Description,
+		"classes":     task.Classes,
+		"labels":      []string{"LSTM", "GRU", "RNN"},
+		"answers":     answers,
+		"hidden":      fmt.Sprintf("h = %d (LSTM), %d (GRU), %d (RNN)", h, hg, m.rnn.Cell.HiddenSize()),
+		"output":      task.Classes[argmax(last)],
+		"probability": round4(last[argmax(last)]),
+		"clamp":       clampName(m.clamp),
+		"gru_output":  task.Classes[argmax(m.gruRun[T-1].Probs)],
+		"rnn_output":  task.Classes[argmax(m.rnnP[T-1])],
+		"params_lstm": fmt.Sprintf("4(dh+h²+h) = 4(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[0], cells[0]+outs[0], outs[0], cells[0]),
+		"params_gru":  fmt.Sprintf("3(dh+h²+h) = 3(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, hg, hg, hg, formulas[1], cells[1]+outs[1], outs[1], cells[1]),
+		"params_rnn":  fmt.Sprintf("dh+h²+h = %d·%d+%d²+%d = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[2], cells[2]+outs[2], outs[2], cells[2]),
+		"gradient_of": m.gradFor,
+		"c_scale":     fmt.Sprintf("colour scale fixed at ±%d", LSTMCellScale),
+	}
+	if m.clamp.Gate != "" {
+		meta["gradients"] = "of the unclamped models"
+	}
+	if m.trained == 0 {
+		meta["weights"] = "bundled checkpoints"
+		meta["checkpoint_accuracy"] = metaFloat(m.meta, "accuracy")
+	} else {
+		meta["weights"] = fmt.Sprintf("LSTM trained from scratch for %d steps (seed %d); GRU and RNN bundled", m.trained, m.seed)
+	}
+	arrays := []sim.Array{sim.Vector("params", []float64{float64(cells[0]), float64(cells[1]), float64(cells[2])})}
+	for _, name := range gradArrays {
+		arrays = append(arrays, sim.Vector(name, slices.Clone(m.grads[name])))
+	}
+	return sim.Frame{Arrays: arrays, Meta: meta}
+}
+
+func (m *lstmModel) At(t int) sim.Frame {
+	st := m.run()[t-1]
+	task := m.lstm.Task
+	k := argmax(st.Probs)
+	meta := map[string]any{
+		"token":          Alphabet[m.ids[t-1]],
+		"prediction":     task.Classes[k],
+		"probability":    round4(st.Probs[k]),
+		"gru_prediction": task.Classes[argmax(m.gruRun[t-1].Probs)],
+		"rnn_prediction": task.Classes[argmax(m.rnnP[t-1])],
+	}
+	if y := task.Targets(m.ids)[t-1]; y >= 0 {
+		meta["answer"] = task.Classes[y]
+		meta["correct"] = y == k
+	}
+	return sim.Frame{
+		Arrays: []sim.Array{
+			sim.Vector("X", st.X), sim.Vector("I", st.I), sim.Vector("F", st.F), sim.Vector("O", st.O),
+			sim.Vector("C_tilde", st.CTilde), sim.Vector("C", st.C), sim.Vector("H", st.H), sim.Vector("P", st.Probs),
+			sim.Vector("kept F⊙C_{t-1}", st.Kept), sim.Vector("written I⊙C̃_t", st.Written),
+			sim.Vector("LSTM H_t", st.H), sim.Vector("GRU H_t", m.gruRun[t-1].H), sim.Vector("RNN H_t", m.rnnH[t-1]),
+		},
+		Meta: meta,
+	}
+}
+
+// TrainStep trains the LSTM from scratch: the first call replaces its bundled weights
+// by fresh ones drawn from the seed, then every call is one minibatch of Adam. The
+// GRU and the RNN it is compared with keep their bundled weights.
+func (m *lstmModel) TrainStep() (sim.Frame, error) {
+	if m.trainRng == nil {
+		m.lstm = NewLSTMClassifier(m.lstm.Task, m.seed)
+		m.trainRng = rand.New(rand.NewPCG(m.seed, 0x7a1))
+	}
+	loss, acc := m.lstm.TrainStep(m.trainRng)
+	if math.IsNaN(loss) {
+		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", m.trained+1)
+	}
+	m.trained++
+	m.steps = nil
+	if len(m.lossCurve) == lossCurveLimit {
+		m.lossCurve = m.lossCurve[1:]
+	}
+	m.lossCurve = append(m.lossCurve, loss)
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.lossCurve))},
+		Meta:   map[string]any{"loss": round4(loss), "accuracy": round4(acc), "trained_steps": m.trained},
+	}, nil
+}
+
+// cellSeries is the "cell" export: C_t of the cellPlotUnits units whose C_t spans the
+// widest range over the input.
+func cellSeries(sm sim.Model) []Series {
+	m := sm.(*lstmModel)
+	steps := m.run()
+	span := make([]float64, LSTMHidden)
+	for j := range span {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, st := range steps {
+			lo, hi = min(lo, st.C[j]), max(hi, st.C[j])
+		}
+		span[j] = hi - lo
+	}
+	units := make([]int, LSTMHidden)
+	for j := range units {
+		units[j] = j
+	}
+	sort.SliceStable(units, func(a, b int) bool { return span[units[a]] > span[units[b]] })
+	units = units[:cellPlotUnits]
+	slices.Sort(units)
+	var out []Series
+	for _, j := range units {
+		s := Series{Label: fmt.Sprintf("C_t, unit %d", j+1)}
+		for t, st := range steps {
+			s.X, s.Y = append(s.X, float64(t+1)), append(s.Y, st.C[j])
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// gradSeries is the "grad-norms" export: the three models' ‖∂L/∂H_t‖ (positive
+// values only: a log axis cannot show 0).
+func gradSeries(sm sim.Model) []Series {
+	m := sm.(*lstmModel)
+	m.run()
+	var out []Series
+	for _, name := range gradArrays[:3] {
+		s := Series{Label: name + " ‖∂L/∂H_t‖"}
+		for t, v := range m.grads[name] {
+			if v > 0 {
+				s.X, s.Y = append(s.X, float64(t+1)), append(s.Y, v)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+var lstmLesson = &Lesson{
+	Slug:    "lstm",
+	Section: "4.4",
+	Title:   "Long short-term memory (LSTM)",
+	Summary: "Watch the input, forget and output gates of small trained LSTMs write, keep and read a memory cell, and compare them with a GRU and a vanilla RNN on the same input.",
+	Prose: []string{
+		`The LSTM (Hochreiter and Schmidhuber, 1997) is the older of the two gated cells: the GRU (Cho et al., 2014) came almost twenty years later and can be read as a simplification of it. (Some course notes call the LSTM an advancement of the GRU; the dates say otherwise.) Its idea is to keep a second state next to \(H_t\): the <b>memory cell</b> \(C_t\), a vector of the same size that is changed only by element-wise gating, never squashed by a matrix product at every step.`,
+		`Three gates, each a vector of numbers between 0 and 1 computed from \(X_t\) and \(H_{t-1}\), control the cell. The <b>input gate</b> \(I_t\) decides how much of the candidate \(\tilde C_t\) is written; the <b>forget gate</b> \(F_t\) decides how much of the old content \(C_{t-1}\) is kept; the <b>output gate</b> \(O_t\) decides how much of the cell is shown as the hidden state \(H_t = O_t \odot \tanh(C_t)\). With \(F_t \approx 1\) and \(I_t \approx 0\) a unit holds its value unchanged, and the gradient along \(C\) passes back through it almost undamped: this is how the LSTM fights the vanishing gradient.`,
+		`The memory cell has no fixed range: each step can add up to 1 to it. Its heatmap therefore uses a fixed colour scale of \(\pm 15\), wide enough for everything the bundled models do on their held-out sequences (one unit of the checksum LSTM reaches about 14); larger values, which clamping \(F_t = 1\) can produce, are drawn in the end colours, and hovering shows the exact number. The bars under it split the update \(C_t = F_t \odot C_{t-1} + I_t \odot \tilde C_t\) into what is kept and what is written at the current step.`,
+		`The tasks are the GRU page's: keep an early check digit, skip filler tokens _, forget at a break |. Each task has its own small LSTM (\(h = 12\)), trained on generated sequences like the GRU. Clamp a gate to see what it is for: \(F_t = 0\) wipes the cell at every step, so nothing survives from one step to the next except through \(H_{t-1}\); \(F_t = 1\) never forgets, so the cell can only accumulate (try it on the reset task, which needs a clean start after every break); \(O_t = 0\) hides the cell completely, \(H_t = 0\), and the prediction no longer depends on the input; \(I_t = 0\) never writes anything, so the cell stays at 0. <b>Train from scratch</b> retrains the LSTM live from the seed.`,
+		`The comparison reads the same input with three models trained on the same task: this LSTM, the GRU of the GRU page and a vanilla tanh RNN (their widths \(h\) are in the facts). Their gradient norms come from one loss at the last step only, so \(\lVert \partial L / \partial H_t \rVert\) shows how much of that loss reaches each earlier step (log scale, absolute). On the checksum task the vanilla RNN's gradient fades by a factor of about \(10^{-13}\) from the last step back to the check digit, while the gated cells keep it within a few powers of ten. Fading is not always a failure: on the reset task nothing before the last break matters, and a good model of any kind sends almost no gradient there. The price of the gates is parameters: per gate or candidate a \(d \times h\) input matrix, an \(h \times h\) recurrent matrix and a bias, so \(4(dh + h^2 + h)\) for the LSTM, \(3(dh + h^2 + h)\) for the GRU and \(dh + h^2 + h\) for the RNN. With \(d = 6\) one-hot tokens and \(h = 12\) that is 912, 684 and 228; the page also counts them from the loaded models, leaving out the output layer \(W_q, b_q\) that every model has besides its cell.`,
+	},
+	Equations: []Equation{
+		{TeX: `\htmlClass{sym-I}{I_t} = \sigma(\htmlClass{sym-X}{X_t} W_{xi} + H_{t-1} W_{hi} + b_i)`, Symbols: []Symbol{{ID: "I", Array: "I"}, {ID: "X", Array: "X"}}},
+		{TeX: `\htmlClass{sym-F}{F_t} = \sigma(X_t W_{xf} + H_{t-1} W_{hf} + b_f)`, Symbols: []Symbol{{ID: "F", Array: "F"}}},
+		{TeX: `\htmlClass{sym-O}{O_t} = \sigma(X_t W_{xo} + H_{t-1} W_{ho} + b_o)`, Symbols: []Symbol{{ID: "O", Array: "O"}}},
+		{TeX: `\htmlClass{sym-C_tilde}{\tilde C_t} = \tanh(X_t W_{xc} + H_{t-1} W_{hc} + b_c)`, Symbols: []Symbol{{ID: "C_tilde", Array: "C_tilde"}}},
+		{TeX: `\htmlClass{sym-C}{C_t} = F_t \odot C_{t-1} + I_t \odot \tilde C_t`, Symbols: []Symbol{{ID: "C", Array: "C"}}},
+		{TeX: `\htmlClass{sym-H}{H_t} = O_t \odot \tanh(C_t)`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
+		{TeX: `\htmlClass{sym-P}{\hat y_t} = \mathrm{softmax}(H_t W_q + b_q)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
+		{TeX: `\htmlClass{sym-params}{\#\theta_{\mathrm{LSTM}}} = 4(dh + h^2 + h)`, Symbols: []Symbol{{ID: "params", Array: "params"}}},
+		{TeX: `\#\theta_{\mathrm{GRU}} = 3(dh + h^2 + h), \quad \#\theta_{\mathrm{RNN}} = dh + h^2 + h`},
+	},
+	Panels: []Panel{
+		{ID: "tokens", Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
+			Note: "The current token is marked; the LSTM's answer and the right answer are under it."},
+		{ID: "I", Kind: Heatmap, Title: `input gate \(I_t\)`, Arrays: []string{"I"}, Scale: []float64{0, 1}, Symbol: "I",
+			Note: "Near 1: the candidate is written into the cell."},
+		{ID: "F", Kind: Heatmap, Title: `forget gate \(F_t\)`, Arrays: []string{"F"}, Scale: []float64{0, 1}, Symbol: "F",
+			Note: "Near 1: the cell keeps its old content; near 0: it is wiped (look at the breaks of the reset task)."},
+		{ID: "O", Kind: Heatmap, Title: `output gate \(O_t\)`, Arrays: []string{"O"}, Scale: []float64{0, 1}, Symbol: "O",
+			Note: "Near 0: the cell is kept private and does not show in \\(H_t\\)."},
+		{ID: "C_tilde", Kind: Heatmap, Title: `candidate memory cell \(\tilde C_t\)`, Arrays: []string{"C_tilde"}, Scale: []float64{-1, 1}, Symbol: "C_tilde"},
+		{ID: "C", Kind: Heatmap, Title: `memory cell \(C_t\) (unbounded; colour scale fixed at ±15)`, Arrays: []string{"C"}, Scale: []float64{-LSTMCellScale, LSTMCellScale}, Symbol: "C",
+			Note: "Values beyond ±15 are drawn in the end colours; hover for the exact value. Rows that keep their colour across steps are memory."},
+		{ID: "cell-update", Kind: Bars, Title: `the update of \(C_t\) at this step: kept \(F_t \odot C_{t-1}\) and written \(I_t \odot \tilde C_t\)`, Arrays: []string{"kept F⊙C_{t-1}", "written I⊙C̃_t"}, Symbol: "C",
+			Note: "The written part lies in (−1, 1); the kept part can be as large as the cell."},
+		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
+		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},
+		{ID: "compare-H", Kind: Heatmap, Title: `the same input, three trained models: hidden states \(H_t\)`, Arrays: []string{"LSTM H_t", "GRU H_t", "RNN H_t"}, Scale: []float64{-1, 1},
+			Note: "Each model's answers are in the facts of the step (gru_prediction, rnn_prediction)."},
+		{ID: "grad-norms", Kind: Line, Title: `\(\lVert \partial L / \partial H_t \rVert\) for the loss at the last step`, Arrays: gradArrays, LogY: true,
+			Note: "Log scale, absolute values, unclamped models. LSTM C_t is the gradient reaching the memory cell (0 at the last step, where L reads only H)."},
+		{ID: "params", Kind: Bars, Title: `parameters per cell (without the output layer)`, Arrays: []string{"params"}, Symbol: "params",
+			Note: "Counted from the loaded models; the formula and the count are in the facts."},
+	},
+	Params: sim.Specs{
+		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: TaskNames(),
+			Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."},
+		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * maxInputLen,
+			Help: "One character per token, spaces ignored; empty means the task's example."},
+		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "I", "F", "O"}},
+		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "1", Min: 0, Max: 1, Step: 0.05},
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
+			Help: "The random start of training from scratch."},
+	},
+	Plots: []Plot{
+		{Name: "cell", Title: "memory cell C_t of the units that change most", XLabel: "time step t", YLabel: "C_t", Series: cellSeries},
+		{Name: "grad-norms", Title: "‖∂L/∂H_t‖ for the loss at the last step: LSTM, GRU, RNN", XLabel: "time step t", YLabel: "‖∂L/∂H_t‖", LogY: true, Series: gradSeries},
+	},
+	Build:  buildLSTM,
+	Trains: true,
+}
