@@ -26,7 +26,7 @@ type birnnModel struct {
 	runs     *[2]BlankRun // nil when the weights changed since the last run
 	trained  int
 	trainRng *rand.Rand
-	curve    []float64
+	curve    lossCurve
 }
 
 func buildBirnn(v sim.Values) (sim.Model, error) {
@@ -152,12 +152,8 @@ func (m *birnnModel) TrainStep() (sim.Frame, error) {
 	}
 	m.trained++
 	m.runs = nil
-	if len(m.curve) == lossCurveLimit {
-		m.curve = m.curve[1:]
-	}
-	m.curve = append(m.curve, loss)
 	return sim.Frame{
-		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.curve))},
+		Arrays: []sim.Array{m.curve.add(loss)},
 		Meta: map[string]any{"loss": round4(loss), "accuracy": round4(acc),
 			"unidirectional_loss": round4(uniLoss), "unidirectional_accuracy": round4(uniAcc), "trained_steps": m.trained},
 	}, nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 
 	"unroll/sim"
@@ -23,7 +22,7 @@ type deepModel struct {
 
 	trainRng *rand.Rand
 	trained  int
-	curve    []float64
+	curve    lossCurve
 }
 
 func buildDeep(v sim.Values) (sim.Model, error) {
@@ -190,12 +189,8 @@ func (m *deepModel) TrainStep() (sim.Frame, error) {
 	}
 	m.trained++
 	m.run, m.scores = nil, nil
-	if len(m.curve) == lossCurveLimit {
-		m.curve = m.curve[1:]
-	}
-	m.curve = append(m.curve, loss)
 	return sim.Frame{
-		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.curve))},
+		Arrays: []sim.Array{m.curve.add(loss)},
 		Meta:   map[string]any{"loss": round4(loss), "regime_accuracy": round4(acc), "trained_steps": m.trained},
 	}, nil
 }

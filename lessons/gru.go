@@ -29,7 +29,6 @@ const (
 	GRUTrainSteps  = 3000  // minibatches cmd/train uses for a bundled checkpoint
 	GRUEvalSeqs    = 500   // held-out sequences for the recorded accuracy
 	GRUEvalSeed    = 20140 // the held-out set's seed (different from every training seed)
-	lossCurveLimit = 10000 // at most one `train` command's worth of losses is kept
 )
 
 // The GRU variants the page can switch between.
@@ -92,54 +91,7 @@ func oneHot(ids [][]int, t int) *mat.Dense {
 // −log ŷ_t[y_t], drawing the batch from rng. It returns the loss and the share of
 // labelled steps predicted right.
 func (m *GRUClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
-	ids, ys := m.Task.Batch(rng, gruBatch)
-	T := len(ids[0])
-	xs := make([]*mat.Dense, T)
-	for t := range T {
-		xs[t] = m.Task.TrainInput(ids, t, rng)
-	}
-	ps := m.Params()
-	ps.ZeroGrad()
-	// Step by step rather than models.Forward: Backward on Forward's fused GRU pass
-	// adds the weight gradients in an order that depends on goroutine scheduling, and
-	// a run must be reproducible bit for bit (same seed, same frames).
-	tr := &models.Trace{Steps: make([]*models.StepTrace, T)}
-	var state models.State
-	for t, x := range xs {
-		tr.Steps[t] = m.Cell.Step(x, state)
-		state = tr.Steps[t].Next
-	}
-	count := 0
-	for _, y := range ys {
-		for _, v := range y {
-			if v >= 0 {
-				count++
-			}
-		}
-	}
-	targets := make([]int, gruBatch)
-	mask := make([]float64, gruBatch)
-	dH := make([]*mat.Dense, T)
-	hits := 0
-	for t := range T {
-		for b := range gruBatch {
-			targets[b], mask[b] = max(ys[b][t], 0), b2f(ys[b][t] >= 0)
-		}
-		H := tr.Steps[t].Next.H
-		l, probs, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, mask)
-		loss += l
-		for b := range gruBatch {
-			if mask[b] > 0 && argmax(probs.RawRowView(b)) == targets[b] {
-				hits++
-			}
-		}
-		dLogits.Scale(1/float64(count), dLogits)
-		dH[t] = m.Out.Backward(H, dLogits)
-	}
-	models.Backward(m.Cell, tr, dH, models.BPTTOptions{})
-	models.ClipGradNorm(ps, gruClip)
-	m.opt.Step(ps)
-	return loss / float64(count), float64(hits) / float64(count)
+	return trainClassifier(m.Task, m.Cell, m.Out, m.Params(), m.opt, rng)
 }
 
 func b2f(b bool) float64 {
@@ -443,7 +395,7 @@ type gruModel struct {
 	// Training from scratch: the first TrainStep starts a fresh model from seed.
 	trainRng  *rand.Rand
 	trained   int
-	lossCurve []float64
+	lossCurve lossCurve
 }
 
 func buildGRU(v sim.Values) (sim.Model, error) {
@@ -561,12 +513,8 @@ func (m *gruModel) TrainStep() (sim.Frame, error) {
 	}
 	m.trained++
 	m.steps = nil
-	if len(m.lossCurve) == lossCurveLimit {
-		m.lossCurve = m.lossCurve[1:]
-	}
-	m.lossCurve = append(m.lossCurve, loss)
 	return sim.Frame{
-		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.lossCurve))},
+		Arrays: []sim.Array{m.lossCurve.add(loss)},
 		Meta:   map[string]any{"loss": round4(loss), "accuracy": round4(acc), "trained_steps": m.trained},
 	}, nil
 }

@@ -88,40 +88,7 @@ func traceOf(cell models.Cell, ids [][]int, input func(t int) *mat.Dense) *model
 // −log ŷ_t[y_t], drawing the batch from rng. It returns the loss and the share of
 // labelled steps predicted right.
 func (m *SeqClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
-	ids, ys := m.Task.Batch(rng, gruBatch)
-	T := len(ids[0])
-	ps := m.Params()
-	ps.ZeroGrad()
-	tr := traceOf(m.Cell, ids, func(t int) *mat.Dense { return m.Task.TrainInput(ids, t, rng) })
-	count := 0
-	for _, y := range ys {
-		for _, v := range y {
-			count += b2i(v >= 0)
-		}
-	}
-	targets := make([]int, gruBatch)
-	mask := make([]float64, gruBatch)
-	dH := make([]*mat.Dense, T)
-	hits := 0
-	for t := range T {
-		for b := range gruBatch {
-			targets[b], mask[b] = max(ys[b][t], 0), b2f(ys[b][t] >= 0)
-		}
-		H := tr.Steps[t].Next.H
-		l, probs, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, mask)
-		loss += l
-		for b := range gruBatch {
-			if mask[b] > 0 && argmax(probs.RawRowView(b)) == targets[b] {
-				hits++
-			}
-		}
-		dLogits.Scale(1/float64(count), dLogits)
-		dH[t] = m.Out.Backward(H, dLogits)
-	}
-	models.Backward(m.Cell, tr, dH, models.BPTTOptions{})
-	models.ClipGradNorm(ps, gruClip)
-	m.opt.Step(ps)
-	return loss / float64(count), float64(hits) / float64(count)
+	return trainClassifier(m.Task, m.Cell, m.Out, m.Params(), m.opt, rng)
 }
 
 // Probs returns ŷ_t for every step of ids, read by the unclamped cell from H_0 = 0.
@@ -370,7 +337,7 @@ type lstmModel struct {
 
 	trainRng  *rand.Rand
 	trained   int
-	lossCurve []float64
+	lossCurve lossCurve
 }
 
 func buildLSTM(v sim.Values) (sim.Model, error) {
@@ -546,12 +513,8 @@ func (m *lstmModel) TrainStep() (sim.Frame, error) {
 	}
 	m.trained++
 	m.steps = nil
-	if len(m.lossCurve) == lossCurveLimit {
-		m.lossCurve = m.lossCurve[1:]
-	}
-	m.lossCurve = append(m.lossCurve, loss)
 	return sim.Frame{
-		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.lossCurve))},
+		Arrays: []sim.Array{m.lossCurve.add(loss)},
 		Meta:   map[string]any{"loss": round4(loss), "accuracy": round4(acc), "trained_steps": m.trained},
 	}, nil
 }

@@ -265,7 +265,7 @@ type rnnModel struct {
 	gen       []int
 	trainRng  *rand.Rand
 	trained   int
-	lossCurve []float64
+	lossCurve lossCurve
 }
 
 func buildRNN(v sim.Values) (sim.Model, error) {
@@ -386,12 +386,8 @@ func (m *rnnModel) TrainStep() (sim.Frame, error) {
 	}
 	m.trained++
 	m.steps = nil
-	if len(m.lossCurve) == lossCurveLimit {
-		m.lossCurve = m.lossCurve[1:]
-	}
-	m.lossCurve = append(m.lossCurve, loss)
 	return sim.Frame{
-		Arrays: []sim.Array{sim.Vector("loss_curve", slices.Clone(m.lossCurve))},
+		Arrays: []sim.Array{m.lossCurve.add(loss)},
 		Meta:   map[string]any{"loss": round4(loss), "trained_steps": m.trained},
 	}, nil
 }

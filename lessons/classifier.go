@@ -1,0 +1,69 @@
+package lessons
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// lossCurveLimit is how many losses a live training run keeps: one `train`
+// command's worth (sim.MaxTrainSteps).
+const lossCurveLimit = sim.MaxTrainSteps
+
+// lossCurve is the losses of a live training run, the newest lossCurveLimit kept.
+type lossCurve []float64
+
+// add records one step's loss and returns the curve as the "loss_curve" array that
+// every training progress frame carries.
+func (c *lossCurve) add(loss float64) sim.Array {
+	if len(*c) == lossCurveLimit {
+		*c = (*c)[1:]
+	}
+	*c = append(*c, loss)
+	return sim.Vector("loss_curve", slices.Clone(*c))
+}
+
+// trainClassifier is one training step of a per-step classifier (a recurrent cell and
+// the output layer ŷ_t = softmax(H_t W_q + b_q)) on a minibatch of task: the forward
+// pass step by step from H_0 = 0, the mean cross-entropy over the labelled steps,
+// BPTT, clipping at gruClip and one step of opt. It returns the loss and the share of
+// labelled steps answered right. The GRU, LSTM and RNN task models all train this way.
+func trainClassifier(task *Task, cell models.Cell, out *models.Dense, ps models.Params, opt models.Optimizer, rng *rand.Rand) (loss, accuracy float64) {
+	ids, ys := task.Batch(rng, gruBatch)
+	T := len(ids[0])
+	ps.ZeroGrad()
+	tr := traceOf(cell, ids, func(t int) *mat.Dense { return task.TrainInput(ids, t, rng) })
+	count := 0
+	for _, y := range ys {
+		for _, v := range y {
+			count += b2i(v >= 0)
+		}
+	}
+	targets := make([]int, gruBatch)
+	mask := make([]float64, gruBatch)
+	dH := make([]*mat.Dense, T)
+	hits := 0
+	for t := range T {
+		for b := range gruBatch {
+			targets[b], mask[b] = max(ys[b][t], 0), b2f(ys[b][t] >= 0)
+		}
+		H := tr.Steps[t].Next.H
+		l, probs, dLogits := models.SoftmaxCrossEntropy(out.Forward(H), targets, mask)
+		loss += l
+		for b := range gruBatch {
+			if mask[b] > 0 && argmax(probs.RawRowView(b)) == targets[b] {
+				hits++
+			}
+		}
+		dLogits.Scale(1/float64(count), dLogits)
+		dH[t] = out.Backward(H, dLogits)
+	}
+	models.Backward(cell, tr, dH, models.BPTTOptions{})
+	models.ClipGradNorm(ps, gruClip)
+	opt.Step(ps)
+	return loss / float64(count), float64(hits) / float64(count)
+}
