@@ -10,6 +10,8 @@ func Catalog() []*Lesson {
 		lstmLesson,
 		deepLesson,
 		birnnLesson,
+		mtDataLesson,
+		bleuLesson,
 	}
 }
 

@@ -50,6 +50,8 @@ const (
 	Graph   PanelKind = "graph"   // the unfolded computational graph
 	Tokens  PanelKind = "tokens"  // the input/output tokens with the current one marked
 	TopK    PanelKind = "topk"    // a per-step softmax's top-k table
+	Table   PanelKind = "table"   // tables of cells from the meta key named by the panel ID (mt-data)
+	NGrams  PanelKind = "ngrams"  // BLEU's candidate n-grams per order with their reference matches, then the WER alignment
 )
 
 // Panel is one drawn view.

@@ -13,8 +13,10 @@ import * as line from "./panels/line.js";
 import * as graph from "./panels/graph.js";
 import * as tokens from "./panels/tokens.js";
 import * as topk from "./panels/topk.js";
+import * as table from "./panels/table.js";
+import * as ngrams from "./panels/ngrams.js";
 
-const DRAW = { heatmap, bars, line, graph, tokens, topk };
+const DRAW = { heatmap, bars, line, graph, tokens, topk, ngrams, table };
 const URL_EVERY_MS = 250; // step changes while playing rewrite the URL at most this often
 const GAP_FILL_MS = 150; // after a seek, wait this long for the scrubber to settle before asking for a snapshot
 const ERROR_SHOW_MS = 10000;

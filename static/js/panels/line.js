@@ -41,7 +41,8 @@ export function draw(canvas, cfg, view) {
   const timed = cs.some((c) => view.known(c.name));
   let xmax = timed ? view.steps : Math.max(...lines.map((c) => c.xs.at(-1) || 0));
   xmax = Math.max(2, xmax);
-  const now = cfg.source === "train" ? 0 : timed ? view.step : Number(view.meta.t ?? view.step);
+  const mark = view.static.marks?.[cfg.id]; // a lesson may pin a static curve's marker (mt-data: the min-frequency cut)
+  const now = cfg.source === "train" ? 0 : timed ? view.step : mark !== undefined ? Number(mark) : Number(view.meta.t ?? view.step);
   let lo = Math.min(...pts), hi = Math.max(...pts);
   const tr = cfg.logy ? Math.log10 : (v) => v;
   if (cfg.logy) { lo = Math.pow(10, Math.floor(Math.log10(lo))); hi = Math.pow(10, Math.ceil(Math.log10(hi))); if (lo === hi) hi = lo * 10; }

@@ -1,0 +1,237 @@
+package lessons
+
+import (
+	"fmt"
+	"strings"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// The page's limits: enough for the lectures' sentences and a student's own, few
+// enough that every word and every n-gram fits the panel.
+const (
+	bleuMaxWords = 30 // words per sentence
+	bleuMaxRefs  = 4  // references
+)
+
+// bleuExample is one of the lectures' worked examples, preloaded as a choice.
+type bleuExample struct {
+	candidate  string
+	references []string
+}
+
+// bleuTyped is the choice that scores the text fields instead of a preset.
+const bleuTyped = "typed"
+
+// bleuExamples are the lectures' examples: 003's cat sentences (p_1 = 5/7, p_2 = 2/3),
+// its "the the the…" candidate (p_1 = 2/7), 4.6's label A B C D E F with the
+// prediction A B B C D (p_1 = 4/5, p_2 = 3/4, p_3 = 1/3, p_4 = 0) and 4.6's brevity
+// case A B, whose penalty is exp(1 − 6/2) (the lecture takes k = 2).
+var bleuExamples = map[string]bleuExample{
+	"cat":     {"the cat the cat on the mat", []string{"the cat is on the mat", "there is a cat on the mat"}},
+	"the-the": {"the the the the the the the", []string{"the cat is on the mat", "there is a cat on the mat"}},
+	"ABCDEF":  {"A B B C D", []string{"A B C D E F"}},
+	"brevity": {"A B", []string{"A B C D E F"}},
+}
+
+// splitReferences splits the references field at "|" and at line breaks.
+func splitReferences(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("there is no reference: type at least one correct translation to compare with (separate several by |)")
+	}
+	var refs []string
+	for _, p := range strings.Split(strings.ReplaceAll(strings.TrimSpace(s), "\n", "|"), "|") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return nil, fmt.Errorf("reference %d is empty: write a sentence between the | signs or remove the extra |", len(refs)+1)
+		}
+		refs = append(refs, p)
+	}
+	if len(refs) > bleuMaxRefs {
+		return nil, fmt.Errorf("there are %d references; this page compares with at most %d", len(refs), bleuMaxRefs)
+	}
+	for i, r := range refs {
+		if n := len(models.Tokenize(r)); n > bleuMaxWords {
+			return nil, fmt.Errorf("reference %d has %d words; this page scores sentences of at most %d words", i+1, n, bleuMaxWords)
+		}
+	}
+	return refs, nil
+}
+
+// bleuModel is the bleu lesson's sim.Model: one candidate scored against its
+// references. Step n = 1..N shows the n-grams of order n; step N + 1 the brevity
+// penalty, both scores and the word error rate.
+type bleuModel struct {
+	example     string
+	candidate   string
+	refs        []string
+	maxN        int
+	lower       bool
+	uniform, d2 models.BLEUResult // Papineni's weights against all references; eq. (7) against the first
+	wer         models.WERResult
+}
+
+func buildBleu(v sim.Values) (sim.Model, error) {
+	ex := v.String("example")
+	cand, refText := v.String("candidate"), v.String("references")
+	var refs []string
+	if e, ok := bleuExamples[ex]; ok {
+		cand, refs = e.candidate, e.references
+	} else {
+		var err error
+		if refs, err = splitReferences(refText); err != nil {
+			return nil, err
+		}
+	}
+	words := len(models.Tokenize(cand))
+	if words == 0 {
+		return nil, fmt.Errorf("the candidate is empty: type the translation to score")
+	}
+	if words > bleuMaxWords {
+		return nil, fmt.Errorf("the candidate has %d words; this page scores sentences of at most %d words", words, bleuMaxWords)
+	}
+	lower := v.Bool("lowercase")
+	m := &bleuModel{example: ex, candidate: cand, refs: refs, maxN: v.Int("max_n"), lower: lower}
+	var err error
+	if m.uniform, err = models.SentenceBLEU(cand, refs, models.BLEUOptions{MaxN: m.maxN, Weights: models.WeightsUniform, Lowercase: lower}); err != nil {
+		return nil, err
+	}
+	if m.d2, err = models.SentenceBLEU(cand, refs[:1], models.BLEUOptions{MaxN: m.maxN, Weights: models.WeightsD2L, Lowercase: lower}); err != nil {
+		return nil, err
+	}
+	ref0, hyp := refs[0], cand
+	if lower {
+		ref0, hyp = strings.ToLower(ref0), strings.ToLower(hyp)
+	}
+	m.wer = models.WER(ref0, hyp)
+	return m, nil
+}
+
+func (m *bleuModel) Steps() int { return m.maxN + 1 }
+
+// tokens splits s into words as the scores saw them.
+func (m *bleuModel) tokens(s string) []string {
+	if m.lower {
+		s = strings.ToLower(s)
+	}
+	return models.Tokenize(s)
+}
+
+func (m *bleuModel) Static() sim.Frame {
+	refs := make([][]string, len(m.refs))
+	for i, r := range m.refs {
+		refs[i] = m.tokens(r)
+	}
+	meta := map[string]any{
+		"candidate": m.tokens(m.candidate), "references": refs,
+		"ngrams": m.uniform.NGrams, "edits": m.wer.Edits,
+		"max_n": m.maxN, "candidate_length_c": m.uniform.CandidateLength,
+		"closest_reference_length_r":       m.uniform.RefLength,
+		"first_reference_length_len_label": m.d2.RefLength,
+	}
+	if m.example != bleuTyped {
+		meta["example"] = fmt.Sprintf("lecture example %q (the text fields are not used)", m.example)
+	}
+	if len(m.refs) > 1 {
+		meta["d2l_form"] = "eq. (7) compares with the first reference only"
+	}
+	return sim.Frame{Meta: meta}
+}
+
+// precisions is p_n for n = 1..N, with the orders after upTo left at 0 (not shown yet).
+func (m *bleuModel) precisions(upTo int) []float64 {
+	p := make([]float64, m.maxN)
+	for i := 0; i < min(upTo, m.maxN); i++ {
+		p[i] = m.uniform.Precisions[i].Value()
+	}
+	return p
+}
+
+func (m *bleuModel) At(t int) sim.Frame {
+	arrays := []sim.Array{sim.Vector("p", m.precisions(t))}
+	meta := map[string]any{}
+	if t <= m.maxN {
+		pr := m.uniform.Precisions[t-1]
+		meta["n"] = t
+		meta["p_n"] = fmt.Sprintf("%d/%d = %.4f", pr.Matched, pr.Total, pr.Value())
+		if pr.Total == 0 {
+			meta["p_n"] = fmt.Sprintf("0/0: the candidate has fewer than %d words, so p_%d counts as 0", t, t)
+		}
+		if len(m.refs) > 1 {
+			d := m.d2.Precisions[t-1]
+			meta["p_n_first_reference"] = fmt.Sprintf("%d/%d = %.4f", d.Matched, d.Total, d.Value())
+		}
+		return sim.Frame{Arrays: arrays, Meta: meta}
+	}
+	arrays = append(arrays,
+		sim.Vector("BP", []float64{m.uniform.BrevityPenalty}),
+		sim.Vector("BP_d2l", []float64{m.d2.BrevityPenalty}),
+		sim.Vector("BLEU", []float64{m.uniform.BLEU}),
+		sim.Vector("BLEU_d2l", []float64{m.d2.BLEU}))
+	meta["BP"] = fmt.Sprintf("%.4f (c = %d, r = %d)", m.uniform.BrevityPenalty, m.uniform.CandidateLength, m.uniform.RefLength)
+	meta["BP_d2l"] = fmt.Sprintf("%.4f (len_pred = %d, len_label = %d)", m.d2.BrevityPenalty, m.d2.CandidateLength, m.d2.RefLength)
+	meta["BLEU_uniform"] = round4(m.uniform.BLEU)
+	meta["BLEU_d2l"] = round4(m.d2.BLEU)
+	w := m.wer
+	meta["WER"] = fmt.Sprintf("(S + D + I)/N = (%d + %d + %d)/%d = %.4f", w.Substitutions, w.Deletions, w.Insertions, w.N, w.Rate)
+	return sim.Frame{Arrays: arrays, Meta: meta}
+}
+
+// precisionSeries is p_n against n, the two weightings' scores in the label.
+func precisionSeries(sm sim.Model) []Series {
+	m := sm.(*bleuModel)
+	s := Series{Label: fmt.Sprintf("p_n (BLEU 1/N = %.4f, BLEU 1/2^n = %.4f)", m.uniform.BLEU, m.d2.BLEU)}
+	for n, p := range m.precisions(m.maxN) {
+		s.X = append(s.X, float64(n+1))
+		s.Y = append(s.Y, p)
+	}
+	return []Series{s}
+}
+
+var bleuLesson = &Lesson{
+	Slug:    "bleu",
+	Section: "4.6",
+	Title:   "BLEU and word error rate",
+	Summary: "Score a translation against references: clipped n-gram matches, p_n, the brevity penalty, BLEU under two weightings, and the word error rate's alignment.",
+	Prose: []string{
+		`A translation has no single right answer, so a machine translation is scored by how much it overlaps with one or more human <b>references</b>. BLEU counts the candidate's n-grams (runs of \(n\) words) that also occur in a reference. Counting plainly would reward “the the the the the the the”: every word is in the reference. So each n-gram's count is <b>clipped</b> to the most times it occurs in any single reference, and the <b>modified precision</b> \(p_n\) is the clipped matches over the candidate's n-grams. On that candidate “the” occurs 7 times but at most twice in a reference: \(p_1 = 2/7\).`,
+		`Step through: step \(n\) shows the candidate's n-grams of order \(n\). Green ones are credited (their words in the references are marked), orange ones occur in a reference but were clipped away, grey ones occur in no reference. The table beside them lists each distinct n-gram's count, clip and credited matches. After the last order come the brevity penalty, both scores and the word error rate.`,
+		`Precision alone rewards short candidates (“A B” has \(p_1 = p_2 = 1\) against A B C D E F), so BLEU multiplies by a <b>brevity penalty</b> below 1 when the candidate is shorter than the reference. The two forms shown differ in two ways. Papineni et al.'s standard BLEU weights the orders equally, \(\exp\sum_n \tfrac1N \log p_n\), the geometric mean, and takes \(r\) as the reference length closest to the candidate's. The lecture's eq. (7) (from d2l) raises \(p_n\) to \(1/2^n\): the exponents \(1/2, 1/4, 1/8, 1/16\) shrink with \(n\), so the same shortfall costs much less at \(n = 4\) than at \(n = 1\) (the lecture puts it as rewarding longer matches: for a fixed \(p_n < 1\) the factor \(p_n^{1/2^n}\) grows with \(n\)); the standard form charges every order alike. And eq. (7) compares with one reference, \(\mathrm{len}_{\text{label}}\) its length; with several references typed here it uses the first, so its \(p_n\) can be lower (the facts show both). Both are 0 as soon as one \(p_n\) is 0.`,
+		`The <b>word error rate</b> (lecture 002) comes from speech recognition: align the candidate to the (first) reference with the fewest edits and count substitutions \(S\), deletions \(D\) and insertions \(I\); WER \(= (S + D + I)/N\) over the reference's \(N\) words. Unlike BLEU it is an error (0 is perfect) and can exceed 1.`,
+		`Pick a lecture example, or “typed” and type your own candidate and references (several references separated by |, at most 4, each at most 30 words). The 4.6 brevity example is worked with \(k = 2\): set max n to 2 to get \(\exp(1 - 6/2) = e^{-2}\).`,
+	},
+	Equations: []Equation{
+		{TeX: `\htmlClass{sym-p}{p_n} = \frac{\sum_{g \in \text{n-grams}(\hat y)} \min\big(\mathrm{count}_{\hat y}(g),\ \max_{y^*} \mathrm{count}_{y^*}(g)\big)}{\sum_{g \in \text{n-grams}(\hat y)} \mathrm{count}_{\hat y}(g)}`,
+			Symbols: []Symbol{{ID: "p", Array: "p"}}},
+		{TeX: `\text{standard: } \mathrm{BLEU} = \htmlClass{sym-BP}{\mathrm{BP}} \cdot \exp\Big(\sum_{n=1}^{N} \tfrac{1}{N} \log p_n\Big), \qquad \mathrm{BP} = \min\big(1,\ e^{1 - r/c}\big)`,
+			Symbols: []Symbol{{ID: "BP", Array: "BP"}}},
+		{TeX: `\text{eq. (7): } \mathrm{BLEU} = \htmlClass{sym-BP_d2l}{\exp\Big(\min\Big(0,\ 1 - \frac{\mathrm{len}_{\text{label}}}{\mathrm{len}_{\text{pred}}}\Big)\Big)} \prod_{n=1}^{k} p_n^{1/2^n}`,
+			Symbols: []Symbol{{ID: "BP_d2l", Array: "BP_d2l"}}},
+		{TeX: `\mathrm{WER} = \frac{S + D + I}{N}`},
+	},
+	Panels: []Panel{
+		{ID: "p", Kind: Bars, Title: `modified precisions \(p_n\), n = 1 … N`, Arrays: []string{"p"}, Scale: []float64{0, 1}, Symbol: "p",
+			Note: "Each step adds one order; orders not reached yet show 0."},
+		{ID: "ngrams", Kind: NGrams, Title: "n-gram matches, then the word alignment",
+			Note: "Green: credited; orange: in a reference but clipped; grey: in no reference."},
+		{ID: "scores", Kind: Bars, Title: `brevity penalties and scores`, Arrays: []string{"BP", "BP_d2l", "BLEU", "BLEU_d2l"}, Scale: []float64{0, 1}, Symbol: "BP",
+			Note: "Shown at the last step: standard (1/N, closest reference) beside eq. (7) (1/2ⁿ, first reference)."},
+	},
+	Params: sim.Specs{
+		{Name: "example", Label: "example", Kind: sim.Choice, Default: "cat", Choices: []string{"cat", "the-the", "ABCDEF", "brevity", bleuTyped},
+			Help: "The lectures' examples: cat (p₁ = 5/7, p₂ = 2/3), the-the (p₁ = 2/7), ABCDEF (A B B C D: 4/5, 3/4, 1/3, 0), brevity (A B, use max n = 2); “typed” scores the fields below."},
+		{Name: "candidate", Label: "candidate (the translation to score)", Kind: sim.Text, MaxLen: 200, Default: "the cat the cat on the mat",
+			Help: "Words separated by spaces, at most 30."},
+		{Name: "references", Label: "references", Kind: sim.Text, MaxLen: 600, Default: "the cat is on the mat | there is a cat on the mat",
+			Help: "One or more correct translations separated by | (at most 4, 30 words each); eq. (7) and the WER use the first."},
+		{Name: "max_n", Label: "max n", Symbol: `N`, Kind: sim.Int, Default: "4", Min: 1, Max: 4, Step: 1,
+			Help: "The longest n-grams counted (N in the paper, k in the lecture)."},
+		{Name: "lowercase", Label: "lowercase", Kind: sim.Bool, Default: "true",
+			Help: "Lower-case all words before matching."},
+	},
+	Plots: []Plot{
+		{Name: "precisions", Title: "modified precisions p_n", XLabel: "n", YLabel: "p_n", Series: precisionSeries},
+	},
+	Build: buildBleu,
+}

@@ -1,0 +1,559 @@
+package lessons
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// mtStages is the number of steps of the mt-data page: raw text, normalisation,
+// tokens, ids, <eos> and padding, the mask, the minibatch.
+const mtStages = 7
+
+// mtMaxMinFreq is the largest minimum-frequency cut the page offers (and tabulates):
+// past 5 most of the generated corpus's rare words are already <unk>.
+const mtMaxMinFreq = 5
+
+// mtBatchStream separates the minibatch's random stream from other uses of the seed.
+const mtBatchStream = 0x6d74
+
+// mtTable is one table the table panel draws: a title and rows of cells.
+type mtTable struct {
+	Title string   `json:"title"`
+	Head  []string `json:"head,omitempty"` // column headings, after the row label
+	Rows  []mtRow  `json:"rows"`
+}
+
+// mtRow is one labelled row; Inline rows are text (characters side by side), the
+// others are token boxes.
+type mtRow struct {
+	Label  string   `json:"label"`
+	Cells  []mtCell `json:"cells"`
+	Inline bool     `json:"inline,omitempty"`
+	Mark   string   `json:"mark,omitempty"` // the whole row, e.g. "now"
+}
+
+// mtCell is one character, token or number; Mark is how it is highlighted:
+// "changed" (normalisation changed it), "inserted" (normalisation added it), "unk",
+// "special" (<bos>, <eos>), "pad", "cut" (dropped by truncation), "off" (mask 0),
+// "on" (mask 1).
+type mtCell struct {
+	Text string `json:"text"`
+	Sub  string `json:"sub,omitempty"` // a second line: the token of an id
+	Mark string `json:"mark,omitempty"`
+}
+
+// mtDataTokens is the training split tokenised, source and target, built once.
+var mtDataTokens = sync.OnceValues(func() (src, tgt [][]string) {
+	train, _ := Corpus()
+	for _, p := range train {
+		s, t := p.Tokens()
+		src, tgt = append(src, s), append(tgt, t)
+	}
+	return src, tgt
+})
+
+// mtVocabs are the source and target vocabularies of the training split for each
+// minimum frequency 1..mtMaxMinFreq, built once.
+var mtVocabs = sync.OnceValue(func() [mtMaxMinFreq + 1][2]*models.Vocab {
+	src, tgt := mtDataTokens()
+	var out [mtMaxMinFreq + 1][2]*models.Vocab
+	for f := 1; f <= mtMaxMinFreq; f++ {
+		out[f] = [2]*models.Vocab{models.NewVocab(src, f), models.NewVocab(tgt, f)}
+	}
+	return out
+})
+
+// UnkShare is the fraction of corpus tokens that a vocabulary maps to <unk>:
+// Σ_{w: count(w) < min_freq} count(w) / Σ_w count(w).
+func UnkShare(v *models.Vocab, sentences [][]string) float64 {
+	var unk, all int
+	for _, s := range sentences {
+		for _, tok := range s {
+			all++
+			if v.ID(tok) == models.UnkID {
+				unk++
+			}
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(unk) / float64(all)
+}
+
+// mtMarkNormalize follows models.NormalizeMT character by character and marks what
+// it changes: lowercased letters and replaced non-breaking spaces ("changed") and
+// the spaces it inserts before punctuation ("inserted").
+func mtMarkNormalize(raw string) []mtCell {
+	var out []mtCell
+	prev := rune(-1)
+	for _, r := range raw {
+		n := r
+		if r == '\u00a0' || r == '\u202f' {
+			n = ' '
+		}
+		low := strings.ToLower(string(n))
+		first := []rune(low)[0]
+		if strings.ContainsRune(",.!?", first) && prev != -1 && prev != ' ' {
+			out = append(out, mtCell{Text: " ", Mark: "inserted"})
+		}
+		c := mtCell{Text: low}
+		if low != string(r) {
+			c.Mark = "changed"
+		}
+		out = append(out, c)
+		rs := []rune(low)
+		prev = rs[len(rs)-1]
+	}
+	return out
+}
+
+func mtChars(s string) []mtCell {
+	var out []mtCell
+	for _, r := range s {
+		out = append(out, mtCell{Text: string(r)})
+	}
+	return out
+}
+
+// mtRawForm rebuilds how a corpus sentence (stored normalised) looks in a raw
+// translation file like the lecture's fra.txt: a capital first letter, punctuation
+// attached to the word before it, and in French a narrow no-break space (U+202F)
+// before ! and ?. NormalizeMT undoes all of it.
+func mtRawForm(s string, french bool) string {
+	toks := strings.Fields(s)
+	var b strings.Builder
+	for i, tok := range toks {
+		if i > 0 {
+			switch {
+			case strings.Contains(",.!?", tok) && french && (tok == "!" || tok == "?"):
+				b.WriteRune('\u202f')
+			case strings.Contains(",.!?", tok) && len(tok) == 1:
+			default:
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(tok)
+	}
+	r := []rune(b.String())
+	if len(r) > 0 {
+		r[0] = []rune(strings.ToUpper(string(r[0])))[0]
+	}
+	return string(r)
+}
+
+// MTSide is one sentence of a pair followed through the pipeline.
+type MTSide struct {
+	Raw, Normal string
+	Tokens      []string
+	IDs         []int // Tokens' ids, <unk> for tokens below the cut
+	Padded      []int // IDs + <eos>, truncated or padded to num_steps
+	ValidLen    int   // L = min(len(IDs)+1, num_steps): the non-<pad> entries
+}
+
+func mtSide(raw string, v *models.Vocab, steps int) MTSide {
+	s := MTSide{Raw: raw, Normal: models.NormalizeMT(raw)}
+	s.Tokens = models.Tokenize(s.Normal)
+	s.IDs = v.IDs(s.Tokens)
+	s.Padded, s.ValidLen = models.TruncatePad(append(slices.Clone(s.IDs), models.EosID), steps, models.PadID)
+	return s
+}
+
+// DecoderInput is the decoder's input under teacher forcing (lecture 4.6): <bos>
+// followed by the labels shifted right by one, (<bos>, y_1, …, y_{T−1}).
+func DecoderInput(labels []int) []int {
+	if len(labels) == 0 {
+		return nil
+	}
+	return append([]int{models.BosID}, labels[:len(labels)-1]...)
+}
+
+// Mask is the valid-length mask m_t = 1 for t ≤ L, 0 for t > L, over steps entries.
+func Mask(validLen, steps int) []int {
+	m := make([]int, steps)
+	for t := range min(validLen, steps) {
+		m[t] = 1
+	}
+	return m
+}
+
+type mtDataModel struct {
+	index            int // the pair's index in the training split, -1 for typed text
+	minFreq, steps   int
+	src, tgt         MTSide
+	vs, vt           *models.Vocab
+	batch            []int // training-split indices of rows 2..B, drawn by the seed
+	batchSrc, batchY [][]int
+	srcLens, yLens   []int
+}
+
+func buildMTData(v sim.Values) (sim.Model, error) {
+	train, _ := Corpus()
+	en, fr := strings.TrimSpace(v.String("english")), strings.TrimSpace(v.String("french"))
+	m := &mtDataModel{index: -1, minFreq: v.Int("min_freq"), steps: v.Int("num_steps")}
+	switch {
+	case en == "" && fr == "":
+		m.index = v.Int("pair")
+		if m.index < 0 || m.index >= len(train) {
+			return nil, fmt.Errorf("pair must be between 0 and %d, got %d", len(train)-1, m.index)
+		}
+		en, fr = mtRawForm(train[m.index].En, false), mtRawForm(train[m.index].Fr, true)
+	case en == "":
+		return nil, fmt.Errorf("type an English sentence too (or clear the French one to use pair %d of the corpus)", v.Int("pair"))
+	case fr == "":
+		return nil, fmt.Errorf("type a French sentence too (or clear the English one to use pair %d of the corpus)", v.Int("pair"))
+	}
+	if m.minFreq < 1 || m.minFreq > mtMaxMinFreq {
+		return nil, fmt.Errorf("minimum frequency must be between 1 and %d, got %d", mtMaxMinFreq, m.minFreq)
+	}
+	if m.steps < 1 {
+		return nil, fmt.Errorf("num_steps must be at least 1, got %d", m.steps)
+	}
+	vocabs := mtVocabs()[m.minFreq]
+	m.vs, m.vt = vocabs[0], vocabs[1]
+	m.src, m.tgt = mtSide(en, m.vs, m.steps), mtSide(fr, m.vt, m.steps)
+	if len(m.src.Tokens) == 0 || len(m.tgt.Tokens) == 0 {
+		return nil, fmt.Errorf("both sentences need at least one word")
+	}
+	b := v.Int("batch_size")
+	rng := rand.New(rand.NewPCG(uint64(v.Int("seed")), mtBatchStream))
+	for _, i := range rng.Perm(len(train)) {
+		if len(m.batch) == b-1 {
+			break
+		}
+		if i != m.index {
+			m.batch = append(m.batch, i)
+		}
+	}
+	srcTok, tgtTok := mtDataTokens()
+	var srcs, tgts [][]string
+	srcs, tgts = append(srcs, m.src.Tokens), append(tgts, m.tgt.Tokens)
+	for _, i := range m.batch {
+		srcs, tgts = append(srcs, srcTok[i]), append(tgts, tgtTok[i])
+	}
+	m.batchSrc, m.srcLens = m.vs.BuildArray(srcs, m.steps)
+	m.batchY, m.yLens = m.vt.BuildArray(tgts, m.steps)
+	return m, nil
+}
+
+func (m *mtDataModel) Steps() int { return mtStages }
+
+// idCells shows ids with their tokens, marking the special ones.
+func idCells(v *models.Vocab, ids []int) []mtCell {
+	out := make([]mtCell, len(ids))
+	for i, id := range ids {
+		c := mtCell{Text: strconv.Itoa(id), Sub: v.Token(id)}
+		switch {
+		case id == models.PadID:
+			c.Mark = "pad"
+		case id == models.UnkID:
+			c.Mark = "unk"
+		case id == models.BosID || id == models.EosID:
+			c.Mark = "special"
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// cutCells are the ids (with <eos>) that truncation to steps drops, struck out.
+func cutCells(v *models.Vocab, ids []int, steps int) []mtCell {
+	full := append(slices.Clone(ids), models.EosID)
+	if len(full) <= steps {
+		return nil
+	}
+	out := idCells(v, full[steps:])
+	for i := range out {
+		out[i].Mark = "cut"
+	}
+	return out
+}
+
+func tokenCells(toks []string, v *models.Vocab) []mtCell {
+	out := make([]mtCell, len(toks))
+	for i, t := range toks {
+		out[i] = mtCell{Text: t}
+		if v != nil && v.ID(t) == models.UnkID {
+			out[i].Mark = "unk"
+		}
+	}
+	return out
+}
+
+func maskCells(mask []int) []mtCell {
+	out := make([]mtCell, len(mask))
+	for i, b := range mask {
+		out[i] = mtCell{Text: strconv.Itoa(b), Mark: "off"}
+		if b == 1 {
+			out[i].Mark = "on"
+		}
+	}
+	return out
+}
+
+func stepsHead(n int) []string {
+	h := make([]string, n)
+	for i := range h {
+		h[i] = strconv.Itoa(i + 1)
+	}
+	return h
+}
+
+// stage returns step t's table and facts.
+func (m *mtDataModel) stage(t int) (mtTable, map[string]any) {
+	s, g := m.src, m.tgt
+	meta := map[string]any{}
+	switch t {
+	case 1:
+		meta["stage"] = "1 · raw text"
+		meta["what"] = "The pair as it is written: capitals, punctuation glued to the words, perhaps French non-breaking spaces."
+		return mtTable{Title: "1 · raw text", Rows: []mtRow{
+			{Label: "English", Cells: mtChars(s.Raw), Inline: true},
+			{Label: "French", Cells: mtChars(g.Raw), Inline: true}}}, meta
+	case 2:
+		meta["stage"] = "2 · normalisation"
+		meta["what"] = "Lowercase, non-breaking spaces become spaces, and a space goes before , . ! ? so punctuation becomes its own token. Changed characters are marked, inserted spaces shown as ␣."
+		return mtTable{Title: "2 · normalisation", Rows: []mtRow{
+			{Label: "English", Cells: mtMarkNormalize(s.Raw), Inline: true},
+			{Label: "French", Cells: mtMarkNormalize(g.Raw), Inline: true}}}, meta
+	case 3:
+		meta["stage"] = "3 · tokens"
+		meta["what"] = "Split at spaces: each word and each punctuation mark is one token."
+		meta["source_tokens"], meta["target_tokens"] = len(s.Tokens), len(g.Tokens)
+		return mtTable{Title: "3 · tokens", Rows: []mtRow{
+			{Label: "English", Cells: tokenCells(s.Tokens, nil)},
+			{Label: "French", Cells: tokenCells(g.Tokens, nil)}}}, meta
+	case 4:
+		meta["stage"] = "4 · vocabulary ids"
+		meta["what"] = fmt.Sprintf("Each token becomes its id in the vocabulary. Ids 0–3 are <unk>, <pad>, <bos>, <eos>; the corpus's words follow by frequency. A word seen fewer than %d times in the training split has no id of its own and becomes <unk> (0).", m.minFreq)
+		meta["source_vocabulary_size"], meta["target_vocabulary_size"] = m.vs.Len(), m.vt.Len()
+		meta["source_unk"], meta["target_unk"] = countID(s.IDs, models.UnkID), countID(g.IDs, models.UnkID)
+		return mtTable{Title: "4 · vocabulary ids", Rows: []mtRow{
+			{Label: "English", Cells: idCells(m.vs, s.IDs)},
+			{Label: "French", Cells: idCells(m.vt, g.IDs)}}}, meta
+	case 5:
+		meta["stage"] = "5 · <eos>, truncation, padding"
+		meta["what"] = fmt.Sprintf("Append <eos> (3), then cut to the first T = %d ids or fill with <pad> (1) up to T. The valid length L counts the entries that are not <pad>; ids struck out were cut off.", m.steps)
+		meta["source_valid_length"], meta["target_valid_length"] = s.ValidLen, g.ValidLen
+		return mtTable{Title: fmt.Sprintf("5 · <eos>, truncation and padding to T = %d", m.steps), Head: stepsHead(m.steps), Rows: []mtRow{
+			{Label: fmt.Sprintf("English L=%d", s.ValidLen), Cells: append(idCells(m.vs, s.Padded), cutCells(m.vs, s.IDs, m.steps)...)},
+			{Label: fmt.Sprintf("French L=%d", g.ValidLen), Cells: append(idCells(m.vt, g.Padded), cutCells(m.vt, g.IDs, m.steps)...)}}}, meta
+	case 6:
+		meta["stage"] = "6 · valid-length mask"
+		meta["what"] = "m_t = 1 for t ≤ L and 0 after: the encoder ignores padded steps and the loss sums only the decoder's valid steps."
+		meta["source_valid_length"], meta["target_valid_length"] = s.ValidLen, g.ValidLen
+		return mtTable{Title: "6 · the valid-length mask", Head: stepsHead(m.steps), Rows: []mtRow{
+			{Label: "English ids", Cells: idCells(m.vs, s.Padded)},
+			{Label: "English mask", Cells: maskCells(Mask(s.ValidLen, m.steps))},
+			{Label: "French ids", Cells: idCells(m.vt, g.Padded)},
+			{Label: "French mask", Cells: maskCells(Mask(g.ValidLen, m.steps))}}}, meta
+	default:
+		meta["stage"] = "7 · a minibatch"
+		meta["what"] = "What the model receives: the source ids X (B × T) and their valid lengths, the decoder input (<bos> then the labels shifted right by one — teacher forcing) and the labels Y with their mask. Row 1 is the pair followed above; the others are drawn from the training split by the seed."
+		meta["batch_size"] = len(m.batchSrc)
+		tab := mtTable{Title: fmt.Sprintf("7 · a minibatch, B = %d, T = %d", len(m.batchSrc), m.steps), Head: stepsHead(m.steps)}
+		for i := range m.batchSrc {
+			y := m.batchY[i]
+			tab.Rows = append(tab.Rows,
+				mtRow{Label: fmt.Sprintf("X[%d] L=%d", i+1, m.srcLens[i]), Cells: idCells(m.vs, m.batchSrc[i])},
+				mtRow{Label: fmt.Sprintf("dec in[%d]", i+1), Cells: idCells(m.vt, DecoderInput(y))},
+				mtRow{Label: fmt.Sprintf("Y[%d] L=%d", i+1, m.yLens[i]), Cells: idCells(m.vt, y)},
+				mtRow{Label: fmt.Sprintf("mask[%d]", i+1), Cells: maskCells(Mask(m.yLens[i], m.steps))})
+		}
+		return tab, meta
+	}
+}
+
+func countID(ids []int, id int) int {
+	n := 0
+	for _, x := range ids {
+		if x == id {
+			n++
+		}
+	}
+	return n
+}
+
+func intsToFloats(xs []int) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+func matrixOf(name string, rows [][]int) sim.Array {
+	var data []float64
+	for _, r := range rows {
+		data = append(data, intsToFloats(r)...)
+	}
+	return sim.Matrix(name, len(rows), len(rows[0]), data)
+}
+
+func (m *mtDataModel) At(t int) sim.Frame {
+	tab, meta := m.stage(t)
+	meta["pipeline"] = tab
+	f := sim.Frame{Meta: meta}
+	switch {
+	case t == 4:
+		f.Arrays = []sim.Array{sim.Vector("src_ids", intsToFloats(m.src.IDs)), sim.Vector("tgt_ids", intsToFloats(m.tgt.IDs))}
+	case t == 5 || t == 6:
+		f.Arrays = []sim.Array{sim.Vector("src_mask", intsToFloats(Mask(m.src.ValidLen, m.steps))), sim.Vector("tgt_mask", intsToFloats(Mask(m.tgt.ValidLen, m.steps)))}
+	case t == 7:
+		dec := make([][]int, len(m.batchY))
+		mask := make([][]int, len(m.batchY))
+		for i, y := range m.batchY {
+			dec[i], mask[i] = DecoderInput(y), Mask(m.yLens[i], m.steps)
+		}
+		f.Arrays = []sim.Array{matrixOf("X", m.batchSrc), sim.Vector("X_valid_len", intsToFloats(m.srcLens)),
+			matrixOf("dec_input", dec), matrixOf("Y", m.batchY), sim.Vector("Y_valid_len", intsToFloats(m.yLens)), matrixOf("mask", mask)}
+	}
+	return f
+}
+
+// mtCounts are a vocabulary's token counts in rank order.
+func mtCounts(v *models.Vocab) []float64 {
+	fs := v.Freqs()
+	out := make([]float64, len(fs))
+	for i, f := range fs {
+		out[i] = float64(f.Count)
+	}
+	slices.SortFunc(out, func(a, b float64) int { return int(b - a) })
+	return out
+}
+
+// mtKept is how many corpus tokens reach the cut: the rank of the last word with an id.
+func mtKept(counts []float64, minFreq int) int {
+	n := 0
+	for _, c := range counts {
+		if c >= float64(minFreq) {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *mtDataModel) Static() sim.Frame {
+	ce, cf := mtCounts(m.vs), mtCounts(m.vt)
+	cut := make([]float64, max(len(ce), len(cf)))
+	for i := range cut {
+		cut[i] = float64(m.minFreq)
+	}
+	src, tgt := mtDataTokens()
+	all := mtVocabs()
+	ue, uf := make([]float64, mtMaxMinFreq), make([]float64, mtMaxMinFreq)
+	tab := mtTable{Title: "min_freq vs vocabulary size and <unk> share (training split)",
+		Head: []string{"|V| English", "<unk> English", "|V| French", "<unk> French"}}
+	for f := 1; f <= mtMaxMinFreq; f++ {
+		ue[f-1], uf[f-1] = 100*UnkShare(all[f][0], src), 100*UnkShare(all[f][1], tgt)
+		row := mtRow{Label: fmt.Sprintf("min_freq %d", f), Cells: []mtCell{
+			{Text: strconv.Itoa(all[f][0].Len())}, {Text: fmt.Sprintf("%.2f %%", ue[f-1])},
+			{Text: strconv.Itoa(all[f][1].Len())}, {Text: fmt.Sprintf("%.2f %%", uf[f-1])}}}
+		if f == m.minFreq {
+			row.Mark = "now"
+		}
+		tab.Rows = append(tab.Rows, row)
+	}
+	source := "typed by you"
+	if m.index >= 0 {
+		source = fmt.Sprintf("pair %d of the training split, shown raw as a translation file writes it (capital letter, punctuation attached, French narrow no-break space before ! and ?)", m.index)
+	}
+	meta := map[string]any{
+		"english": m.src.Raw, "french": m.tgt.Raw, "pair_from": source,
+		"min_freq": m.minFreq, "num_steps": m.steps,
+		"source_vocabulary_size": m.vs.Len(), "target_vocabulary_size": m.vt.Len(),
+		"training_pairs": len(src),
+		"unk_table":      tab,
+		"marks":          map[string]int{"frequencies": mtKept(ce, m.minFreq), "unk-rate": m.minFreq},
+	}
+	return sim.Frame{Meta: meta, Arrays: []sim.Array{
+		sim.Vector("count_en", ce), sim.Vector("count_fr", cf), sim.Vector("min_freq", cut),
+		sim.Vector("unk_percent_en", ue), sim.Vector("unk_percent_fr", uf),
+	}}
+}
+
+func frequencySeries(sm sim.Model) []Series {
+	m := sm.(*mtDataModel)
+	curve := func(label string, counts []float64) Series {
+		s := Series{Label: label}
+		for i, c := range counts {
+			s.X, s.Y = append(s.X, math.Log10(float64(i+1))), append(s.Y, c)
+		}
+		return s
+	}
+	ce, cf := mtCounts(m.vs), mtCounts(m.vt)
+	n := max(len(ce), len(cf))
+	cut := Series{Label: fmt.Sprintf("min_freq = %d", m.minFreq), X: []float64{0, math.Log10(float64(n))}, Y: []float64{float64(m.minFreq), float64(m.minFreq)}}
+	return []Series{curve("English", ce), curve("French", cf), cut}
+}
+
+func unkRateSeries(sm sim.Model) []Series {
+	src, tgt := mtDataTokens()
+	all := mtVocabs()
+	en, fr := Series{Label: "English"}, Series{Label: "French"}
+	for f := 1; f <= mtMaxMinFreq; f++ {
+		en.X, en.Y = append(en.X, float64(f)), append(en.Y, 100*UnkShare(all[f][0], src))
+		fr.X, fr.Y = append(fr.X, float64(f)), append(fr.Y, 100*UnkShare(all[f][1], tgt))
+	}
+	return []Series{en, fr}
+}
+
+func mtTrainSize() int {
+	train, _ := Corpus()
+	return len(train)
+}
+
+var mtDataLesson = &Lesson{
+	Slug:    "mt-data",
+	Section: "4.6",
+	Title:   "Machine translation data",
+	Summary: "Follow an English–French pair from raw text to the padded id matrices, valid lengths and masks a seq2seq model is trained on.",
+	Prose: []string{
+		`A translation model does not read text: it reads rectangles of integers. This page follows one English–French pair of Unroll's corpus (the lectures' “they are watching .” → “ils regardent .” opens it) through every step of the lecture's preprocessing, one stage per step of the scrubber.`,
+		`<b>Normalise</b>: lowercase, replace the non-breaking spaces of French typography, and put a space before each , . ! ? so that punctuation becomes a token of its own. <b>Tokenise</b> at spaces. <b>Map to ids</b> with a vocabulary built on the training split: four special tokens come first — <code>&lt;unk&gt;</code> 0 for unknown words, <code>&lt;pad&gt;</code> 1 for padding, <code>&lt;bos&gt;</code> 2 and <code>&lt;eos&gt;</code> 3 for the beginning and end of a sequence — then the words by frequency. A word seen fewer than <i>min_freq</i> times gets no id of its own and becomes <code>&lt;unk&gt;</code>: a smaller vocabulary, at the price of the sentences it blurs.`,
+		`A minibatch needs every sequence to have the same length \(T\) (<i>num_steps</i>). Append <code>&lt;eos&gt;</code>, cut longer sequences to their first \(T\) ids and fill shorter ones with <code>&lt;pad&gt;</code>. The <b>valid length</b> \(L\) remembers how many entries are real, and its mask \(m_t\) tells the encoder and the loss to ignore the padding. Finally the decoder is trained with <b>teacher forcing</b> (lecture 4.6): its input is <code>&lt;bos&gt;</code> followed by the labels shifted right by one, so at step \(t\) it reads the true \(y_{t-1}\) and must predict \(y_t\).`,
+		`Pick another pair by its index, or type your own English and French (words the corpus does not know become <code>&lt;unk&gt;</code>). Move <i>min_freq</i> and watch the frequency plot's cut and the <code>&lt;unk&gt;</code> table; shorten <i>num_steps</i> to see truncation cut off the <code>&lt;eos&gt;</code>.`,
+	},
+	Equations: []Equation{
+		{TeX: `L = \min(|y| + 1,\ T) \qquad \text{(the tokens plus } \langle\mathrm{eos}\rangle\text{, at most } T)`},
+		{TeX: `m_t = \begin{cases} 1 & t \le L \\ 0 & t > L \end{cases}, \qquad \ell = \sum_{t=1}^{T} m_t\, \ell_t`},
+		{TeX: `\text{decoder input} = (\langle\mathrm{bos}\rangle, y_1, \dots, y_{T-1}), \qquad \text{labels} = (y_1, \dots, y_T)`},
+	},
+	Panels: []Panel{
+		{ID: "pipeline", Kind: Table, Title: "the pair, stage by stage",
+			Note: "Each step adds one stage. Grey ids are <pad>, red <unk>, blue <bos>/<eos>; a mask's 0s are the padded steps."},
+		{ID: "frequencies", Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, LogY: true,
+			Note: "Few words are frequent, most are rare (Zipf). Below the flat min_freq line words become <unk>; the dashed line is the English vocabulary's last kept rank."},
+		{ID: "unk-rate", Kind: Line, Title: "share of <unk> tokens (%) vs min_freq", Arrays: []string{"unk_percent_en", "unk_percent_fr"},
+			Note: "x is min_freq 1…5; the dashed line is the current value."},
+		{ID: "unk_table", Kind: Table, Title: "vocabulary size and <unk> share vs min_freq",
+			Note: "The current min_freq's row is marked."},
+	},
+	Params: sim.Specs{
+		{Name: "pair", Label: "pair index", Kind: sim.Int, Default: "0", Min: 0, Max: float64(mtTrainSize() - 1), Step: 1,
+			Help: "Which pair of the training split to follow (0 is “they are watching .”, 1 is “go .”). Used when both sentences below are empty."},
+		{Name: "english", Label: "your English", Kind: sim.Text, MaxLen: 100, Default: "",
+			Help: "Type an English sentence and its French translation to follow them instead of a corpus pair."},
+		{Name: "french", Label: "your French", Kind: sim.Text, MaxLen: 100, Default: ""},
+		{Name: "min_freq", Label: "minimum frequency", Kind: sim.Int, Default: "2", Min: 1, Max: mtMaxMinFreq, Step: 1,
+			Help: "Words seen fewer times than this in the training split become <unk>."},
+		{Name: "num_steps", Label: "num_steps T", Kind: sim.Int, Default: "8", Min: 3, Max: 15, Step: 1, Symbol: "T",
+			Help: "Every sequence is cut or padded to this length."},
+		{Name: "batch_size", Label: "batch size B", Kind: sim.Int, Default: "4", Min: 1, Max: 8, Step: 1, Symbol: "B"},
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
+			Help: "Which other pairs fill the minibatch."},
+	},
+	Plots: []Plot{
+		{Name: "frequencies", Title: "token frequency vs rank (log-log)", XLabel: "log₁₀ rank", YLabel: "count", LogY: true, Series: frequencySeries},
+		{Name: "unk-rate", Title: "share of <unk> tokens vs min_freq", XLabel: "min_freq", YLabel: "<unk> tokens (%)", Series: unkRateSeries},
+	},
+	Build: buildMTData,
+}

@@ -1,0 +1,118 @@
+// table draws tables of cells that a lesson puts in its meta under the panel's ID:
+// the static meta's table if there is one, otherwise the tables of steps 1..now (one
+// per step, the current one highlighted). A table is {title, head?, rows: [{label,
+// cells: [{text, sub?, mark?}], inline?, mark?}]}. Inline rows are text drawn
+// character by character; other rows are boxes. Marks colour a cell: changed,
+// inserted, unk, special, pad, cut, on, off; a row marked "now" is highlighted.
+import { fit, empty, FONT, SMALL, INK, MUTED } from "./common.js";
+
+const LABEL = 104, BOX = 22, SUBBOX = 34, GAP = 3, TITLE = 20, ROWGAP = 5, TABLEGAP = 12;
+const FILL = {
+  changed: "#fde68a", inserted: "#fdba74", unk: "#fecaca", special: "#bfdbfe",
+  pad: "#e5e7eb", cut: "#f3f4f6", on: "#bbf7d0", off: "#f3f4f6",
+};
+
+function tables(cfg, view) {
+  const s = view.static[cfg.id];
+  if (s && Array.isArray(s.rows)) return [{ table: s, now: false }];
+  const out = [];
+  for (let t = 1; t <= view.step; t++) {
+    const tab = view.metaAt(t)?.[cfg.id];
+    if (tab && Array.isArray(tab.rows)) out.push({ table: tab, now: t === view.step });
+  }
+  return out;
+}
+
+const shown = (s) => (s === " " ? "␣" : s);
+
+// layout places every cell; drawing and hit-testing share it.
+function layout(ctx, ts, width) {
+  const items = [];
+  let y = 4;
+  for (const { table, now } of ts) {
+    items.push({ kind: "title", y, text: table.title, now });
+    y += TITLE;
+    const hasSub = table.rows.some((r) => r.cells.some((c) => c.sub));
+    const h = hasSub ? SUBBOX : BOX;
+    // one width per column so that the rows line up (a step is a column)
+    const colW = [];
+    for (const r of table.rows) if (!r.inline) r.cells.forEach((c, i) => {
+      ctx.font = FONT; let w = ctx.measureText(c.text).width + 10;
+      if (c.sub) { ctx.font = SMALL; w = Math.max(w, ctx.measureText(c.sub).width + 8); }
+      colW[i] = Math.max(colW[i] || BOX, w);
+    });
+    if (table.head) { ctx.font = SMALL; table.head.forEach((t, i) => { colW[i] = Math.max(colW[i] || BOX, ctx.measureText(t).width + 8); }); }
+    if (table.head) {
+      let x = LABEL;
+      table.head.forEach((t, i) => { const w = colW[i] || BOX; items.push({ kind: "head", x, y, w, text: t }); x += w + GAP; });
+      y += 16;
+    }
+    for (const r of table.rows) {
+      items.push({ kind: "label", y, h, text: r.label, mark: r.mark });
+      let x = LABEL;
+      ctx.font = FONT;
+      r.cells.forEach((c, i) => {
+        const w = r.inline ? Math.max(6, ctx.measureText(shown(c.text)).width) : colW[i] || BOX;
+        if (x + w > width - 2 && x > LABEL) { x = LABEL; y += h + GAP; }
+        items.push({ kind: "cell", x, y, w, h, cell: c, inline: r.inline, row: r.label, col: i + 1 });
+        x += w + (r.inline ? 0 : GAP);
+      });
+      y += h + ROWGAP;
+    }
+    y += TABLEGAP;
+  }
+  return { items, height: y };
+}
+
+export function draw(canvas, cfg, view) {
+  const ts = tables(cfg, view);
+  const width = Math.max(120, canvas.parentElement.clientWidth);
+  const probe = canvas.getContext("2d");
+  const { items, height } = layout(probe, ts, width);
+  const { ctx } = fit(canvas, Math.max(50, height));
+  if (!ts.length) { empty(ctx, width, 50, "step forward to follow the pair"); return null; }
+  for (const it of items) {
+    if (it.kind === "title") {
+      ctx.font = FONT; ctx.fillStyle = it.now ? "#b45309" : INK; ctx.textAlign = "left";
+      ctx.fillText((it.now ? "▸ " : "") + it.text, 0, it.y + TITLE / 2);
+    } else if (it.kind === "head") {
+      ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "center";
+      ctx.fillText(it.text, it.x + it.w / 2, it.y + 7);
+    } else if (it.kind === "label") {
+      if (it.mark === "now") { ctx.fillStyle = "#fef3c7"; ctx.fillRect(0, it.y - 1, width, it.h + 2); }
+      ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "left";
+      ctx.fillText(it.text, 0, it.y + it.h / 2);
+    } else {
+      const c = it.cell;
+      const fill = FILL[c.mark];
+      if (it.inline) {
+        if (fill) { ctx.fillStyle = fill; ctx.fillRect(it.x, it.y + 2, it.w, it.h - 4); }
+        ctx.font = FONT; ctx.fillStyle = c.mark === "inserted" ? "#9a3412" : INK; ctx.textAlign = "center";
+        ctx.fillText(c.mark === "inserted" ? "␣" : c.text, it.x + it.w / 2, it.y + it.h / 2);
+        continue;
+      }
+      ctx.fillStyle = fill || "#ffffff"; ctx.strokeStyle = "#cbd5e1"; ctx.lineWidth = 1;
+      ctx.beginPath(); ctx.roundRect(it.x + 0.5, it.y + 0.5, it.w, it.h, 4); ctx.fill(); ctx.stroke();
+      ctx.textAlign = "center";
+      const faint = c.mark === "pad" || c.mark === "off" || c.mark === "cut";
+      ctx.font = FONT; ctx.fillStyle = faint ? MUTED : INK;
+      const ty = c.sub ? it.y + 11 : it.y + it.h / 2 + 1;
+      ctx.fillText(c.text, it.x + it.w / 2, ty);
+      if (c.mark === "cut") { ctx.strokeStyle = "#b91c1c"; ctx.beginPath(); ctx.moveTo(it.x + 3, it.y + it.h / 2); ctx.lineTo(it.x + it.w - 3, it.y + it.h / 2); ctx.stroke(); }
+      if (c.sub) { ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(c.sub, it.x + it.w / 2, it.y + 25); }
+    }
+  }
+  ctx.textAlign = "left";
+  return {
+    hit(px, py) {
+      for (const it of items) {
+        if (it.kind !== "cell" || px < it.x || px > it.x + it.w || py < it.y || py > it.y + it.h) continue;
+        const c = it.cell;
+        const lines = [`${it.row}, ${it.inline ? "character" : "column"} ${it.col}`, JSON.stringify(c.text) + (c.sub ? ` = ${c.sub}` : "")];
+        if (c.mark) lines.push(c.mark);
+        return { lines };
+      }
+      return null;
+    },
+  };
+}
