@@ -399,15 +399,7 @@ type gruModel struct {
 }
 
 func buildGRU(v sim.Values) (sim.Model, error) {
-	task, ok := FindTask(v.String("task"))
-	if !ok {
-		return nil, fmt.Errorf("there is no task %q", v.String("task"))
-	}
-	text := v.String("input")
-	if text == "" {
-		text = task.Default
-	}
-	ids, err := task.Parse(text)
+	task, text, ids, err := taskInput(v)
 	if err != nil {
 		return nil, err
 	}

@@ -341,15 +341,7 @@ type lstmModel struct {
 }
 
 func buildLSTM(v sim.Values) (sim.Model, error) {
-	task, ok := FindTask(v.String("task"))
-	if !ok {
-		return nil, fmt.Errorf("there is no task %q", v.String("task"))
-	}
-	text := v.String("input")
-	if text == "" {
-		text = task.Default
-	}
-	ids, err := task.Parse(text)
+	task, text, ids, err := taskInput(v)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unroll/sim"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -282,4 +283,19 @@ func (t *Task) Batch(rng *rand.Rand, B int) (ids, targets [][]int) {
 		targets[b] = t.Targets(ids[b])
 	}
 	return ids, targets
+}
+
+// taskInput reads the task and input parameters the GRU and LSTM pages share: the
+// task, the text used (the task's example when the input is empty) and its tokens.
+func taskInput(v sim.Values) (task *Task, text string, ids []int, err error) {
+	task, ok := FindTask(v.String("task"))
+	if !ok {
+		return nil, "", nil, fmt.Errorf("there is no task %q", v.String("task"))
+	}
+	text = v.String("input")
+	if text == "" {
+		text = task.Default
+	}
+	ids, err = task.Parse(text)
+	return task, text, ids, err
 }
