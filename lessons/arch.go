@@ -1,8 +1,6 @@
 package lessons
 
 import (
-	"bytes"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -302,12 +300,8 @@ var archModels = sync.OnceValues(func() (*archPair, error) {
 		name string
 		ps   models.Params
 	}{{archCheckpointB, b.Params()}, {archCheckpointC, c.Params()}} {
-		raw, err := checkpointFS.ReadFile("checkpoints/" + f.name)
-		if err != nil {
-			return nil, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", f.name, err)
-		}
-		if _, err := models.ReadSafetensors(bytes.NewReader(raw), f.ps); err != nil {
-			return nil, fmt.Errorf("lessons: checkpoint %s: %w", f.name, err)
+		if _, err := readBundled(f.name, f.ps); err != nil {
+			return nil, err
 		}
 	}
 	return &archPair{b, c}, nil

@@ -1,8 +1,6 @@
 package lessons
 
 import (
-	"bytes"
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -277,14 +275,10 @@ var blankCheckpoints = sync.OnceValues(func() ([2]blankCheckpoint, error) {
 	var out [2]blankCheckpoint
 	for i, bi := range []bool{false, true} {
 		name := BlankCheckpointFile(bi)
-		raw, err := checkpointFS.ReadFile("checkpoints/" + name)
-		if err != nil {
-			return out, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
-		}
 		m := NewFillBlank(bi, 0)
-		meta, err := models.ReadSafetensors(bytes.NewReader(raw), m.Params())
+		meta, err := readBundled(name, m.Params())
 		if err != nil {
-			return out, fmt.Errorf("lessons: checkpoint %s: %w", name, err)
+			return out, err
 		}
 		out[i] = blankCheckpoint{model: m, meta: meta}
 	}
@@ -302,8 +296,6 @@ func LoadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
 		ck = all[1]
 	}
 	m := NewFillBlank(bidirectional, 0)
-	for i, p := range m.Params() {
-		p.Value.Copy(ck.model.Params()[i].Value)
-	}
+	copyParams(m.Params(), ck.model.Params())
 	return m, ck.meta, nil
 }

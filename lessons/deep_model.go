@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -255,29 +254,15 @@ func SaveMarketModel(path string, m *MarketModel, meta map[string]string) error 
 	return models.SaveCheckpoint(path, m.Params(), meta)
 }
 
-type deepCheckpoint struct {
-	values []*mat.Dense
-	meta   map[string]string
-}
-
 // deepCheckpoints parses every bundled market model once.
-var deepCheckpoints = sync.OnceValues(func() (map[string]deepCheckpoint, error) {
-	out := map[string]deepCheckpoint{}
+var deepCheckpoints = sync.OnceValues(func() (map[string]checkpoint, error) {
+	out := map[string]checkpoint{}
 	for _, kind := range DeepKinds {
 		for L := 1; L <= DeepMaxLayers; L++ {
 			name := DeepCheckpointFile(kind, L)
-			raw, err := checkpointFS.ReadFile("checkpoints/" + name)
+			ck, err := parseBundled(name, NewMarketModel(kind, L, 0).Params())
 			if err != nil {
-				return nil, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
-			}
-			m := NewMarketModel(kind, L, 0)
-			meta, err := models.ReadSafetensors(bytes.NewReader(raw), m.Params())
-			if err != nil {
-				return nil, fmt.Errorf("lessons: checkpoint %s: %w", name, err)
-			}
-			ck := deepCheckpoint{meta: meta}
-			for _, p := range m.Params() {
-				ck.values = append(ck.values, mat.DenseCopyOf(p.Value))
+				return nil, err
 			}
 			out[name] = ck
 		}
@@ -297,8 +282,6 @@ func LoadMarketModel(kind string, L int) (*MarketModel, map[string]string, error
 		return nil, nil, fmt.Errorf("lessons: no bundled checkpoint for cell %q with L = %d", kind, L)
 	}
 	m := NewMarketModel(kind, L, 0)
-	for i, p := range m.Params() {
-		p.Value.Copy(ck.values[i])
-	}
+	ck.into(m.Params())
 	return m, ck.meta, nil
 }

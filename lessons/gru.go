@@ -1,8 +1,6 @@
 package lessons
 
 import (
-	"bytes"
-	"embed"
 	"fmt"
 	"maps"
 	"math"
@@ -320,33 +318,15 @@ func CheckpointFile(task, variant string) string {
 	return "gru-" + task + "-" + variant + ".safetensors"
 }
 
-//go:embed checkpoints
-var checkpointFS embed.FS
-
-// checkpoint is a parsed bundled checkpoint: its weights and metadata.
-type checkpoint struct {
-	values []*mat.Dense // in Params() order
-	meta   map[string]string
-}
-
 // checkpoints parses every bundled GRU checkpoint once, the first time a lesson needs one.
 var checkpoints = sync.OnceValues(func() (map[string]checkpoint, error) {
 	out := map[string]checkpoint{}
 	for _, task := range Tasks {
 		for _, variant := range []string{VariantLecture, VariantResetAfter} {
 			name := CheckpointFile(task.Name, variant)
-			raw, err := checkpointFS.ReadFile("checkpoints/" + name)
+			ck, err := parseBundled(name, NewGRUClassifier(task, variant, 0).Params())
 			if err != nil {
-				return nil, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
-			}
-			m := NewGRUClassifier(task, variant, 0)
-			meta, err := models.ReadSafetensors(bytes.NewReader(raw), m.Params())
-			if err != nil {
-				return nil, fmt.Errorf("lessons: checkpoint %s: %w", name, err)
-			}
-			ck := checkpoint{meta: meta}
-			for _, p := range m.Params() {
-				ck.values = append(ck.values, mat.DenseCopyOf(p.Value))
+				return nil, err
 			}
 			out[name] = ck
 		}
@@ -366,9 +346,7 @@ func LoadGRUClassifier(task *Task, variant string) (*GRUClassifier, map[string]s
 		return nil, nil, fmt.Errorf("lessons: no bundled checkpoint for task %q, variant %q", task.Name, variant)
 	}
 	m := NewGRUClassifier(task, variant, 0)
-	for i, p := range m.Params() {
-		p.Value.Copy(ck.values[i])
-	}
+	ck.into(m.Params())
 	return m, ck.meta, nil
 }
 

@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -232,17 +231,9 @@ var seqCheckpoints = sync.OnceValues(func() (map[string]checkpoint, error) {
 			LSTMCheckpointFile(task.Name): NewLSTMClassifier(task, 0),
 			RNNCheckpointFile(task.Name):  NewRNNClassifier(task, 0),
 		} {
-			raw, err := checkpointFS.ReadFile("checkpoints/" + name)
+			ck, err := parseBundled(name, fresh.Params())
 			if err != nil {
-				return nil, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
-			}
-			meta, err := models.ReadSafetensors(bytes.NewReader(raw), fresh.Params())
-			if err != nil {
-				return nil, fmt.Errorf("lessons: checkpoint %s: %w", name, err)
-			}
-			ck := checkpoint{meta: meta}
-			for _, p := range fresh.Params() {
-				ck.values = append(ck.values, mat.DenseCopyOf(p.Value))
+				return nil, err
 			}
 			out[name] = ck
 		}
@@ -260,9 +251,7 @@ func loadSeq(file string, fresh *SeqClassifier) (*SeqClassifier, map[string]stri
 	if !ok {
 		return nil, nil, fmt.Errorf("lessons: no bundled checkpoint %s", file)
 	}
-	for i, p := range fresh.Params() {
-		p.Value.Copy(ck.values[i])
-	}
+	ck.into(fresh.Params())
 	return fresh, ck.meta, nil
 }
 

@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -225,13 +224,9 @@ const CharCheckpointFile = "rnn-charlm.safetensors"
 
 // charCheckpoint parses the bundled language model once.
 var charCheckpoint = sync.OnceValues(func() (*CharLM, error) {
-	raw, err := checkpointFS.ReadFile("checkpoints/" + CharCheckpointFile)
-	if err != nil {
-		return nil, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", CharCheckpointFile, err)
-	}
 	m := NewCharLM(0)
-	if _, err := models.ReadSafetensors(bytes.NewReader(raw), m.Params()); err != nil {
-		return nil, fmt.Errorf("lessons: checkpoint %s: %w", CharCheckpointFile, err)
+	if _, err := readBundled(CharCheckpointFile, m.Params()); err != nil {
+		return nil, err
 	}
 	return m, nil
 })
@@ -243,9 +238,7 @@ func LoadCharLM() (*CharLM, error) {
 		return nil, err
 	}
 	m := NewCharLM(0)
-	for i, p := range m.Params() {
-		p.Value.Copy(ck.Params()[i].Value)
-	}
+	copyParams(m.Params(), ck.Params())
 	return m, nil
 }
 
