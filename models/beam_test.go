@@ -385,3 +385,26 @@ func TestToyJSONRoundTrip(t *testing.T) {
 		t.Errorf("Step(\"jane\", goes) got %v, %q want P(africa)=0.4, \"jane goes\"", lp, next)
 	}
 }
+
+func TestBeamDecodeIsBeamSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for trial := range 500 {
+		v := 2 + rng.IntN(9)
+		cfg := SearchConfig{BOS: v, EOS: rng.IntN(v), MaxLen: 1 + rng.IntN(7), BeamSize: 1 + rng.IntN(6), Alpha: 1.5 * rng.Float64()}
+		step := randomStep(rng.Uint64(), v, 0.4*rng.Float64())
+		if trial%7 == 0 { // ties: every word equally likely
+			step = func(state uint64, last int) ([]float64, uint64) {
+				lp := make([]float64, v)
+				for i := range lp {
+					lp[i] = -math.Log(float64(v))
+				}
+				return lp, state + 1
+			}
+		}
+		want := BeamSearch(uint64(0), cfg, step).Best
+		got := BeamDecode(uint64(0), cfg, step)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d %+v: BeamDecode got %+v, BeamSearch best %+v", trial, cfg, got, want)
+		}
+	}
+}

@@ -132,10 +132,7 @@ func (r *Run) Training() bool { return r.train.left > 0 }
 
 // frame returns step t's frame, computing and caching it on first use.
 func (r *Run) frame(t int) *Frame {
-	if r.train.dirty {
-		clear(r.frames)
-		r.train.dirty = false
-	}
+	r.refresh()
 	if f := r.frames[t-1]; f != nil {
 		return f
 	}
@@ -278,9 +275,22 @@ func (r *Run) Frame() Encoded {
 	return r.encode(h, f.Arrays)
 }
 
+// refresh drops the cached frames and re-reads the static frame once the model has
+// trained since they were made.
+func (r *Run) refresh() {
+	if !r.train.dirty {
+		return
+	}
+	clear(r.frames)
+	r.static = r.model.Static()
+	checkFrame("static", r.static)
+	r.train.dirty = false
+}
+
 // Snapshot encodes the whole state: the static frame, and every step's arrays and
 // meta from 1 to the current step named "<name>@<t>".
 func (r *Run) Snapshot() Encoded {
+	r.refresh()
 	arrays := append([]Array(nil), r.static.Arrays...)
 	meta := map[string]any{}
 	for t := 1; t <= r.step; t++ {

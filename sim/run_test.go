@@ -61,7 +61,7 @@ func (m *gruModel) Steps() int { return len(m.tokens) }
 func (m *gruModel) Static() Frame {
 	return Frame{
 		Arrays: []Array{Matrix("W_hz", m.cell.HiddenSize(), m.cell.HiddenSize(), m.cell.Whz.Value.RawMatrix().Data)},
-		Meta:   map[string]any{"tokens": m.tokens, "scale": []float64{0, 1}},
+		Meta:   map[string]any{"tokens": m.tokens, "scale": []float64{0, 1}, "trained": len(m.losses)},
 	}
 }
 
@@ -299,6 +299,9 @@ func TestRunTrain(t *testing.T) {
 	after := last.Arrays[len(last.Arrays)-3].Data // Z@8
 	if fmt.Sprint(before) == fmt.Sprint(after) {
 		t.Errorf("Z at step 8 unchanged by training: the frame cache was not rebuilt")
+	}
+	if got := last.Header.Static["trained"]; got != 3.0 {
+		t.Errorf("static meta trained = %v after 3 steps, want 3: the static frame was not re-read", got)
 	}
 
 	// A model that does not train refuses.
