@@ -33,6 +33,16 @@ func (c *lossCurve) add(loss float64) sim.Array {
 // BPTT, clipping at gruClip and one step of opt. It returns the loss and the share of
 // labelled steps answered right. The GRU, LSTM and RNN task models all train this way.
 func trainClassifier(task *Task, cell models.Cell, out *models.Dense, ps models.Params, opt models.Optimizer, rng *rand.Rand) (loss, accuracy float64) {
+	return trainClassifierWith(task, cell, out, ps, opt, rng, nil)
+}
+
+// stateCost is an extra term of a training loss that depends on the forward trace
+// only (not on the targets): it returns its value and adds its gradient, to the
+// parameters' Grad and to dH[t] = ∂L/∂H_{t+1} for the hidden states it reads.
+type stateCost func(tr *models.Trace, dH []*mat.Dense) float64
+
+// trainClassifierWith is trainClassifier with cost (if not nil) added to the loss.
+func trainClassifierWith(task *Task, cell models.Cell, out *models.Dense, ps models.Params, opt models.Optimizer, rng *rand.Rand, cost stateCost) (loss, accuracy float64) {
 	ids, ys := task.Batch(rng, gruBatch)
 	T := len(ids[0])
 	ps.ZeroGrad()
@@ -62,8 +72,12 @@ func trainClassifier(task *Task, cell models.Cell, out *models.Dense, ps models.
 		dLogits.Scale(1/float64(count), dLogits)
 		dH[t] = out.Backward(H, dLogits)
 	}
+	loss /= float64(count)
+	if cost != nil {
+		loss += cost(tr, dH)
+	}
 	models.Backward(cell, tr, dH, models.BPTTOptions{})
 	models.ClipGradNorm(ps, gruClip)
 	opt.Step(ps)
-	return loss / float64(count), float64(hits) / float64(count)
+	return loss, float64(hits) / float64(count)
 }

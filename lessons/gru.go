@@ -45,6 +45,15 @@ type GRUClassifier struct {
 	opt     *models.Adam
 }
 
+// ResetGateCost is λ of the reset task's gate cost λ·mean R_t, added to its GRUs'
+// training loss: reading the past costs a little, so R_t opens only where the candidate
+// needs the old state (0.003 left R_t at breaks up to 0.13, 0.05 closed it on digits
+// too; docs/lessons.md).
+const ResetGateCost = 0.01
+
+// gateCostOf lists the tasks whose GRU training adds the reset-gate cost, with its λ.
+var gateCostOf = map[string]float64{"reset": ResetGateCost}
+
 // hiddenOf lists the tasks whose GRU is not GRUHidden wide.
 var hiddenOf = map[string]int{"skip": gruSmallHidden, "reset": gruSmallHidden}
 
@@ -87,9 +96,51 @@ func oneHot(ids [][]int, t int) *mat.Dense {
 
 // TrainStep runs one minibatch of Adam on L = mean over labelled steps of
 // −log ŷ_t[y_t], drawing the batch from rng. It returns the loss and the share of
-// labelled steps predicted right.
+// labelled steps predicted right. For the reset task L also has the gate cost
+// λ·mean R_t (ResetGateCost, resetGateCost).
 func (m *GRUClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
-	return trainClassifier(m.Task, m.Cell, m.Out, m.Params(), m.opt, rng)
+	var cost stateCost
+	if lambda := gateCostOf[m.Task.Name]; lambda > 0 {
+		cost = func(tr *models.Trace, dH []*mat.Dense) float64 { return resetGateCost(m.Cell, lambda, tr, dH) }
+	}
+	return trainClassifierWith(m.Task, m.Cell, m.Out, m.Params(), m.opt, rng, cost)
+}
+
+// resetGateCost is C = λ·mean(R_t) over the batch, the steps and the units of the
+// trace tr of cell. It adds ∂C/∂W_xr, ∂C/∂W_hr, ∂C/∂b_r to their Grad and
+// ∂C/∂H_{t-1} to dH (H_0 = 0 is not a parameter): with A_r = X_t W_xr + H_{t-1} W_hr + b_r,
+// ∂C/∂A_r = λ/(B·T·h) · R_t ⊙ (1 − R_t), W_xr gets X_tᵀ ∂C/∂A_r, W_hr gets
+// H_{t-1}ᵀ ∂C/∂A_r, b_r the column sums and H_{t-1} gets ∂C/∂A_r W_hrᵀ.
+func resetGateCost(cell *models.GRU, lambda float64, tr *models.Trace, dH []*mat.Dense) float64 {
+	T := tr.Len()
+	B, h := tr.Steps[0].Prev.H.Dims()
+	scale := lambda / float64(B*T*h)
+	cost := 0.0
+	var dA, g mat.Dense
+	for t, st := range tr.Steps {
+		r := st.Gate("R")
+		cost += scale * mat.Sum(r)
+		dA.Apply(func(_, _ int, v float64) float64 { return scale * v * (1 - v) }, r)
+		g.Mul(st.X.T(), &dA)
+		cell.Wxr.Grad.Add(cell.Wxr.Grad, &g)
+		g.Reset()
+		g.Mul(st.Prev.H.T(), &dA)
+		cell.Whr.Grad.Add(cell.Whr.Grad, &g)
+		g.Reset()
+		for j := range h {
+			cell.Br.Grad.Set(0, j, cell.Br.Grad.At(0, j)+mat.Sum(dA.ColView(j)))
+		}
+		if t > 0 {
+			if dH[t-1] == nil {
+				dH[t-1] = mat.NewDense(B, h, nil)
+			}
+			g.Mul(&dA, cell.Whr.Value.T())
+			dH[t-1].Add(dH[t-1], &g)
+			g.Reset()
+		}
+		dA.Reset()
+	}
+	return cost
 }
 
 func b2f(b bool) float64 {
@@ -536,6 +587,9 @@ func GRUCheckpointMeta(m *GRUClassifier, seed uint64, steps int) map[string]stri
 		"eval_seed": strconv.Itoa(GRUEvalSeed), "eval_seqs": strconv.Itoa(GRUEvalSeqs),
 		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
 	}
+	if lambda := gateCostOf[m.Task.Name]; lambda > 0 {
+		meta["reset_gate_cost"] = f(lambda)
+	}
 	stats := m.GateStats()
 	gates := ""
 	for _, k := range slices.Sorted(maps.Keys(stats)) {
@@ -559,7 +613,7 @@ var gruLesson = &Lesson{
 	Prose: []string{
 		`A vanilla RNN rewrites its whole hidden state at every step, so it has no easy way to keep one early token for a long time, to ignore a token that means nothing, or to forget everything at a break. A GRU adds two gates, vectors of numbers between 0 and 1, one per hidden unit, that the network computes from the current input and the previous state.`,
 		`The <b>reset gate</b> \(R_t\) decides how much of the previous state goes into the candidate \(\tilde H_t\). Where \(R_t \approx 1\) the candidate is an ordinary RNN step; where \(R_t \approx 0\) it ignores the past and depends on the current input alone: the state is reset. The <b>update gate</b> \(Z_t\) then mixes old and new: where \(Z_t \approx 1\) the unit keeps its old value and the input is skipped; where \(Z_t \approx 0\) it takes the candidate.`,
-		`Each task below has its own small GRU, trained on generated sequences and bundled with the page: \(h = 12\) units for <b>checksum</b>, \(h = 6\) for <b>skip</b> and <b>reset</b>, so that nearly every unit takes part. <b>checksum</b>: the first digit must survive to the end; look for the units whose \(Z_t\) stays close to 1 from the second step on: they hold the check digit. <b>skip</b>: the filler tokens _ carry nothing. In training every filler token also came with random noise, like markup that never looks the same twice, so anything written on a filler token would damage the stored digit. The network learned not to write: on filler \(Z_t\) is close to 1 (0.94 to 0.99 on average, about 0.5 on digits), and the columns of \(H_t\) repeat across a run of filler. <b>reset</b>: at a break | the update gate \(Z_t\) of the units the answer is read from drops to about 0.15, so the new state is the candidate, and their reset gate \(R_t\) is about half its value on digits (0.3 against 0.6): the candidate sees less of the past. It does not reach 0: the trained networks do the rest of the reset another way, most likely by letting the break's input push the candidate into the flat ends of tanh, where the little of the past that gets through changes almost nothing. Type your own sequence to test a model; the right answer at each step is shown next to the model's prediction.`,
+		`Each task below has its own small GRU, trained on generated sequences and bundled with the page: \(h = 12\) units for <b>checksum</b>, \(h = 6\) for <b>skip</b> and <b>reset</b>, so that nearly every unit takes part. <b>checksum</b>: the first digit must survive to the end; look for the units whose \(Z_t\) stays close to 1 from the second step on: they hold the check digit. <b>skip</b>: the filler tokens _ carry nothing. In training every filler token also came with random noise, like markup that never looks the same twice, so anything written on a filler token would damage the stored digit. The network learned not to write: on filler \(Z_t\) is close to 1 (0.94 to 0.99 on average, about 0.5 on digits), and the columns of \(H_t\) repeat across a run of filler. <b>reset</b>: the model keeps a count since the last break, +1 for a high digit (2, 3) and −1 for a low one (0, 1), and answers with its sign. On a digit the new count is the old one plus or minus one, so the candidate needs the past, and the reset gate of the units the answer is read from is open (about 0.3 on average); at a break | the old count is wrong for the new segment, and there \(R_t\) closes to about 0.02: the candidate is computed from the break alone, and \(Z_t\), down to about 0.15, lets it replace the state. In training, reading the past cost a little (0.01 times the mean of \(R_t\) was added to the loss), so the gate opens only where the past is worth it; without that cost the networks learn the task as well but leave \(R_t\) at 0.1 to 0.4 at the breaks and reset another way, most likely by pushing the candidate into the flat ends of tanh. Type your own sequence to test a model; the right answer at each step is shown next to the model's prediction.`,
 		`Clamp a gate to see what it is for: with \(Z_t = 1\) nothing is ever written and the state stays at zero; with \(R_t = 0\) every candidate forgets the past and the checksum is lost; with \(Z_t = 0\) the state cannot skip anything. <b>Train from scratch</b> starts again from random weights (drawn from the seed) and learns live.`,
 		`The <b>reset-after</b> variant is the form PyTorch's <code>nn.GRU</code> and cuDNN compute: the reset gate multiplies \(H_{t-1} W_{hh} + b_{hn}\) after the matrix product instead of \(H_{t-1}\) before it, with one extra bias \(b_{hn}\). Both forms can reset the state and learn the same tasks, but their weights are not interchangeable, so each variant has its own trained checkpoint.`,
 	},
@@ -575,7 +629,7 @@ var gruLesson = &Lesson{
 		{ID: "tokens", Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
 			Note: "The current token is marked; the model's answer and the right answer are under it."},
 		{ID: "R", Kind: Heatmap, Title: `reset gate \(R_t\)`, Arrays: []string{"R"}, Scale: []float64{0, 1}, Symbol: "R",
-			Note: "Near 0: the candidate ignores the past (reset task: lower at the breaks |, though not 0)."},
+			Note: "Near 0: the candidate ignores the past (reset task: at the breaks |, where the old count must go)."},
 		{ID: "Z", Kind: Heatmap, Title: `update gate \(Z_t\)`, Arrays: []string{"Z"}, Scale: []float64{0, 1}, Symbol: "Z",
 			Note: "Near 1: the unit keeps its value and skips the input (skip task: the filler tokens _)."},
 		{ID: "H_tilde", Kind: Heatmap, Title: `candidate state \(\tilde H_t\)`, Arrays: []string{"H_tilde"}, Scale: []float64{-1, 1}, Symbol: "H_tilde"},

@@ -152,49 +152,60 @@ var skipTask = &Task{
 }
 
 // resetTask: segments of digits separated by breaks "|"; the target at every step is
-// whether a 3 has appeared since the last break, so a break must wipe the state.
+// the sign of the balance since the last break, +1 for every high digit (2, 3) and −1
+// for every low one (0, 1). Every digit changes the count, so on digits the candidate
+// H̃_t needs the old state; at a break the old count is wrong information for the new
+// segment, and the break should reset the hidden state.
 var resetTask = &Task{
 	Name:  "reset",
 	Title: "Reset at a logical break",
 	Description: "Digits come in segments separated by a break |, like chapters of a book. At every " +
-		"step the model answers: has a 3 appeared since the last break? What happened before a " +
-		"break no longer matters, so the break should reset the hidden state.",
+		"step the model answers whether, since the last break, it has seen more high digits (2, 3) " +
+		"than low ones (0, 1), as many, or fewer: the count starts again at every break, so what " +
+		"the hidden state held before the break must be forgotten.",
 	Tokens:  []int{0, 1, 2, 3, tokBreak},
-	Classes: []string{"no 3 yet", "3 seen"},
-	Default: "1 3 0 2 | 0 1 2 | 2 3 1 | 0 0 1 2",
+	Classes: []string{"more low", "even", "more high"},
+	Default: "2 3 0 | 1 0 2 | 3 3 | 0 1 2 3 2",
 	MinLen:  1,
 	generate: func(rng *rand.Rand, n int) []int {
-		const (
-			breakShare = 0.2  // segments of about four digits
-			threeShare = 0.15 // so that about half of the segments see a 3
-		)
+		const breakShare = 0.2 // segments of about four digits
 		ids := make([]int, n)
 		for i := range ids {
-			switch r := rng.Float64(); {
-			case i > 0 && r < breakShare:
+			if i > 0 && rng.Float64() < breakShare {
 				ids[i] = tokBreak
-			case r < breakShare+threeShare:
-				ids[i] = 3
-			default:
-				ids[i] = rng.IntN(3)
+			} else {
+				ids[i] = rng.IntN(digits)
 			}
 		}
 		return ids
 	},
 	targets: func(ids []int) []int {
 		y := make([]int, len(ids))
-		seen := false
+		balance := 0
 		for t, id := range ids {
-			switch id {
-			case tokBreak:
-				seen = false
-			case 3:
-				seen = true
+			switch {
+			case id == tokBreak:
+				balance = 0
+			case id >= 2:
+				balance++
+			default:
+				balance--
 			}
-			y[t] = b2i(seen)
+			y[t] = 1 + signOf(balance)
 		}
 		return y
 	},
+}
+
+// signOf is −1, 0 or +1: the sign of n.
+func signOf(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
 }
 
 func b2i(b bool) int {

@@ -16,8 +16,10 @@ func TestTaskTargets(t *testing.T) {
 		{"checksum", "1,1,3,1", []int{-1, 1, 0, 1}},
 		{"skip", "2 _ 1 _ _", []int{2, 2, 1, 1, 1}},
 		{"skip", "0", []int{0}},
-		{"reset", "3 1 | 0 3 |", []int{1, 1, 0, 0, 1, 0}},
+		{"reset", "3 1 | 0 3 |", []int{2, 1, 1, 0, 1, 1}},
 		{"reset", "0 1 2", []int{0, 0, 0}},
+		{"reset", "2 3 0 1 1", []int{2, 2, 2, 1, 0}},
+		{"reset", "3 3 | 1", []int{2, 2, 1, 0}},
 	}
 	for _, c := range cases {
 		task, _ := FindTask(c.task)
