@@ -180,6 +180,7 @@ func rightContextSeries(sm sim.Model) []Series {
 
 var birnnLesson = &Lesson{
 	Slug:    "birnn",
+	Short:   "Bidirectional",
 	Section: "4.5",
 	Title:   "Bidirectional RNNs",
 	Summary: "Fill in “I am ___ hungry”: a left-to-right RNN can only guess, a bidirectional one reads the end of the sentence and knows.",

@@ -21,8 +21,12 @@ type bleuExample struct {
 	references []string
 }
 
-// bleuTyped is the choice that scores the text fields instead of a preset.
-const bleuTyped = "typed"
+// The choices besides the lecture's examples: "typed" scores the text fields, "model"
+// a bundled translator's output on a held-out pair.
+const (
+	bleuTyped = "typed"
+	bleuModel = "model"
+)
 
 // bleuExamples are the lectures' examples: 003's cat sentences (p_1 = 5/7, p_2 = 2/3),
 // its "the the the…" candidate (p_1 = 2/7), 4.6's label A B C D E F with the
@@ -59,25 +63,35 @@ func splitReferences(s string) ([]string, error) {
 	return refs, nil
 }
 
-// bleuModel is the bleu lesson's sim.Model: one candidate scored against its
+// bleuSentence is the bleu lesson's sim.Model: one candidate scored against its
 // references. Step n = 1..N shows the n-grams of order n; step N + 1 the brevity
 // penalty, both scores and the word error rate.
-type bleuModel struct {
+type bleuSentence struct {
 	example     string
+	source      string // the English sentence of the "model" example
 	candidate   string
 	refs        []string
 	maxN        int
 	lower       bool
 	uniform, d2 models.BLEUResult // Papineni's weights against all references; eq. (7) against the first
 	wer         models.WERResult
+	corpus      mtTable // corpus BLEU of the bundled translators
 }
 
 func buildBleu(v sim.Values) (sim.Model, error) {
 	ex := v.String("example")
 	cand, refText := v.String("candidate"), v.String("references")
 	var refs []string
+	source := ""
 	if e, ok := bleuExamples[ex]; ok {
 		cand, refs = e.candidate, e.references
+	} else if ex == bleuModel {
+		var ref string
+		var err error
+		if cand, ref, source, err = bleuModelPair(v.Int("test_pair")); err != nil {
+			return nil, err
+		}
+		refs = []string{ref}
 	} else {
 		var err error
 		if refs, err = splitReferences(refText); err != nil {
@@ -92,8 +106,11 @@ func buildBleu(v sim.Values) (sim.Model, error) {
 		return nil, fmt.Errorf("the candidate has %d words; this page scores sentences of at most %d words", words, bleuMaxWords)
 	}
 	lower := v.Bool("lowercase")
-	m := &bleuModel{example: ex, candidate: cand, refs: refs, maxN: v.Int("max_n"), lower: lower}
 	var err error
+	m := &bleuSentence{example: ex, source: source, candidate: cand, refs: refs, maxN: v.Int("max_n"), lower: lower}
+	if m.corpus, err = bleuCorpusTable(); err != nil {
+		return nil, err
+	}
 	if m.uniform, err = models.SentenceBLEU(cand, refs, models.BLEUOptions{MaxN: m.maxN, Weights: models.WeightsUniform, Lowercase: lower}); err != nil {
 		return nil, err
 	}
@@ -108,17 +125,17 @@ func buildBleu(v sim.Values) (sim.Model, error) {
 	return m, nil
 }
 
-func (m *bleuModel) Steps() int { return m.maxN + 1 }
+func (m *bleuSentence) Steps() int { return m.maxN + 1 }
 
 // tokens splits s into words as the scores saw them.
-func (m *bleuModel) tokens(s string) []string {
+func (m *bleuSentence) tokens(s string) []string {
 	if m.lower {
 		s = strings.ToLower(s)
 	}
 	return models.Tokenize(s)
 }
 
-func (m *bleuModel) Static() sim.Frame {
+func (m *bleuSentence) Static() sim.Frame {
 	refs := make([][]string, len(m.refs))
 	for i, r := range m.refs {
 		refs[i] = m.tokens(r)
@@ -130,7 +147,12 @@ func (m *bleuModel) Static() sim.Frame {
 		"closest_reference_length_r":       m.uniform.RefLength,
 		"first_reference_length_len_label": m.d2.RefLength,
 	}
-	if m.example != bleuTyped {
+	meta["corpus"] = m.corpus
+	switch m.example {
+	case bleuTyped:
+	case bleuModel:
+		meta["example"] = fmt.Sprintf("the seq2seq model's greedy translation of held-out pair %q (the text fields are not used)", m.source)
+	default:
 		meta["example"] = fmt.Sprintf("lecture example %q (the text fields are not used)", m.example)
 	}
 	if len(m.refs) > 1 {
@@ -140,7 +162,7 @@ func (m *bleuModel) Static() sim.Frame {
 }
 
 // precisions is p_n for n = 1..N, with the orders after upTo left at 0 (not shown yet).
-func (m *bleuModel) precisions(upTo int) []float64 {
+func (m *bleuSentence) precisions(upTo int) []float64 {
 	p := make([]float64, m.maxN)
 	for i := 0; i < min(upTo, m.maxN); i++ {
 		p[i] = m.uniform.Precisions[i].Value()
@@ -148,7 +170,7 @@ func (m *bleuModel) precisions(upTo int) []float64 {
 	return p
 }
 
-func (m *bleuModel) At(t int) sim.Frame {
+func (m *bleuSentence) At(t int) sim.Frame {
 	arrays := []sim.Array{sim.Vector("p", m.precisions(t))}
 	meta := map[string]any{}
 	if t <= m.maxN {
@@ -180,7 +202,7 @@ func (m *bleuModel) At(t int) sim.Frame {
 
 // precisionSeries is p_n against n, the two weightings' scores in the label.
 func precisionSeries(sm sim.Model) []Series {
-	m := sm.(*bleuModel)
+	m := sm.(*bleuSentence)
 	s := Series{Label: fmt.Sprintf("p_n (BLEU 1/N = %.4f, BLEU 1/2^n = %.4f)", m.uniform.BLEU, m.d2.BLEU)}
 	for n, p := range m.precisions(m.maxN) {
 		s.X = append(s.X, float64(n+1))
@@ -191,6 +213,7 @@ func precisionSeries(sm sim.Model) []Series {
 
 var bleuLesson = &Lesson{
 	Slug:    "bleu",
+	Short:   "BLEU",
 	Section: "4.6",
 	Title:   "BLEU and word error rate",
 	Summary: "Score a translation against references: clipped n-gram matches, p_n, the brevity penalty, BLEU under two weightings, and the word error rate's alignment.",
@@ -215,12 +238,16 @@ var bleuLesson = &Lesson{
 			Note: "Each step adds one order; orders not reached yet show 0."},
 		{ID: "ngrams", Kind: NGrams, Title: "n-gram matches, then the word alignment",
 			Note: "Green: credited; orange: in a reference but clipped; grey: in no reference."},
+		{ID: "corpus", Kind: Table, Title: "corpus BLEU of the bundled translators on the held-out split",
+			Note: "Corpus BLEU adds up the clipped matches and lengths of all sentences before dividing, so it is not the mean of sentence scores."},
 		{ID: "scores", Kind: Bars, Title: `brevity penalties and scores`, Arrays: []string{"BP", "BP_d2l", "BLEU", "BLEU_d2l"}, Scale: []float64{0, 1}, Symbol: "BP",
 			Note: "Shown at the last step: standard (1/N, closest reference) beside eq. (7) (1/2ⁿ, first reference)."},
 	},
 	Params: sim.Specs{
-		{Name: "example", Label: "example", Kind: sim.Choice, Default: "cat", Choices: []string{"cat", "the-the", "ABCDEF", "brevity", bleuTyped},
-			Help: "The lectures' examples: cat (p₁ = 5/7, p₂ = 2/3), the-the (p₁ = 2/7), ABCDEF (A B B C D: 4/5, 3/4, 1/3, 0), brevity (A B, use max n = 2); “typed” scores the fields below."},
+		{Name: "example", Label: "example", Kind: sim.Choice, Default: "cat", Choices: []string{"cat", "the-the", "ABCDEF", "brevity", bleuModel, bleuTyped},
+			Help: "The lectures' examples: cat (p₁ = 5/7, p₂ = 2/3), the-the (p₁ = 2/7), ABCDEF (A B B C D: 4/5, 3/4, 1/3, 0), brevity (A B, use max n = 2); “model” scores the seq2seq model's translation of a held-out pair; “typed” scores the fields below."},
+		{Name: "test_pair", Label: "held-out pair (model)", Kind: sim.Int, Default: "1", Min: 1, Max: float64(corpusTestSize()), Step: 1,
+			Help: "Which held-out pair the “model” example translates and scores."},
 		{Name: "candidate", Label: "candidate (the translation to score)", Kind: sim.Text, MaxLen: 200, Default: "the cat the cat on the mat",
 			Help: "Words separated by spaces, at most 30."},
 		{Name: "references", Label: "references", Kind: sim.Text, MaxLen: 600, Default: "the cat is on the mat | there is a cat on the mat",

@@ -111,7 +111,7 @@ func TestBleuNGramsAndWER(t *testing.T) {
 	if _, ok := st["d2l_form"]; !ok {
 		t.Errorf("several references: got no note that eq. (7) uses the first, want one")
 	}
-	bm := m.(*bleuModel)
+	bm := m.(*bleuSentence)
 	credited := 0
 	for _, g := range bm.uniform.NGrams {
 		if g.N == 2 && strings.Join(g.Words, " ") == "the cat" {

@@ -19,6 +19,7 @@ const (
 
 var bpttLesson = &Lesson{
 	Slug:    "bptt",
+	Short:   "BPTT",
 	Section: "4.2", // between RNN basics (4.1) and the GRU (4.3); the material is lecture 002 (LSE ST449 lecture 5)
 	Title:   "Backpropagation through time: vanishing and exploding gradients",
 	Summary: "Run a vanilla RNN forward, then watch the gradient travel back from step T to step 1 and shrink or blow up with the spectral radius of W_hh.",

@@ -197,6 +197,7 @@ func (m *deepModel) TrainStep() (sim.Frame, error) {
 
 var deepLesson = &Lesson{
 	Slug:    "deep-rnn",
+	Short:   "Deep RNNs",
 	Section: "4.5",
 	Title:   "Deep recurrent neural networks",
 	Summary: "Stack recurrent layers on a bull/bear market series and see which layer follows the slow regime and which the day-to-day moves.",

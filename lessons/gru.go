@@ -607,6 +607,7 @@ func SaveGRUClassifier(path string, m *GRUClassifier, meta map[string]string) er
 
 var gruLesson = &Lesson{
 	Slug:    "gru",
+	Short:   "GRU",
 	Section: "4.3",
 	Title:   "Gated recurrent units (GRU)",
 	Summary: "Watch the reset and update gates of small trained GRUs keep a checksum, skip filler tokens and reset at a break.",

@@ -10,6 +10,7 @@ type Lesson struct {
 	Slug    string // URL name, e.g. "gru"
 	Section string // the lecture's section number, e.g. "4.3"
 	Title   string
+	Short   string // the site menu's label, e.g. "GRU"
 	Summary string // one sentence for the index page
 
 	// Prose is the page's text, paragraph by paragraph, as trusted HTML written in this
@@ -44,14 +45,20 @@ type PanelKind string
 
 // The panel kinds.
 const (
-	Heatmap PanelKind = "heatmap" // per-step vectors as unit × time, current step marked
-	Bars    PanelKind = "bars"    // one per-step vector at the current step
-	Line    PanelKind = "line"    // per-step scalars or a static curve against step
-	Graph   PanelKind = "graph"   // the unfolded computational graph
-	Tokens  PanelKind = "tokens"  // the input/output tokens with the current one marked
-	TopK    PanelKind = "topk"    // a per-step softmax's top-k table
-	Table   PanelKind = "table"   // tables of cells from the meta key named by the panel ID (mt-data)
-	NGrams  PanelKind = "ngrams"  // BLEU's candidate n-grams per order with their reference matches, then the WER alignment
+	Heatmap   PanelKind = "heatmap"   // per-step vectors as unit × time, current step marked
+	Bars      PanelKind = "bars"      // one per-step vector at the current step
+	Line      PanelKind = "line"      // per-step scalars or a static curve against step
+	Graph     PanelKind = "graph"     // the unfolded computational graph
+	Tokens    PanelKind = "tokens"    // the input/output tokens with the current one marked
+	TopK      PanelKind = "topk"      // a per-step softmax's top-k table
+	Table     PanelKind = "table"     // tables of cells from the meta key named by the panel ID (mt-data)
+	NGrams    PanelKind = "ngrams"    // BLEU's candidate n-grams per order with their reference matches, then the WER alignment
+	Scatter   PanelKind = "scatter"   // labelled points in 2-D (the embeddings' PCA map), static or from training progress
+	Alignment PanelKind = "alignment" // a matrix with labelled rows and columns (attention weights); a per-step vector adds a row per step
+	EncDec    PanelKind = "encdec"    // the encoder, the context c and the decoder run(s) as boxes, the current step marked
+	TopKs     PanelKind = "topks"     // several decoder runs' top-k lists side by side at the current step (seq2seq)
+	Samples   PanelKind = "samples"   // held-out BLEU against training steps and sample translations, live while training
+	Tree      PanelKind = "tree"      // the beam-search hypothesis tree: kept, pruned and finished expansions per step, the best path
 )
 
 // Panel is one drawn view.
@@ -73,12 +80,14 @@ type Plot struct {
 	XLabel string
 	YLabel string
 	LogY   bool
+	Points bool // draw each series as points, labelled by Series.Labels, instead of a line
 	// Series computes the curves for a built model.
 	Series func(m sim.Model) []Series
 }
 
 // Series is one curve of a Plot.
 type Series struct {
-	Label string
-	X, Y  []float64
+	Label  string
+	X, Y   []float64
+	Labels []string // optional, for Points plots: a label per point ("" for none)
 }

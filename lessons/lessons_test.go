@@ -1,9 +1,13 @@
 package lessons
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -22,7 +26,7 @@ func TestCatalog(t *testing.T) {
 		if got, ok := Find(l.Slug); !ok || got != l {
 			t.Errorf("Find(%q): got %v, %v want the catalog's lesson", l.Slug, got, ok)
 		}
-		if l.Build == nil || l.Title == "" || l.Summary == "" || len(l.Prose) == 0 {
+		if l.Build == nil || l.Title == "" || l.Summary == "" || len(l.Prose) == 0 || l.Short == "" || len([]rune(l.Short)) > 15 {
 			t.Errorf("%s: lesson is incomplete", l.Slug)
 		}
 	}
@@ -232,5 +236,73 @@ func BenchmarkLessonAt(b *testing.B) {
 func TestLoadCheckpoints(t *testing.T) {
 	if err := LoadCheckpoints(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// lessonValues is l's default parameter values with changes applied (unchecked: a
+// test may pass values the page would refuse).
+func lessonValues(l *Lesson, changes map[string]string) sim.Values {
+	v := l.Params.Defaults()
+	for k, x := range changes {
+		v[k] = x
+	}
+	return v
+}
+
+// buildLesson builds l's model with changes applied and returns it as M.
+func buildLesson[M sim.Model](t testing.TB, l *Lesson, changes map[string]string) M {
+	t.Helper()
+	m, err := l.Build(lessonValues(l, changes))
+	if err != nil {
+		t.Fatalf("build %s %v: %v", l.Slug, changes, err)
+	}
+	return m.(M)
+}
+
+var updateGolden = flag.Bool("update", false, "rewrite the lessons' testdata/*-frames.golden files")
+
+// checkFramesGolden freezes what a page shows at its defaults: the static frame and
+// every step's meta and arrays, rounded to 4 decimals, in testdata/<name>-frames.golden.
+// Refresh with go test ./lessons -run Golden -update.
+func checkFramesGolden(t *testing.T, m sim.Model, name string) {
+	t.Helper()
+	type frame struct {
+		Meta   map[string]any       `json:"meta"`
+		Arrays map[string][]float64 `json:"arrays"`
+	}
+	rounded := func(f sim.Frame) frame {
+		out := frame{Meta: f.Meta, Arrays: map[string][]float64{}}
+		for _, a := range f.Arrays {
+			v := make([]float64, len(a.Data))
+			for i, x := range a.Data {
+				v[i] = math.Round(x*1e4) / 1e4
+			}
+			out.Arrays[a.Name] = v
+		}
+		return out
+	}
+	dump := struct {
+		Static frame   `json:"static"`
+		Steps  []frame `json:"steps"`
+	}{Static: rounded(m.Static())}
+	for s := 1; s <= m.Steps(); s++ {
+		dump.Steps = append(dump.Steps, rounded(m.At(s)))
+	}
+	got, err := json.MarshalIndent(dump, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", name+"-frames.golden")
+	if *updateGolden {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the %s page's frames differ from %s (got %d bytes want %d); if the change is intended, refresh with go test ./lessons -run Golden -update", name, path, len(got), len(want))
 	}
 }

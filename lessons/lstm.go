@@ -551,6 +551,7 @@ func gradSeries(sm sim.Model) []Series {
 
 var lstmLesson = &Lesson{
 	Slug:    "lstm",
+	Short:   "LSTM",
 	Section: "4.4",
 	Title:   "Long short-term memory (LSTM)",
 	Summary: "Watch the input, forget and output gates of small trained LSTMs write, keep and read a memory cell, and compare them with a GRU and a vanilla RNN on the same input.",

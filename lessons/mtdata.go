@@ -513,6 +513,7 @@ func mtTrainSize() int {
 
 var mtDataLesson = &Lesson{
 	Slug:    "mt-data",
+	Short:   "MT data",
 	Section: "4.6",
 	Title:   "Machine translation data",
 	Summary: "Follow an English–French pair from raw text to the padded id matrices, valid lengths and masks a seq2seq model is trained on.",

@@ -10,21 +10,11 @@ import (
 	"unroll/sim"
 )
 
-func mtValues(changes map[string]string) sim.Values {
-	v := mtDataLesson.Params.Defaults()
-	for k, x := range changes {
-		v[k] = x
-	}
-	return v
-}
+func mtValues(changes map[string]string) sim.Values { return lessonValues(mtDataLesson, changes) }
 
 func buildMT(t *testing.T, changes map[string]string) *mtDataModel {
 	t.Helper()
-	m, err := buildMTData(mtValues(changes))
-	if err != nil {
-		t.Fatalf("build %v: %v", changes, err)
-	}
-	return m.(*mtDataModel)
+	return buildLesson[*mtDataModel](t, mtDataLesson, changes)
 }
 
 // TestMTDataPipeline follows the lectures' pairs through every stage: tokens, ids,

@@ -387,6 +387,7 @@ func (m *rnnModel) TrainStep() (sim.Frame, error) {
 
 var rnnLesson = &Lesson{
 	Slug:    "rnn",
+	Short:   "RNN",
 	Section: "4.1",
 	Title:   "Recurrent neural networks: unfolding, architectures A, B, C and a character-level language model",
 	Summary: "Unfold three small RNNs (architectures A, B and C) over the same text, watch their hidden states step by step, and let the language model write with a temperature you choose.",

@@ -63,6 +63,36 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	return out
 }
 
+// linearTicks are plot.DefaultTicks with labels precise enough to tell apart:
+// DefaultTicks can label −2.95 and −3 both "-3" on a narrow range.
+type linearTicks struct{}
+
+func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for decimals := 1; !distinctLabels(ticks) && decimals <= 12; decimals++ {
+		for i, t := range ticks {
+			if t.Label != "" {
+				ticks[i].Label = strconv.FormatFloat(t.Value, 'f', decimals, 64)
+			}
+		}
+	}
+	return ticks
+}
+
+// distinctLabels reports whether no two labelled ticks share a label.
+func distinctLabels(ticks []plot.Tick) bool {
+	seen := map[string]bool{}
+	for _, t := range ticks {
+		if t.Label != "" {
+			if seen[t.Label] {
+				return false
+			}
+			seen[t.Label] = true
+		}
+	}
+	return true
+}
+
 // okabeIto is the Okabe–Ito palette, distinguishable with every common colour-vision
 // deficiency, in the order curves use it (yellow last: faint on white).
 var okabeIto = []color.RGBA{
@@ -149,8 +179,45 @@ func findPlot(l *lessons.Lesson, name string) (lessons.Plot, bool) {
 	return lessons.Plot{}, false
 }
 
-// renderPlot draws series as lines with p's title and axis labels (log y when p.LogY:
-// points with y ≤ 0 cannot be drawn there and are left out) in the given format.
+// addPoints draws one series of a Points plot: a dot per point in colour c, the
+// series in the legend, and the points' labels (those that are not "") beside them.
+func addPoints(pl *plot.Plot, s lessons.Series, pts plotter.XYs, c color.RGBA) error {
+	dots, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	dots.GlyphStyle.Color = c
+	dots.GlyphStyle.Shape = draw.CircleGlyph{}
+	dots.GlyphStyle.Radius = vg.Points(2.5)
+	pl.Add(dots)
+	pl.Legend.Add(s.Label, dots)
+	var labelled plotter.XYLabels
+	for j, l := range s.Labels {
+		if l != "" && j < len(s.X) && j < len(s.Y) {
+			labelled.XYs = append(labelled.XYs, plotter.XY{X: s.X[j], Y: s.Y[j]})
+			labelled.Labels = append(labelled.Labels, l)
+		}
+	}
+	if len(labelled.Labels) == 0 {
+		return nil
+	}
+	labels, err := plotter.NewLabels(labelled)
+	if err != nil {
+		return err
+	}
+	for j := range labels.TextStyle {
+		labels.TextStyle[j].Font.Size = vg.Points(7)
+		labels.TextStyle[j].Color = color.RGBA{0x1d, 0x24, 0x30, 0xff}
+		labels.TextStyle[j].XAlign = draw.XLeft
+	}
+	labels.Offset = vg.Point{X: vg.Points(3), Y: vg.Points(1)}
+	pl.Add(labels)
+	return nil
+}
+
+// renderPlot draws series as lines (as labelled points when p.Points) with p's title
+// and axis labels (log y when p.LogY: points with y ≤ 0 cannot be drawn there and are
+// left out) in the given format.
 func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
@@ -158,6 +225,7 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 	pl.Y.Label.Text = p.YLabel
 	pl.Legend.Top = true
 	pl.Title.TextStyle.Font.Size = vg.Points(14)
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = linearTicks{}, linearTicks{}
 	if p.LogY {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicks{}
@@ -174,6 +242,13 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 			pts = append(pts, plotter.XY{X: x, Y: y})
 		}
 		if len(pts) == 0 {
+			continue
+		}
+		if p.Points {
+			if err := addPoints(pl, s, pts, okabeIto[i%len(okabeIto)]); err != nil {
+				return nil, err
+			}
+			drawn++
 			continue
 		}
 		line, err := plotter.NewLine(pts)

@@ -138,3 +138,23 @@ func TestPlotGolden(t *testing.T) {
 		t.Errorf("got %d pixel channels differing by more than %d from %s", differ, plotPixelTolerance, path)
 	}
 }
+
+func TestLinearTicksAreDistinct(t *testing.T) {
+	for _, r := range [][2]float64{{-3.04, -2.88}, {-3.037, -2.919}, {0, 1}, {1, 17.5}, {-0.5, 1e-3}, {1000, 1000.001}} {
+		seen := map[string]bool{}
+		labelled := 0
+		for _, tk := range (linearTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label == "" {
+				continue
+			}
+			labelled++
+			if seen[tk.Label] {
+				t.Errorf("range %v: two ticks labelled %q", r, tk.Label)
+			}
+			seen[tk.Label] = true
+		}
+		if labelled < 2 {
+			t.Errorf("range %v: %d labelled ticks, want at least 2", r, labelled)
+		}
+	}
+}

@@ -4,6 +4,8 @@
 //
 //	go run ./cmd/train                          # writes lessons/checkpoints/*.safetensors
 //	go run ./cmd/train -out /tmp/ck -steps 500  # a quick try elsewhere
+//	go run ./cmd/train -only seq2seq            # only the sequence-to-sequence models
+//	go run ./cmd/train -only embeddings         # only the word embeddings
 package main
 
 import (
@@ -22,7 +24,20 @@ import (
 func main() {
 	out := flag.String("out", filepath.Join("lessons", "checkpoints"), "directory to write the checkpoints to")
 	steps := flag.Int("steps", lessons.GRUTrainSteps, "Adam minibatches per model")
+	only := flag.String("only", "", `"seq2seq" trains only the sequence-to-sequence models`)
 	flag.Parse()
+	if *only == "seq2seq" {
+		if err := trainTranslators(*out); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *only == "embeddings" {
+		if err := trainEmbeddings(*out); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if err := run(*out, *steps); err != nil {
 		log.Fatal(err)
 	}
@@ -65,7 +80,13 @@ func run(dir string, steps int) error {
 	if err := trainDeep(dir); err != nil {
 		return err
 	}
-	return trainBirnn(dir)
+	if err := trainBirnn(dir); err != nil {
+		return err
+	}
+	if err := trainEmbeddings(dir); err != nil {
+		return err
+	}
+	return trainTranslators(dir)
 }
 
 // charSeed is the fixed training seed of the character-level language model.

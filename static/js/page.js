@@ -15,8 +15,14 @@ import * as tokens from "./panels/tokens.js";
 import * as topk from "./panels/topk.js";
 import * as table from "./panels/table.js";
 import * as ngrams from "./panels/ngrams.js";
+import * as scatter from "./panels/scatter.js";
+import * as alignment from "./panels/alignment.js";
+import * as encdec from "./panels/encdec.js";
+import * as topks from "./panels/topks.js";
+import * as samples from "./panels/samples.js";
+import * as tree from "./panels/tree.js";
 
-const DRAW = { heatmap, bars, line, graph, tokens, topk, ngrams, table };
+const DRAW = { heatmap, bars, line, graph, tokens, topk, ngrams, table, scatter, alignment, encdec, topks, samples, tree };
 const URL_EVERY_MS = 250; // step changes while playing rewrite the URL at most this often
 const GAP_FILL_MS = 150; // after a seek, wait this long for the scrubber to settle before asking for a snapshot
 const ERROR_SHOW_MS = 10000;

@@ -5,6 +5,7 @@ import { scaleFor, SERIES } from "../colors.js";
 
 const FONT_LABEL = SMALL.replace("11px", "13px");
 const LEFT = 44, RIGHT = 10, TOP = 10, BOTTOM = 24, HEIGHT = 190;
+const LEGEND = 16; // a row above the bars for the arrays' names when there are several
 
 export function draw(canvas, cfg, view) {
   const { ctx, width, height } = fit(canvas, HEIGHT);
@@ -14,8 +15,9 @@ export function draw(canvas, cfg, view) {
   const scale = scaleFor(cfg.scale, all);
   let lo = Math.min(0, scale.lo), hi = Math.max(0, scale.hi);
   const n = Math.max(...sets.map((s) => s.a.data.length));
-  const plotW = width - LEFT - RIGHT, plotH = height - TOP - BOTTOM;
-  const y = (v) => TOP + plotH * (1 - (Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo));
+  const top = sets.length > 1 ? TOP + LEGEND : TOP; // the legend's row stays clear of the bars
+  const plotW = width - LEFT - RIGHT, plotH = height - top - BOTTOM;
+  const y = (v) => top + plotH * (1 - (Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo));
   // axis and grid
   ctx.font = SMALL; ctx.textAlign = "right";
   for (const v of [lo, (lo + hi) / 2, hi, 0]) {
@@ -30,7 +32,7 @@ export function draw(canvas, cfg, view) {
       ctx.fillStyle = sets.length > 1 ? SERIES[si % SERIES.length] : scale.color(v);
       const y0 = y(0), y1 = y(v);
       ctx.fillRect(x, Math.min(y0, y1), Math.max(1, bw - 1), Math.max(1, Math.abs(y1 - y0)));
-      if (cfg.hover && cfg.hover.unit === i) { ctx.strokeStyle = "#f59e0b"; ctx.lineWidth = 2; ctx.strokeRect(x, TOP, bw, plotH); ctx.lineWidth = 1; }
+      if (cfg.hover && cfg.hover.unit === i) { ctx.strokeStyle = "#f59e0b"; ctx.lineWidth = 2; ctx.strokeRect(x, top, bw, plotH); ctx.lineWidth = 1; }
     }
   });
   // units are numbered; a softmax over the lesson's classes is labelled with them
@@ -45,7 +47,7 @@ export function draw(canvas, cfg, view) {
   if (sets.length > 1) legend(ctx, sets.map((s) => s.name), width - RIGHT);
   return {
     hit(px, py) {
-      if (px < LEFT || px >= width - RIGHT || py < TOP || py > TOP + plotH) return null;
+      if (px < LEFT || px >= width - RIGHT || py < top || py > top + plotH) return null;
       const i = Math.floor((px - LEFT) / group);
       const lines = [names ? `${label(i)}, step ${view.step}` : `unit ${i + 1}, step ${view.step}`];
       for (const s of sets) lines.push(`${s.name} = ${fmt(s.a.data[i])}`);
@@ -54,11 +56,14 @@ export function draw(canvas, cfg, view) {
   };
 }
 
-function legend(ctx, names, right) {
-  ctx.font = SMALL; ctx.textAlign = "right";
-  names.forEach((n, i) => {
-    ctx.fillStyle = SERIES[i % SERIES.length]; ctx.fillRect(right - 10, 6 + i * 14, 10, 10);
-    ctx.fillStyle = INK; ctx.fillText(n, right - 14, 11 + i * 14);
-  });
-  ctx.textAlign = "left";
+function legend(ctx, names, right) { // one row, right-aligned, as the line panel's
+  ctx.font = SMALL; ctx.textAlign = "left";
+  let x = right;
+  for (let i = names.length - 1; i >= 0; i--) {
+    x -= ctx.measureText(names[i]).width;
+    ctx.fillStyle = INK; ctx.fillText(names[i], x, 9);
+    x -= 14;
+    ctx.fillStyle = SERIES[i % SERIES.length]; ctx.fillRect(x, 4, 10, 10);
+    x -= 12;
+  }
 }

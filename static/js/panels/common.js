@@ -58,3 +58,18 @@ export function token(s) {
   if (s === "\n") return "↵";
   return String(s);
 }
+
+// colourBar draws a heatmap's fixed colour scale, h pixels tall at (x, y), with its
+// end and middle values.
+export function colourBar(ctx, scale, x, y, h) {
+  const w = 12, n = 64;
+  for (let i = 0; i < n; i++) {
+    ctx.fillStyle = scale.color(scale.hi - ((i + 0.5) / n) * (scale.hi - scale.lo));
+    ctx.fillRect(x, y + (i * h) / n, w, h / n + 1);
+  }
+  ctx.strokeStyle = GRID; ctx.strokeRect(x + 0.5, y + 0.5, w, h);
+  ctx.font = SMALL; ctx.fillStyle = INK;
+  ctx.fillText(tick(scale.hi), x + w + 4, y + 5);
+  ctx.fillText(tick((scale.hi + scale.lo) / 2), x + w + 4, y + h / 2);
+  ctx.fillText(tick(scale.lo), x + w + 4, y + h - 5);
+}

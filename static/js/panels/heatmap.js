@@ -4,7 +4,7 @@
 // name mentions "bwd" or "back" is a backward pass (bidirectional RNN): step s holds
 // the state at time T − s + 1, so it fills from the right.
 // A per-step array of shape [L, h] (a deep RNN's layers) is drawn as one block per layer.
-import { fit, fmt, tick, empty, token, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
+import { fit, fmt, empty, token, colourBar, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 34, RIGHT = 64, TOP = 8, AXIS = 34; // margins in CSS px: unit labels, colour bar, time axis
@@ -50,7 +50,7 @@ export function draw(canvas, cfg, view) {
   const gap = (i) => (named ? GAP : layered && i > 0 ? LAYER_GAP : 0);
   const height = TOP + AXIS + bs.reduce((s, b, i) => s + b.rows * rowH[i] + gap(i), 0) + (bs.length ? 0 : 60);
   const { ctx, width } = fit(canvas, Math.max(90, height));
-  if (!bs.length || view.steps === 0) { empty(ctx, width, 90, "waiting for the model…"); return null; }
+  if (!bs.length || view.steps === 0) { empty(ctx, width, 90, view.steps ? "step forward to fill the heatmap" : "waiting for the model…"); return null; }
 
   const values = [];
   for (const b of bs) for (let r = 0; r < b.rows; r++) for (let c = 0; c < b.cols; c++) { const v = b.value(r, c); if (v !== undefined) values.push(v); }
@@ -134,16 +134,3 @@ export function draw(canvas, cfg, view) {
   };
 }
 
-// colourBar draws the fixed scale with its end and middle values.
-function colourBar(ctx, scale, x, y, h) {
-  const w = 12, n = 64;
-  for (let i = 0; i < n; i++) {
-    ctx.fillStyle = scale.color(scale.hi - ((i + 0.5) / n) * (scale.hi - scale.lo));
-    ctx.fillRect(x, y + (i * h) / n, w, h / n + 1);
-  }
-  ctx.strokeStyle = GRID; ctx.strokeRect(x + 0.5, y + 0.5, w, h);
-  ctx.font = SMALL; ctx.fillStyle = INK;
-  ctx.fillText(tick(scale.hi), x + w + 4, y + 5);
-  ctx.fillText(tick((scale.hi + scale.lo) / 2), x + w + 4, y + h / 2);
-  ctx.fillText(tick(scale.lo), x + w + 4, y + h - 5);
-}

@@ -6,7 +6,7 @@
 // inserted, unk, special, pad, cut, on, off; a row marked "now" is highlighted.
 import { fit, empty, FONT, SMALL, INK, MUTED } from "./common.js";
 
-const LABEL = 104, BOX = 22, SUBBOX = 34, GAP = 3, TITLE = 20, ROWGAP = 5, TABLEGAP = 12;
+const MINLABEL = 60, BOX = 22, SUBBOX = 34, GAP = 3, TITLE = 20, ROWGAP = 5, TABLEGAP = 12;
 const FILL = {
   changed: "#fde68a", inserted: "#fdba74", unk: "#fecaca", special: "#bfdbfe",
   pad: "#e5e7eb", cut: "#f3f4f6", on: "#bbf7d0", off: "#f3f4f6",
@@ -33,6 +33,9 @@ function layout(ctx, ts, width) {
     items.push({ kind: "title", y, text: table.title, now });
     y += TITLE;
     const hasSub = table.rows.some((r) => r.cells.some((c) => c.sub));
+    // the label column fits the longest row label (up to 40% of the width)
+    ctx.font = SMALL;
+    const LABEL = Math.round(Math.min(0.4 * width, Math.max(MINLABEL, ...table.rows.map((r) => ctx.measureText(r.label ?? "").width + 10))));
     const h = hasSub ? SUBBOX : BOX;
     // one width per column so that the rows line up (a step is a column)
     const colW = [];

@@ -1,0 +1,150 @@
+package lessons
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"unroll/models"
+)
+
+// The attention page reads a typed source: a date for the date task, an English
+// sentence for the corpus. This file turns it into source ids with a message a
+// student can act on, and finds the correct output when the page can know it.
+
+// dateCandidateLayouts parse every surface form of dates.go (after ordinal suffixes
+// and "the … of" are removed) into a candidate date; recogniseDate keeps a candidate
+// only if the generator writes it back exactly as typed, so dates.go stays the one
+// definition of the forms.
+var dateCandidateLayouts = []string{
+	"2 January 2006", "Jan 2, 2006", "Monday 02/01/06", "02.01.2006", "2006/01/02",
+	"January 2, 2006", "02-Jan-2006", "Mon, 2 Jan 2006", "Monday, January 2, 2006",
+	"2 Jan 06", "20060102", "02/01/2006", "Jan 2 2006", "Monday 2 January 2006",
+}
+
+// dateOrdinal matches the "nd" of "22nd" (and st, rd, th).
+var dateOrdinal = regexp.MustCompile(`(\d)(st|nd|rd|th)\b`)
+
+// recogniseDate reports the ISO form of a typed date and the example of its surface
+// form, when s (lower-cased and trimmed as the date task reads it) is exactly one of
+// the trained forms of a date in the task's range.
+func recogniseDate(s string) (iso, form string, ok bool) {
+	typed := strings.ToLower(strings.TrimSpace(s))
+	plain := dateOrdinal.ReplaceAllString(typed, "$1")
+	plain = strings.TrimPrefix(plain, "the ")
+	plain = strings.Replace(plain, " of ", " ", 1)
+	for _, layout := range dateCandidateLayouts {
+		t, err := time.Parse(layout, plain)
+		if err != nil || t.Before(dateFirst) || t.After(dateLast) {
+			continue
+		}
+		for _, f := range dateFormats {
+			if strings.ToLower(f.write(t)) == typed {
+				return ISODate(t), f.example, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// attentionSource is a typed source read for one translator: its ids and tokens, the
+// correct outputs when known, and notes for the page.
+type attentionSource struct {
+	ids    []int
+	tokens []string
+	refs   []string // correct outputs: the ISO date, or the corpus's French sentences
+	notes  map[string]string
+}
+
+// readSource checks a typed source against tr's task and vocabulary. Errors are for
+// the student: an empty or too long source, a character the date model never saw,
+// or a sentence with no word of the corpus.
+func readSource(tr *Translator, text string) (attentionSource, error) {
+	ids, tokens, err := tr.Source(text)
+	if err != nil {
+		return attentionSource{}, err
+	}
+	src := attentionSource{ids: ids, tokens: tokens, notes: map[string]string{}}
+	var unknown []string // each unknown token once
+	known := 0
+	for i, id := range ids {
+		switch {
+		case id != models.UnkID:
+			known++
+		case !slices.Contains(unknown, tokens[i]):
+			unknown = append(unknown, tokens[i])
+		}
+	}
+	if tr.Task.Name == "dates" {
+		if len(unknown) > 0 {
+			return attentionSource{}, fmt.Errorf("the date model never saw %s; a date is written with letters, digits, spaces and the signs / . , -",
+				quoteList(unknown))
+		}
+		if iso, form, ok := recogniseDate(text); ok {
+			src.refs = []string{iso}
+			src.notes["date_form"] = fmt.Sprintf("%q (one of the %d trained forms)", form, len(dateFormats))
+		} else {
+			src.notes["date_form"] = fmt.Sprintf("not one of the %d trained forms of a date between %d and %d (or the weekday does not match); the model translates it anyway",
+				len(dateFormats), dateFirst.Year(), dateLast.Year())
+		}
+		return src, nil
+	}
+	if known == 0 {
+		what := "none of the words " + quoteList(unknown) + " is"
+		if len(unknown) == 1 {
+			what = fmt.Sprintf("the word %q is not", unknown[0])
+		}
+		return attentionSource{}, fmt.Errorf("%s in the corpus's English vocabulary; try a sentence such as \"they are watching .\"", what)
+	}
+	if len(unknown) > 0 {
+		src.notes["unknown_words"] = quoteList(unknown) + " (read as <unk>)"
+	}
+	src.refs, src.notes["in_corpus"] = corpusReferences(tokens)
+	return src, nil
+}
+
+// corpusIndex maps an English sentence's tokens (joined by spaces) to its French
+// sentences in the corpus, per split (0 test, 1 train); built once.
+var corpusIndex = sync.OnceValue(func() map[string][2][]string {
+	task := CorpusTask()
+	index := map[string][2][]string{}
+	for split, pairs := range [][]Pair{task.Test, task.Train} {
+		for _, p := range pairs {
+			key := strings.Join(task.Tokenize(p.En), " ")
+			refs := index[key]
+			if fr := task.Join(task.Tokenize(p.Fr)); !slices.Contains(refs[split], fr) {
+				refs[split] = append(refs[split], fr)
+			}
+			index[key] = refs
+		}
+	}
+	return index
+})
+
+// corpusReferences are the French sentences paired with the English tokens in the
+// corpus, and where the pair is: the test split, the training split or neither.
+func corpusReferences(tokens []string) ([]string, string) {
+	refs := corpusIndex()[strings.Join(tokens, " ")]
+	switch {
+	case len(refs[0]) > 0:
+		return refs[0], "yes, in the held-out test split (never trained on)"
+	case len(refs[1]) > 0:
+		return refs[1], "yes, in the training split (the model has seen it)"
+	}
+	return nil, "no: a new sentence, so there is no reference to compare with"
+}
+
+// quoteList writes tokens as "a", "b" and "c".
+func quoteList(tokens []string) string {
+	q := make([]string, len(tokens))
+	for i, t := range tokens {
+		q[i] = fmt.Sprintf("%q", t)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}

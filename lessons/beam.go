@@ -1,0 +1,677 @@
+package lessons
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// The beam-search page's limits.
+const (
+	beamMaxK     = 10  // the widest beam offered: its tree still fits the panel
+	beamMaxAlpha = 1.5 // past 1 the normalisation favours long sentences; 1.5 shows it
+	// toyMaxLen bounds the toy's T_max; from 9 on exhaustive search over five words
+	// exceeds models.MaxExhaustiveNodes, which the page then says.
+	toyMaxLen = 10
+	// treeRows is about how many entries one step of the tree panel shows: every kept
+	// and finished expansion, then the best pruned ones of each beam; the rest are counted.
+	treeRows = 20
+	// treePrunedPerBeam caps the pruned expansions drawn per beam: the toy's five words
+	// all show at k = 2, the trained model's 500 do not.
+	treePrunedPerBeam = 6
+	beamDistTop       = 5 // next words per row of the trained model's table
+	// beamTranslatorName is the bundled translator the trained mode searches.
+	beamTranslatorName = "seq2seq-corpus"
+)
+
+// The page's two modes.
+const (
+	beamToy     = "toy"
+	beamTrained = "trained"
+)
+
+// beamTranslator is the bundled seq2seq model, loaded once and shared: the page only
+// searches it, which reads the weights and never writes them.
+var beamTranslator = sync.OnceValues(func() (*beamLoaded, error) {
+	tr, meta, err := LoadTranslator(beamTranslatorName)
+	if err != nil {
+		return nil, err
+	}
+	return &beamLoaded{tr, meta}, nil
+})
+
+type beamLoaded struct {
+	tr   *Translator
+	meta map[string]string
+}
+
+// beamModel is the beam-search page's sim.Model: one search problem (the toy
+// distribution or the trained translator on one sentence) searched greedily, by a
+// beam of width k and, where it is small enough, exhaustively. Step t shows the
+// expansions of the beam's step t.
+type beamModel struct {
+	mode  string
+	words []string // the target vocabulary, by id
+	cfg   models.SearchConfig
+
+	res        *models.BeamResult
+	nodes      map[int]models.BeamNode // res's expansions by ID
+	greedy     models.Hypothesis
+	greedyCum  []float64          // greedy's Σ log P after each of its tokens
+	exhaustive *models.Hypothesis // nil when not run
+	exhNote    string             // the size of the exhaustive search, and why it did not run
+	exhShort   string             // the same in a few words, for the comparison table
+
+	ref     []int // y* ending in <eos>; nil without a reference
+	refLogP float64
+
+	pathLogProbs [][]float64 // log P(· | ŷ_<t) for t = 1..|ŷ|
+	toy          *models.ToyDistribution
+	about        map[string]any // facts about the model
+	// beamOf searches again with another width (the export plot).
+	beamOf func(k int) *models.BeamResult
+}
+
+func buildBeam(v sim.Values) (sim.Model, error) {
+	k, alpha := v.Int("k"), v.Float("alpha")
+	if v.String("mode") == beamTrained {
+		return buildBeamTrained(v.String("sentence"), v.String("target"), k, alpha)
+	}
+	words, err := parseToyWords(v.String("words"))
+	if err != nil {
+		return nil, err
+	}
+	d, err := parseToy(words, v.String("tables"))
+	if err != nil {
+		return nil, err
+	}
+	return buildBeamToy(d, v.String("reference"), v.Int("max_len"), k, alpha)
+}
+
+// buildBeamToy searches the toy distribution d for sentences of up to maxLen tokens.
+func buildBeamToy(d *models.ToyDistribution, reference string, maxLen, k int, alpha float64) (*beamModel, error) {
+	m := &beamModel{mode: beamToy, words: d.Words, cfg: d.Config(maxLen, k, alpha), toy: d}
+	if toks := strings.Fields(reference); len(toks) > 0 {
+		for i, w := range toks {
+			id := slices.Index(d.Words, w)
+			switch {
+			case id < 0:
+				return nil, fmt.Errorf("reference y*: %q is not a toy word (%s)", w, strings.Join(d.Words, " "))
+			case id == d.EOS && i < len(toks)-1:
+				return nil, fmt.Errorf("reference y*: <eos> ends the sentence, so it can only be the last word")
+			}
+			m.ref = append(m.ref, id)
+		}
+		if m.ref[len(m.ref)-1] != d.EOS {
+			m.ref = append(m.ref, d.EOS)
+		}
+	}
+	nodes := models.ExhaustiveNodes(len(d.Words), maxLen)
+	sum := fmt.Sprintf("Σ_{t=1..%d} %d^t = %d expansions", maxLen, len(d.Words), nodes)
+	runExhaustive := nodes <= models.MaxExhaustiveNodes
+	if runExhaustive {
+		m.exhNote = sum
+	} else {
+		m.exhNote = fmt.Sprintf("not run: %s, more than the page's bound of %d", sum, models.MaxExhaustiveNodes)
+		m.exhShort = fmt.Sprintf("not run: %d expansions > %d", nodes, models.MaxExhaustiveNodes)
+	}
+	m.about = map[string]any{
+		"distribution": "the toy tables (edit them below)",
+		"vocabulary":   strings.Join(d.Words, " "),
+		"T_max":        maxLen,
+	}
+	searchAll(m, "", d.Step, runExhaustive)
+	return m, nil
+}
+
+// buildBeamTrained searches the bundled translator on the source sentence.
+func buildBeamTrained(sentence, target string, k int, alpha float64) (*beamModel, error) {
+	loaded, err := beamTranslator()
+	if err != nil {
+		return nil, err
+	}
+	tr := loaded.tr
+	src, _, err := tr.Source(sentence)
+	if err != nil {
+		return nil, fmt.Errorf("source sentence x: %v", err)
+	}
+	words := tr.Tgt.List()
+	m := &beamModel{mode: beamTrained, words: words,
+		cfg: models.SearchConfig{BOS: models.BosID, EOS: models.EosID, MaxLen: tr.Task.MaxOutput, BeamSize: k, Alpha: alpha}}
+	target = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(target), models.EosToken))
+	if target != "" {
+		toks := tr.Task.Tokenize(target)
+		for _, w := range toks {
+			if tr.Tgt.ID(w) == models.UnkID && w != models.UnkToken {
+				return nil, fmt.Errorf("reference y*: %q is not in the model's French vocabulary (%d words), so the model cannot say it", w, len(words))
+			}
+		}
+		if m.ref, err = tr.Target(target); err != nil {
+			return nil, fmt.Errorf("reference y*: %v", err)
+		}
+	}
+	m.exhNote = fmt.Sprintf("impossible here: Σ_{t=1..%d} %d^t ≈ 10^%.0f expansions, far beyond the page's bound of %d (switch to the toy)",
+		m.cfg.MaxLen, len(words), float64(m.cfg.MaxLen)*math.Log10(float64(len(words))), models.MaxExhaustiveNodes)
+	m.exhShort = fmt.Sprintf("impossible: ≈ 10^%.0f expansions", float64(m.cfg.MaxLen)*math.Log10(float64(len(words))))
+	m.about = map[string]any{
+		"distribution":      fmt.Sprintf("the bundled GRU encoder-decoder %s (trained %s steps)", beamTranslatorName, loaded.meta["steps"]),
+		"vocabulary":        fmt.Sprintf("%d French tokens", len(words)),
+		"T_max":             m.cfg.MaxLen,
+		"test_BLEU_greedy":  loaded.meta["test_bleu_greedy"],
+		"test_BLEU_beam":    loaded.meta["test_bleu_beam"],
+		"source_tokens_ids": fmt.Sprint(src),
+	}
+	start, step, err := tr.Model.Searcher(src)
+	if err != nil {
+		return nil, fmt.Errorf("source sentence x: %v", err)
+	}
+	searchAll(m, start, step, false)
+	return m, nil
+}
+
+// searchAll runs every search of the page on one distribution.
+func searchAll[S any](m *beamModel, start S, step models.StepFunc[S], exhaustive bool) {
+	m.res = models.BeamSearch(start, m.cfg, step)
+	m.nodes = map[int]models.BeamNode{}
+	for _, st := range m.res.Steps {
+		for _, n := range st.Expansions {
+			m.nodes[n.ID] = n
+		}
+	}
+	m.greedy = models.Greedy(start, m.cfg, step)
+	m.greedyCum = make([]float64, len(m.greedy.Tokens))
+	state, last, sum := start, m.cfg.BOS, 0.0
+	for i, y := range m.greedy.Tokens {
+		lp, next := step(state, last)
+		sum += lp[y]
+		m.greedyCum[i] = sum
+		state, last = next, y
+	}
+	state, last = start, m.cfg.BOS
+	for _, y := range m.res.Best.Tokens {
+		lp, next := step(state, last)
+		m.pathLogProbs = append(m.pathLogProbs, lp)
+		state, last = next, y
+	}
+	if exhaustive {
+		h := models.Exhaustive(start, m.cfg, step)
+		m.exhaustive = &h
+	}
+	if m.ref != nil {
+		m.refLogP = models.SequenceLogProb(start, m.cfg, step, m.ref)
+	}
+	cfg := m.cfg
+	m.beamOf = func(k int) *models.BeamResult {
+		c := cfg
+		c.BeamSize = k
+		return models.BeamSearch(start, c, step)
+	}
+}
+
+// Steps is the beam's steps and one more, where ŷ is chosen among the finished (and
+// capped) hypotheses by length-normalised score.
+func (m *beamModel) Steps() int { return len(m.res.Steps) + 1 }
+
+// sentence writes ids as words.
+func (m *beamModel) sentence(ids []int) string {
+	if len(ids) == 0 {
+		return "(empty)"
+	}
+	ws := make([]string, len(ids))
+	for i, id := range ids {
+		ws[i] = m.words[id]
+	}
+	return strings.Join(ws, " ")
+}
+
+// probText writes P = e^logP: a plain number for the toy's sizes, e-notation below 0.001.
+func probText(logP float64) string {
+	p := math.Exp(logP)
+	if p == 0 {
+		return "0"
+	}
+	if p >= 1e-3 {
+		return fmt.Sprintf("%.4g", p)
+	}
+	return fmt.Sprintf("%.3g", p)
+}
+
+// beamNum writes a number for the panels, 4 significant digits; −Inf (a
+// sequence of probability 0) is written out.
+func beamNum(v float64) string {
+	if math.IsInf(v, -1) {
+		return "−∞"
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+// treeNode is one expansion the tree panel draws. More > 0 marks a summary entry:
+// that many further pruned expansions of Parent at step T that are not drawn.
+type treeNode struct {
+	ID     int     `json:"id"`
+	Parent int     `json:"parent"`
+	T      int     `json:"t"`
+	Word   string  `json:"word,omitempty"`
+	P      float64 `json:"p"`     // P(y_t | y_<t, x)
+	LogP   float64 `json:"log_p"` // Σ_{t'≤t} log P(y_t' | y_<t', x)
+	Score  float64 `json:"score"` // LogP / t^α
+	Rank   int     `json:"rank"`
+	Fate   string  `json:"fate"`
+	Best   bool    `json:"best,omitempty"`   // on the path of the best hypothesis ŷ
+	Greedy bool    `json:"greedy,omitempty"` // on greedy search's path
+	More   int     `json:"more,omitempty"`
+}
+
+// round5 keeps 5 significant digits: what a node shows, and a smaller snapshot.
+func round5(v float64) float64 {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return v
+	}
+	scale := math.Pow(10, 4-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*scale) / scale
+}
+
+// tree is the hypothesis tree as the tree panel draws it: every kept and finished
+// expansion, the best pruned ones of each beam (about treeRows entries a step) and
+// a count of the others.
+func (m *beamModel) tree() map[string]any {
+	best := map[int]bool{}
+	for id := m.res.BestNode; id > 0; id = m.nodes[id].Parent {
+		best[id] = true
+	}
+	// greedy's path, where the beam expanded it: node t of the path extends node t−1
+	onGreedy := map[int]bool{}
+	for t, prev := 0, 0; t < len(m.greedy.Tokens) && t < len(m.res.Steps); t++ {
+		i := slices.IndexFunc(m.res.Steps[t].Expansions, func(n models.BeamNode) bool {
+			return n.Parent == prev && n.Token == m.greedy.Tokens[t]
+		})
+		if i < 0 {
+			break
+		}
+		prev = m.res.Steps[t].Expansions[i].ID
+		onGreedy[prev] = true
+	}
+	var nodes []treeNode
+	var counts []map[string]int
+	beams := 1 // live beams entering step 1: the root
+	for _, st := range m.res.Steps {
+		c := map[string]int{}
+		for _, n := range st.Expansions {
+			c[string(n.Fate)]++
+		}
+		survivors := len(st.Expansions) - c[string(models.FatePruned)]
+		quota := min(treePrunedPerBeam, max(1, (treeRows-survivors)/beams))
+		shown, hidden := map[int]int{}, map[int]int{}
+		var order []int // parents in order of their first expansion
+		for _, n := range st.Expansions {
+			if _, ok := shown[n.Parent]; !ok {
+				order = append(order, n.Parent)
+				shown[n.Parent] = 0
+			}
+			if n.Fate == models.FatePruned {
+				if shown[n.Parent] >= quota {
+					hidden[n.Parent]++
+					continue
+				}
+				shown[n.Parent]++
+			}
+			nodes = append(nodes, treeNode{ID: n.ID, Parent: n.Parent, T: n.T, Word: m.words[n.Token],
+				P: round5(math.Exp(n.LogProb)), LogP: round5(n.Cum), Score: round5(n.Score),
+				Rank: n.Rank, Fate: string(n.Fate), Best: best[n.ID], Greedy: onGreedy[n.ID]})
+		}
+		for _, p := range order {
+			if hidden[p] > 0 {
+				nodes = append(nodes, treeNode{ID: -1, Parent: p, T: st.T, Fate: string(models.FatePruned), More: hidden[p]})
+			}
+		}
+		counts = append(counts, c)
+		beams = c[string(models.FateKept)]
+	}
+	return map[string]any{
+		"nodes": nodes, "counts": counts, "k": m.cfg.BeamSize, "alpha": m.cfg.Alpha,
+		"best": m.res.BestNode, "bos": models.BosToken,
+	}
+}
+
+// searchRow is one row of the comparison table.
+func (m *beamModel) searchRow(label string, h models.Hypothesis, mark string) mtRow {
+	return mtRow{Label: label, Mark: mark, Cells: []mtCell{
+		{Text: m.sentence(h.Tokens)}, {Text: fmt.Sprint(h.Length)},
+		{Text: probText(h.LogProb)}, {Text: beamNum(h.LogProb)}, {Text: beamNum(h.Score)},
+	}}
+}
+
+// compare is the table of the three searches and the reference.
+func (m *beamModel) compare() mtTable {
+	tab := mtTable{Title: fmt.Sprintf("the sentence each search returns (α = %g)", m.cfg.Alpha),
+		Head: []string{"sentence", "T", "P(y|x)", "log P", "score"}}
+	best := max(m.greedy.Score, m.res.Best.Score)
+	if m.exhaustive != nil {
+		best = max(best, m.exhaustive.Score)
+	}
+	mark := func(h models.Hypothesis) string {
+		if h.Score == best {
+			return "now"
+		}
+		return ""
+	}
+	tab.Rows = append(tab.Rows, m.searchRow("greedy", m.greedy, mark(m.greedy)),
+		m.searchRow(fmt.Sprintf("beam, k = %d", m.cfg.BeamSize), m.res.Best, mark(m.res.Best)))
+	if m.exhaustive != nil {
+		tab.Rows = append(tab.Rows, m.searchRow("exhaustive", *m.exhaustive, mark(*m.exhaustive)))
+	} else {
+		tab.Rows = append(tab.Rows, mtRow{Label: "exhaustive", Cells: []mtCell{{Text: m.exhShort, Mark: "off"}}})
+	}
+	if m.ref != nil {
+		h := models.Hypothesis{Tokens: m.ref, Length: len(m.ref), LogProb: m.refLogP,
+			Score: models.LengthNormalized(m.refLogP, len(m.ref), m.cfg.Alpha)}
+		tab.Rows = append(tab.Rows, m.searchRow("reference y*", h, ""))
+	}
+	return tab
+}
+
+// verdict is the lecture's error analysis on the beam's ŷ and the reference y*,
+// comparing the quantity the search maximises: log P(y|x)/T^α (α = 0: P(y|x) itself).
+func (m *beamModel) verdict() string {
+	if m.ref == nil {
+		return "type a reference y* to ask whether the search or the model is at fault"
+	}
+	yHat := m.res.Best
+	if slices.Equal(yHat.Tokens, m.ref) {
+		return "ŷ = y*: the beam found the reference, so there is nothing to blame"
+	}
+	if math.IsInf(m.refLogP, -1) {
+		return "P(y*|x) = 0: the model rules the reference out, so the model is at fault"
+	}
+	refScore := models.LengthNormalized(m.refLogP, len(m.ref), m.cfg.Alpha)
+	what, a, b := "P", probText(m.refLogP), probText(yHat.LogProb)
+	if m.cfg.Alpha != 0 {
+		what, a, b = fmt.Sprintf("score (α = %g)", m.cfg.Alpha), beamNum(refScore), beamNum(yHat.Score)
+	}
+	note := ""
+	if len(m.ref) > m.cfg.MaxLen {
+		note = fmt.Sprintf(" (y* has %d tokens, more than T_max = %d, so no search here can return it)", len(m.ref), m.cfg.MaxLen)
+	}
+	if refScore > yHat.Score {
+		return fmt.Sprintf("%s(y*|x) = %s > %s(ŷ|x) = %s: the model prefers y* but the beam missed it, so the search is at fault: widen the beam%s", what, a, what, b, note)
+	}
+	return fmt.Sprintf("%s(y*|x) = %s ≤ %s(ŷ|x) = %s: the search found what the model prefers, so the model is at fault: more data, regularisation or a better architecture", what, a, what, b)
+}
+
+// distribution is the table of what is being searched: the toy's tables, or the
+// trained model's top next words after each prefix of ŷ. Green marks the word ŷ
+// takes next, yellow greedy's different pick.
+func (m *beamModel) distribution() mtTable {
+	yHat, g := m.res.Best.Tokens, m.greedy.Tokens
+	// picks returns ŷ's and greedy's next words after prefix (−1 when prefix is not theirs).
+	picks := func(prefix []int) (int, int) {
+		next := func(seq []int) int {
+			if len(seq) > len(prefix) && slices.Equal(seq[:len(prefix)], prefix) {
+				return seq[len(prefix)]
+			}
+			return -1
+		}
+		return next(yHat), next(g)
+	}
+	markFor := func(w, hat, gr int) string {
+		switch w {
+		case hat:
+			return "on"
+		case gr:
+			return "changed"
+		}
+		return ""
+	}
+	if m.toy != nil {
+		d := m.toy
+		tab := mtTable{Title: "the toy's P(y_t | y_<t), one row per prefix", Head: append([]string{"prefix"}, d.Words...)}
+		row := func(label, shown string, prefix []int, probs []float64) {
+			hat, gr := -1, -1
+			if prefix != nil {
+				hat, gr = picks(prefix)
+			}
+			cells := []mtCell{{Text: shown}}
+			for w, p := range probs {
+				cells = append(cells, mtCell{Text: fmt.Sprintf("%.4g", p), Mark: markFor(w, hat, gr)})
+			}
+			tab.Rows = append(tab.Rows, mtRow{Label: label, Cells: cells})
+		}
+		row("t = 1", models.BosToken, []int{}, d.Table(""))
+		for _, prefix := range slices.Sorted(maps.Keys(d.Tables)) {
+			if prefix == "" {
+				continue
+			}
+			ids, _ := d.Encode(prefix)
+			row(fmt.Sprintf("t = %d", len(ids)+1), prefix, ids, d.Tables[prefix])
+		}
+		row("other", "any other prefix", nil, d.Default)
+		return tab
+	}
+	tab := mtTable{Title: fmt.Sprintf("the model's top %d next words after each prefix of ŷ", beamDistTop),
+		Head: []string{"prefix"}}
+	for i := range beamDistTop {
+		tab.Head = append(tab.Head, fmt.Sprintf("#%d", i+1))
+	}
+	for t, lp := range m.pathLogProbs {
+		prefix := yHat[:t]
+		hat, gr := picks(prefix)
+		ids := make([]int, len(lp))
+		for i := range ids {
+			ids[i] = i
+		}
+		slices.SortStableFunc(ids, func(a, b int) int { return compareDesc(lp[a], lp[b]) })
+		cells := []mtCell{{Text: strings.TrimSpace(models.BosToken + " " + m.sentenceOrEmpty(prefix))}}
+		for _, w := range ids[:min(beamDistTop, len(ids))] {
+			cells = append(cells, mtCell{Text: m.words[w], Sub: probText(lp[w]), Mark: markFor(w, hat, gr)})
+		}
+		tab.Rows = append(tab.Rows, mtRow{Label: fmt.Sprintf("t = %d", t+1), Cells: cells})
+	}
+	return tab
+}
+
+func (m *beamModel) sentenceOrEmpty(ids []int) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return m.sentence(ids)
+}
+
+// compareDesc orders larger values first.
+func compareDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+func (m *beamModel) Static() sim.Frame {
+	meta := map[string]any{
+		"tree": m.tree(), "compare": m.compare(), "dist": m.distribution(),
+		"exhaustive_search": m.exhNote,
+	}
+	for k, v := range m.about {
+		meta[k] = v
+	}
+	return sim.Frame{Meta: meta}
+}
+
+// At is step t of the beam: what it kept, finished and pruned; the step after the
+// last ranks the candidates by score and names ŷ.
+func (m *beamModel) At(t int) sim.Frame {
+	beamLogP, greedyLogP := m.res.Best.LogProb, m.greedy.LogProb
+	meta := map[string]any{}
+	if t <= len(m.res.Steps) {
+		st := m.res.Steps[t-1]
+		var kept, finished []string
+		pruned := 0
+		for _, n := range st.Expansions {
+			switch n.Fate {
+			case models.FateKept:
+				kept = append(kept, fmt.Sprintf("%s (P %s)", m.path(n.ID), probText(n.Cum)))
+			case models.FateFinished:
+				finished = append(finished, fmt.Sprintf("%s (P %s)", m.path(n.ID), probText(n.Cum)))
+			default:
+				pruned++
+			}
+		}
+		meta["expansions"] = fmt.Sprintf("%d: %d kept, %d finished, %d pruned", len(st.Expansions), len(kept), len(finished), pruned)
+		if len(kept) > 0 {
+			meta["live_beams"] = strings.Join(kept, " · ")
+		}
+		if len(finished) > 0 {
+			meta["finished_now"] = strings.Join(finished, " · ")
+		}
+		if len(st.Expansions) > 0 {
+			beamLogP = st.Expansions[0].Cum
+		}
+		if n := len(m.greedyCum); n > 0 {
+			greedyLogP = m.greedyCum[min(t, n)-1]
+		}
+	} else {
+		meta["candidates"] = m.ranking()
+		meta["beam_result_ŷ"] = fmt.Sprintf("%s (P %s, score %s)", m.sentence(m.res.Best.Tokens), probText(m.res.Best.LogProb), beamNum(m.res.Best.Score))
+	}
+	meta["error_analysis"] = m.verdict()
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("beam_log_p", []float64{beamLogP}), sim.Vector("greedy_log_p", []float64{greedyLogP})},
+		Meta:   meta,
+	}
+}
+
+// ranking lists the hypotheses the beam ended with, best score first.
+func (m *beamModel) ranking() string {
+	const shown = 5 // enough to see what α re-ranks
+	hyps := append(slices.Clone(m.res.Finished), m.res.Capped...)
+	slices.SortStableFunc(hyps, func(a, b models.Hypothesis) int { return compareDesc(a.Score, b.Score) })
+	var parts []string
+	for _, h := range hyps[:min(shown, len(hyps))] {
+		end := ""
+		if !h.Finished {
+			end = ", capped at T_max"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s/%d^%g = %s%s", m.sentence(h.Tokens), beamNum(h.LogProb), h.Length, m.cfg.Alpha, beamNum(h.Score), end))
+	}
+	if len(hyps) > shown {
+		parts = append(parts, fmt.Sprintf("%d more", len(hyps)-shown))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// path writes the words from the root to node id.
+func (m *beamModel) path(id int) string {
+	var ids []int
+	for ; id > 0; id = m.nodes[id].Parent {
+		ids = append(ids, m.nodes[id].Token)
+	}
+	slices.Reverse(ids)
+	return m.sentence(ids)
+}
+
+// widthSeries is the score of the best hypothesis against the beam width k, with
+// greedy's and (where it ran) exhaustive search's as flat lines.
+func widthSeries(sm sim.Model) []Series {
+	m := sm.(*beamModel)
+	b := Series{Label: "beam search"}
+	g := Series{Label: "greedy"}
+	e := Series{Label: "exhaustive"}
+	for k := 1; k <= beamMaxK; k++ {
+		b.X, b.Y = append(b.X, float64(k)), append(b.Y, m.beamOf(k).Best.Score)
+		g.X, g.Y = append(g.X, float64(k)), append(g.Y, m.greedy.Score)
+		if m.exhaustive != nil {
+			e.X, e.Y = append(e.X, float64(k)), append(e.Y, m.exhaustive.Score)
+		}
+	}
+	out := []Series{b, g}
+	if m.exhaustive != nil {
+		out = append(out, e)
+	}
+	return out
+}
+
+// alphaSeries is the normalised score log P/T^α of each hypothesis the beam ended
+// with (finished or capped, the best few) against α: where two lines cross, the
+// length normalisation changes the winner.
+func alphaSeries(sm sim.Model) []Series {
+	const shown = 6 // lines a slide can tell apart
+	const points = 31
+	m := sm.(*beamModel)
+	hyps := append(slices.Clone(m.res.Finished), m.res.Capped...)
+	slices.SortStableFunc(hyps, func(a, b models.Hypothesis) int { return compareDesc(a.LogProb, b.LogProb) })
+	var out []Series
+	for _, h := range hyps[:min(shown, len(hyps))] {
+		s := Series{Label: m.sentence(h.Tokens)}
+		for i := range points {
+			a := beamMaxAlpha * float64(i) / float64(points-1)
+			s.X, s.Y = append(s.X, a), append(s.Y, models.LengthNormalized(h.LogProb, h.Length, a))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+var beamLesson = &Lesson{
+	Slug:    "beam-search",
+	Short:   "Beam search",
+	Section: "4.6",
+	Title:   "Beam search",
+	Summary: "Greedy, beam and exhaustive search on a toy distribution you edit and on the trained translator: the hypothesis tree, length normalisation, and the error analysis that blames the search or the model.",
+	Prose: []string{
+		`A decoder gives, at every step, a distribution \(P(y_t \mid x, y_1, \dots, y_{t-1})\) over the next word. A translation is good when the whole sentence is likely: \(P(y \mid x)\) is the product of the steps' probabilities, and we want the sentence that maximises it. <b>Greedy search</b> takes the most likely word at each step; that is a local choice, and a word that looks best now can lead to a worse sentence. <b>Exhaustive search</b> scores every sentence, which is exact but costs \(V + V^2 + \dots + V^{T}\) expansions: five words and six steps are 19 530, a 500-word vocabulary and 20 steps about \(10^{54}\).`,
+		`<b>Beam search</b> keeps the \(k\) best prefixes (the beam) at each step: it extends each of them by every word, ranks all the extensions by \(\log P\) so far, keeps the top \(k\) and prunes the rest. An extension ending in <code>&lt;eos&gt;</code> that makes the top \(k\) is a finished hypothesis and takes one of the \(k\) places. With \(k = 1\) this is greedy search; with \(k\) as large as the number of prefixes nothing is pruned and it is exhaustive search.`,
+		`The toy is the lecture's example: translating “Jane visite l'Afrique”, greedy search takes “goes” after “jane” (0.4 against 0.3 for “visits”) and ends with \(P = 0.5 \cdot 0.4 \cdot 0.4 \cdot 0.6 = 0.048\), while “jane visits africa” has \(0.5 \cdot 0.3 \cdot 0.6 \cdot 0.6 = 0.054\). Step through the tree with \(k = 2\): both prefixes survive step 2, and at step 3 “jane visits africa” overtakes. Blue boxes are kept, green ones finished, dashed grey ones pruned; greedy's path is dashed orange, and one step after the search ends ŷ, the finished sentence of best score, is outlined in red. Set \(k = 1\) to watch the beam become greedy.`,
+		`Products of many probabilities below 1 shrink with every word, so the search prefers short sentences. <b>Length normalisation</b> ranks finished sentences by \(\frac{1}{T_y^{\alpha}} \sum_t \log P\) instead: \(\alpha = 0\) is the plain log-probability, \(\alpha = 1\) the average per word; values around 0.7 are common. Move \(\alpha\) and watch the scores, and perhaps the winner, change.`,
+		`<b>Error analysis</b> (lecture 003): when the output ŷ is worse than a human's translation \(y^*\), compare \(P(y^* \mid x)\) with \(P(\hat y \mid x)\). If the model gives \(y^*\) the higher probability, the search missed a better sentence: widen the beam. Otherwise the search did its job and the model is at fault: it needs more data, regularisation or a better architecture. With \(\alpha > 0\) the page compares the normalised scores, the quantity the search maximises. Type \(y^*\) in the reference field; the verdict is among the facts.`,
+		`<b>Editing the toy.</b> The tables field lists entries separated by <code>;</code>. Each entry is a prefix, a colon, and the probabilities of the next word in the order of the words field followed by <code>&lt;eos&gt;</code>: <code>jane goes: 0.1 0.2 0.2 0.4 0.1</code> means \(P(\text{africa} \mid \text{jane goes}) = 0.4\). <code>&lt;bos&gt;</code> is the first step's prefix and <code>*</code> every prefix not listed (uniform if omitted). Probabilities may be decimals or fractions such as 2/5, and each row must sum to 1; a mistake is reported with the entry it is in, and nothing changes until it is fixed. The table panel shows the tables as the search reads them. In <b>trained</b> mode the same searches run on the bundled GRU translator (lecture 4.6); there exhaustive search is impossible, and the table shows the model's top five next words after each prefix of ŷ. On the default sentence greedy search says “nous avons le professeur .” while \(k = 2\) finds the reference “nous écoutons le professeur .”: at \(k = 1\) the error analysis blames the search. Try “does she lose the keys ?” with the reference “est-ce qu'elle perd les clés ?”: there a wider beam finds sentences the model likes better than the reference, so the model is at fault.`,
+	},
+	Equations: []Equation{
+		{TeX: `\htmlClass{sym-logp}{\log P(y \mid x)} = \sum_{t=1}^{T_y} \log P(y_t \mid x, y_1, \dots, y_{t-1})`,
+			Symbols: []Symbol{{ID: "logp", Array: "beam_log_p"}}},
+		{TeX: `\text{greedy: } y_t = \operatorname*{argmax}_{w} P(w \mid x, y_{<t})`},
+		{TeX: `\hat y = \operatorname*{argmax}_{y \text{ finished}} \frac{1}{T_y^{\alpha}} \sum_{t=1}^{T_y} \log P(y_t \mid x, y_{<t})`},
+		{TeX: `\begin{aligned} P(y^* \mid x) &> P(\hat y \mid x) &&\Rightarrow \text{the search is at fault: widen the beam} \\ P(y^* \mid x) &\le P(\hat y \mid x) &&\Rightarrow \text{the model is at fault} \end{aligned}`},
+	},
+	Panels: []Panel{
+		{ID: "tree", Kind: Tree, Title: `the hypothesis tree, step by step`,
+			Note: "Each column is a step t; every box is a prefix with P(y_t | prefix) and its score so far. Hover a box for its numbers."},
+		{ID: "compare", Kind: Table, Title: `greedy vs beam vs exhaustive, and the reference \(y^*\)`,
+			Note: "The highlighted rows reach the best score any of the searches found."},
+		{ID: "dist", Kind: Table, Title: `the distribution searched`,
+			Note: "Green: the word ŷ takes after that prefix; yellow: greedy's different pick."},
+		{ID: "logp", Kind: Line, Title: `\(\log P\) of the beam's best prefix and of greedy's prefix at step t`, Arrays: []string{"beam_log_p", "greedy_log_p"}, Symbol: "logp",
+			Note: "Greedy's value stays at its last after it says <eos>."},
+	},
+	Params: sim.Specs{
+		{Name: "k", Label: "beam size", Symbol: `k`, Kind: sim.Int, Default: "2", Min: 1, Max: beamMaxK, Step: 1,
+			Help: "How many prefixes survive each step; k = 1 is greedy search."},
+		{Name: "alpha", Label: "length normalisation", Symbol: `\alpha`, Kind: sim.Float, Default: "0", Min: 0, Max: beamMaxAlpha, Step: 0.05,
+			Help: "Scores are Σ log P / T^α: 0 is the plain log-probability, 1 the per-word average."},
+		{Name: "mode", Label: "distribution", Kind: sim.Choice, Default: beamToy, Choices: []string{beamToy, beamTrained},
+			Help: "toy: the tables below, by hand; trained: the bundled GRU translator on the source sentence."},
+		{Name: "reference", Label: "toy: reference y*", Kind: sim.Text, MaxLen: 200, Default: "jane visits africa <eos>",
+			Help: "A sentence in the toy words for the error analysis (<eos> is added if missing); empty skips it."},
+		{Name: "tables", Label: "toy: tables", Kind: sim.Text, MaxLen: 1200, Default: formatToy(models.ClassicGreedyTrap()),
+			Help: "prefix: P(next word) for each word, then <eos>; entries separated by ; (see the text)."},
+		{Name: "words", Label: "toy: words", Kind: sim.Text, MaxLen: 120, Default: "jane visits goes africa", Advanced: true,
+			Help: "The toy vocabulary, 1 to 6 words; <eos> is the last word of every table."},
+		{Name: "max_len", Label: "toy: longest sentence", Symbol: `T_{\max}`, Kind: sim.Int, Default: "6", Min: 1, Max: toyMaxLen, Step: 1, Advanced: true,
+			Help: "Searches stop after this many words; exhaustive search runs up to 8 (five words)."},
+		{Name: "sentence", Label: "trained: source sentence x", Kind: sim.Text, MaxLen: 200, Default: "we listen to the teacher .",
+			Help: "English, at most 20 words."},
+		{Name: "target", Label: "trained: reference y*", Kind: sim.Text, MaxLen: 200, Default: "nous écoutons le professeur .",
+			Help: "French words of the model's vocabulary; empty skips the error analysis."},
+	},
+	Plots: []Plot{
+		{Name: "width", Title: "best score found against the beam width k", XLabel: "beam size k", YLabel: "score = log P / T^α", Series: widthSeries},
+		{Name: "alpha", Title: "final hypotheses' scores against α", XLabel: "α", YLabel: "log P(y|x) / T^α", Series: alphaSeries},
+	},
+	Build: buildBeam,
+}

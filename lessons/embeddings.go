@@ -1,0 +1,525 @@
+package lessons
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// Display settings of the embeddings page.
+const (
+	embedNeighbours   = 8      // nearest neighbours listed for the typed word
+	embedAnswers      = 5      // analogy answers listed, best first
+	embedPlotLabels   = 45     // the exported map labels this many of the most frequent content words
+	embedNegStream    = 0x6e67 // separates the walkthrough's negatives from training's stream
+	embedMaxSentence  = 80     // characters of the walkthrough sentence: ~16 words, ≤ 8 pairs each, far below sim.MaxSteps
+	embedDefaultWords = "the girl drinks milk"
+	// embedRefreshEvery: training redraws the map and tables every 5th step (and the
+	// first): the PCA costs several training steps, and 5 steps move the map little.
+	embedRefreshEvery = 5
+)
+
+// embedModel is the embeddings lesson's sim.Model. Its steps walk through the
+// skip-gram examples of one sentence; its static frame holds the map of the
+// embedding space and the similarity, analogy and neighbour tables. Training
+// changes the weights, so the static frame is recomputed on the first training step
+// and every embedRefreshEvery-th (its points go out with the progress messages), and
+// in Static after any training (the Run reads it again for the snapshot that follows
+// training).
+type embedModel struct {
+	m      *EmbedModel
+	ck     map[string]string // metadata of the checkpoint the page started from
+	corpus *wordCorpus
+
+	sentence  []int
+	pairs     [][2]int
+	negatives [][]int // per step
+	window, k int
+	query     int // the word whose neighbours are listed
+	analogy   [3]string
+	seed      uint64
+
+	static sim.Frame
+	points []float64 // V×2, the static "points" array's data
+
+	trainRng  *rand.Rand
+	trained   int
+	stale     bool // trained since the last refresh
+	lossCurve lossCurve
+}
+
+// lookup finds a typed word in the corpus vocabulary, or says why not.
+func (c *wordCorpus) lookup(w string) (int, error) {
+	if id, ok := c.Index[w]; ok {
+		return id, nil
+	}
+	return 0, fmt.Errorf("the word %q is not in the vocabulary (the %d English words the corpus uses at least %d times, such as %s)",
+		clipWord(w), len(c.Words), embedMinCount, strings.Join(c.Words[20:26], ", "))
+}
+
+func clipWord(s string) string {
+	if r := []rune(s); len(r) > 30 {
+		return string(r[:30]) + "…"
+	}
+	return s
+}
+
+// oneWord reads a parameter that must be exactly one word.
+func oneWord(v sim.Values, name, label string) (string, error) {
+	f := strings.Fields(strings.ToLower(v.String(name)))
+	if len(f) != 1 {
+		return "", fmt.Errorf("%s must be one word, got %q", label, clipWord(v.String(name)))
+	}
+	return f[0], nil
+}
+
+func featureIndex(w string) int {
+	for i, x := range featureWords {
+		if x == w {
+			return i
+		}
+	}
+	return -1
+}
+
+func buildEmbeddings(v sim.Values) (sim.Model, error) {
+	c := embedCorpus()
+	m, meta, err := LoadEmbedModel()
+	if err != nil {
+		return nil, err
+	}
+	e := &embedModel{m: m, ck: meta, corpus: c, window: v.Int("window"), k: v.Int("negatives"), seed: uint64(v.Int("seed"))}
+	text := v.String("sentence")
+	if strings.TrimSpace(text) == "" {
+		text = embedDefaultWords
+	}
+	for _, w := range models.Tokenize(models.NormalizeMT(text)) {
+		if embedPunct[w] {
+			continue
+		}
+		id, err := c.lookup(w)
+		if err != nil {
+			return nil, err
+		}
+		e.sentence = append(e.sentence, id)
+	}
+	if len(e.sentence) < 2 {
+		return nil, fmt.Errorf("the sentence needs at least two words, got %q", clipWord(text))
+	}
+	word, err := oneWord(v, "word", "the neighbours' word")
+	if err != nil {
+		return nil, err
+	}
+	if e.query, err = c.lookup(word); err != nil {
+		return nil, err
+	}
+	for i, name := range []string{"a", "b", "c"} {
+		w, err := oneWord(v, name, "each analogy word")
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := c.Index[w]; !ok && featureIndex(w) < 0 {
+			return nil, fmt.Errorf("the analogy word %q is neither in the feature table (%s) nor in the corpus vocabulary", clipWord(w), strings.Join(featureWords, ", "))
+		}
+		e.analogy[i] = w
+	}
+	e.pairs = Pairs(e.sentence, e.window)
+	rng := rand.New(rand.NewPCG(e.seed, embedNegStream))
+	for _, p := range e.pairs {
+		e.negatives = append(e.negatives, c.sampler.Negatives(rng, e.k, p[1]))
+	}
+	e.points = make([]float64, 2*len(c.Words))
+	e.static = sim.Frame{Arrays: []sim.Array{sim.Matrix("points", len(c.Words), 2, e.points)}, Meta: map[string]any{}}
+	e.refresh(false)
+	return e, nil
+}
+
+func (e *embedModel) Steps() int { return len(e.pairs) }
+
+// Static is the map and the tables of the current weights.
+func (e *embedModel) Static() sim.Frame {
+	if e.stale {
+		e.refresh(true)
+	}
+	return e.static
+}
+
+// refresh recomputes the map and the tables from the current weights into the
+// static frame. aligned keeps each axis pointing the way it did before (training),
+// so the map does not flip between two frames.
+func (e *embedModel) refresh(aligned bool) {
+	e.stale = false
+	c := e.corpus
+	E := e.m.E.Value
+	variance := project2D(E, e.points, aligned)
+	meta := e.static.Meta
+	meta["words"] = c.Words
+	meta["word_class"] = c.Class
+	meta["class_names"] = wordClasses
+	meta["vocabulary"] = fmt.Sprintf("%d English words, used ≥ %d times in %d sentences", len(c.Words), embedMinCount, len(c.Sentences))
+	meta["d"] = EmbedDim
+	meta["map"] = fmt.Sprintf("PCA of the unit-length e_w: PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
+	meta["weights"] = e.weightsFact()
+	if e.trained == 0 {
+		meta["same_class_neighbours"] = fmt.Sprintf("%.0f%% of content words have a nearest neighbour of their own class (%.0f%% by chance)",
+			100*metaFloat(e.ck, "same_class_nn"), 100*metaFloat(e.ck, "same_class_chance"))
+	} else {
+		delete(meta, "same_class_neighbours")
+	}
+	meta["focus"] = e.focus()
+	meta["features"] = featuresTable()
+	meta["similarity"] = e.similarityTable()
+	meta["analogy"] = e.analogyTable()
+	meta["neighbours"] = e.neighboursTable()
+}
+
+// weightsFact says where the weights come from.
+func (e *embedModel) weightsFact() string {
+	if e.trained == 0 {
+		return fmt.Sprintf("bundled checkpoint: %s steps from seed %s (go run ./cmd/train)", e.ck["steps"], e.ck["seed"])
+	}
+	return fmt.Sprintf("trained from scratch for %d steps (seed %d)", e.trained, e.seed)
+}
+
+// project2D writes into out (V×2, row-major) the rows of E, scaled to unit length,
+// projected on their first two principal components (gonum's stat.PC), and returns
+// the share of the variance each explains. Each axis is oriented to agree with the
+// previous contents of out when aligned, else so that its largest coordinate is
+// positive.
+func project2D(E *mat.Dense, out []float64, aligned bool) [2]float64 {
+	V, d := E.Dims()
+	X := mat.NewDense(V, d, nil)
+	for w := range V {
+		row := X.RawRowView(w)
+		copy(row, E.RawRowView(w))
+		if n := floats.Norm(row, 2); n > 0 {
+			floats.Scale(1/n, row)
+		}
+	}
+	var pc stat.PC
+	if !pc.PrincipalComponents(X, nil) {
+		clear(out)
+		return [2]float64{}
+	}
+	var vecs mat.Dense
+	pc.VectorsTo(&vecs)
+	vars := pc.VarsTo(nil)
+	means := make([]float64, d)
+	for j := range d {
+		means[j] = stat.Mean(mat.Col(nil, j, X), nil)
+	}
+	for axis := range 2 {
+		dir := mat.Col(nil, axis, &vecs)
+		coords := make([]float64, V)
+		for w := range V {
+			coords[w] = floats.Dot(X.RawRowView(w), dir) - floats.Dot(means, dir)
+		}
+		sign := 1.0
+		if aligned {
+			agree := 0.0
+			for w := range V {
+				agree += coords[w] * out[2*w+axis]
+			}
+			if agree < 0 {
+				sign = -1
+			}
+		} else if floats.Max(coords) < -floats.Min(coords) {
+			sign = -1
+		}
+		for w := range V {
+			out[2*w+axis] = sign * coords[w]
+		}
+	}
+	total := floats.Sum(vars)
+	if total == 0 {
+		return [2]float64{}
+	}
+	return [2]float64{vars[0] / total, vars[1] / total}
+}
+
+// focus is what the map marks besides the current example: the typed word and its
+// neighbours.
+func (e *embedModel) focus() map[string]any {
+	var ids []int
+	for _, n := range e.neighbours(e.query, embedNeighbours) {
+		ids = append(ids, n.Word)
+	}
+	return map[string]any{"word": e.query, "neighbours": ids}
+}
+
+func (e *embedModel) neighbours(w, k int) []models.Neighbour {
+	E := e.m.E.Value
+	return models.Nearest(E, E.RawRowView(w), k, w)
+}
+
+func cosCell(text string, cos float64) mtCell {
+	return mtCell{Text: text, Sub: strconv.FormatFloat(cos, 'f', 2, 64)}
+}
+
+// featuresTable is the lecture's table: a row per feature, a column per word.
+func featuresTable() mtTable {
+	t := mtTable{Title: "featurised vectors: each word scored by hand on a few features", Head: featureWords}
+	for f, name := range featureNames {
+		row := mtRow{Label: name}
+		for w := range featureWords {
+			row.Cells = append(row.Cells, mtCell{Text: strconv.FormatFloat(featureTable.At(w, f), 'g', 3, 64)})
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// similarityPairs are the word pairs the cosine table compares.
+var similarityPairs = [][2]string{{"man", "woman"}, {"boy", "girl"}, {"king", "queen"}, {"apple", "orange"}, {"man", "king"}, {"man", "apple"}, {"girl", "orange"}}
+
+// similarityTable compares sim(u, v) for the same pairs under one-hot vectors, the
+// featurised table and the trained embeddings.
+func (e *embedModel) similarityTable() mtTable {
+	t := mtTable{Title: "cosine similarity sim(e_u, e_v) of word pairs"}
+	oneHot, feat, trained := mtRow{Label: "one-hot"}, mtRow{Label: "features"}, mtRow{Label: "trained"}
+	for _, p := range similarityPairs {
+		t.Head = append(t.Head, p[0]+"·"+p[1])
+		oneHot.Cells = append(oneHot.Cells, mtCell{Text: "0", Mark: "off"})
+		fu, fv := featureIndex(p[0]), featureIndex(p[1])
+		feat.Cells = append(feat.Cells, mtCell{Text: strconv.FormatFloat(models.Cosine(featureTable.RawRowView(fu), featureTable.RawRowView(fv)), 'f', 2, 64)})
+		u, okU := e.corpus.Index[p[0]]
+		v, okV := e.corpus.Index[p[1]]
+		if okU && okV {
+			trained.Cells = append(trained.Cells, mtCell{Text: strconv.FormatFloat(models.Cosine(e.m.Embedding(u), e.m.Embedding(v)), 'f', 2, 64)})
+		} else {
+			trained.Cells = append(trained.Cells, mtCell{Text: "—", Mark: "cut"})
+		}
+	}
+	t.Rows = []mtRow{oneHot, feat, trained}
+	return t
+}
+
+// analogyTable answers the lecture's example on the features, then the typed
+// question on the features and on the trained embeddings.
+func (e *embedModel) analogyTable() mtTable {
+	a, b, c := e.analogy[0], e.analogy[1], e.analogy[2]
+	t := mtTable{Title: fmt.Sprintf("%s → %s as %s → ?   argmax sim(e_w, e_%s − e_%s + e_%s), the three words left out", a, b, c, c, a, b)}
+	answers := func(label string, E *mat.Dense, words []string, ids [3]int, k int) mtRow {
+		row := mtRow{Label: label}
+		for _, n := range models.Analogy(E, ids[0], ids[1], ids[2], k) {
+			row.Cells = append(row.Cells, cosCell(words[n.Word], n.Cosine))
+		}
+		row.Cells[0].Mark = "on"
+		return row
+	}
+	t.Rows = append(t.Rows, answers("lecture: king", featureTable, featureWords, [3]int{featureIndex("man"), featureIndex("woman"), featureIndex("king")}, 3))
+	missing := func(words []string, in func(string) bool) string {
+		for _, w := range words {
+			if !in(w) {
+				return w
+			}
+		}
+		return ""
+	}
+	query := []string{a, b, c}
+	if w := missing(query, func(w string) bool { return featureIndex(w) >= 0 }); w != "" {
+		t.Rows = append(t.Rows, mtRow{Label: "features", Cells: []mtCell{{Text: fmt.Sprintf("%q is not in the feature table", w), Mark: "cut"}}})
+	} else {
+		t.Rows = append(t.Rows, answers("features", featureTable, featureWords, [3]int{featureIndex(a), featureIndex(b), featureIndex(c)}, 3))
+	}
+	if w := missing(query, func(w string) bool { _, ok := e.corpus.Index[w]; return ok }); w != "" {
+		t.Rows = append(t.Rows, mtRow{Label: "trained", Cells: []mtCell{{Text: fmt.Sprintf("%q is not in the corpus vocabulary", w), Mark: "cut"}}})
+	} else {
+		ix := e.corpus.Index
+		t.Rows = append(t.Rows, answers("trained", e.m.E.Value, e.corpus.Words, [3]int{ix[a], ix[b], ix[c]}, embedAnswers))
+	}
+	return t
+}
+
+// neighboursTable lists the typed word's nearest neighbours by cosine.
+func (e *embedModel) neighboursTable() mtTable {
+	w := e.corpus.Words[e.query]
+	t := mtTable{Title: fmt.Sprintf("nearest neighbours of %q: argmax sim(e_w, e_%s)", w, w)}
+	row := mtRow{Label: "trained"}
+	for _, n := range e.neighbours(e.query, embedNeighbours) {
+		row.Cells = append(row.Cells, cosCell(e.corpus.Words[n.Word], n.Cosine))
+	}
+	t.Rows = append(t.Rows, row)
+	if f := featureIndex(w); f >= 0 {
+		row := mtRow{Label: "features"}
+		for _, n := range models.Nearest(featureTable, featureTable.RawRowView(f), 3, f) {
+			row.Cells = append(row.Cells, cosCell(featureWords[n.Word], n.Cosine))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// At is the skip-gram example of step t: the t-th (centre, context) pair of the
+// sentence and its k negatives, scored by the current model.
+func (e *embedModel) At(t int) sim.Frame {
+	p, negs := e.pairs[t-1], e.negatives[t-1]
+	words := e.corpus.Words
+	scores := []float64{e.m.Score(p[0], p[1])}
+	names := make([]string, len(negs))
+	for i, n := range negs {
+		s := e.m.Score(p[0], n)
+		scores = append(scores, s)
+		names[i] = fmt.Sprintf("%s %.2f", words[n], s)
+	}
+	loss, err := e.m.Loss([]models.SkipGramExample{{Centre: p[0], Context: p[1], Negatives: negs}})
+	if err != nil {
+		loss = math.MaxFloat32 // a diverged model: the loss is +Inf, which JSON cannot carry
+	}
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("scores", scores)},
+		Meta: map[string]any{
+			"centre_c":        words[p[0]],
+			"context_t":       words[p[1]],
+			"true_pair_score": round4(scores[0]),
+			"negatives":       strings.Join(names, ", "),
+			"example_loss":    round4(loss),
+			"pair":            fmt.Sprintf("%d of %d", t, len(e.pairs)),
+			"example":         map[string]any{"c": p[0], "t": p[1], "n": negs, "s": roundAll(scores)},
+		},
+	}
+}
+
+func roundAll(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = round4(x)
+	}
+	return out
+}
+
+// TrainStep trains from scratch: the first call replaces the bundled weights by
+// fresh ones drawn from the seed, then every call is one minibatch of Adam. The
+// progress frame carries the loss curve and the map's points, so the page redraws
+// the map as it trains.
+func (e *embedModel) TrainStep() (sim.Frame, error) {
+	if e.trainRng == nil {
+		e.m = NewEmbedModel(e.seed)
+		e.trainRng = embedTrainRNG(e.seed)
+	}
+	loss, err := e.m.TrainStep(e.trainRng, e.window, e.k)
+	if err != nil {
+		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d: %w", e.trained+1, err)
+	}
+	e.trained++
+	e.stale = true
+	if e.trained == 1 || e.trained%embedRefreshEvery == 0 {
+		e.refresh(e.trained > 1)
+	} else {
+		e.static.Meta["weights"] = e.weightsFact()
+	}
+	points := make([][2]float64, len(e.points)/2)
+	for i := range points {
+		points[i] = [2]float64{round4(e.points[2*i]), round4(e.points[2*i+1])}
+	}
+	return sim.Frame{
+		Arrays: []sim.Array{e.lossCurve.add(loss)},
+		Meta:   map[string]any{"loss": round4(loss), "trained_steps": e.trained, "points": points},
+	}, nil
+}
+
+// spaceSeries is the map as one series of points per word class, the most frequent
+// content words labelled.
+func spaceSeries(sm sim.Model) []Series {
+	e := sm.(*embedModel)
+	c := e.corpus
+	out := make([]Series, len(wordClasses))
+	labelled := 0
+	for w := range c.Words {
+		s := &out[c.Class[w]]
+		s.Label = wordClasses[c.Class[w]]
+		s.X, s.Y = append(s.X, e.points[2*w]), append(s.Y, e.points[2*w+1])
+		label := ""
+		if c.Class[w] != classFunction && labelled < embedPlotLabels {
+			label = c.Words[w]
+			labelled++
+		}
+		s.Labels = append(s.Labels, label)
+	}
+	var kept []Series
+	for _, s := range out {
+		if len(s.X) > 0 {
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}
+
+// lossSeries is the bundled checkpoint's recorded training loss.
+func lossSeries(sm sim.Model) []Series {
+	e := sm.(*embedModel)
+	every := metaFloat(e.ck, "loss_curve_every")
+	s := Series{Label: "mean L over " + e.ck["loss_curve_every"] + " steps"}
+	for i, f := range strings.Split(e.ck["loss_curve"], ",") {
+		y, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			continue
+		}
+		s.X, s.Y = append(s.X, every*float64(i+1)), append(s.Y, y)
+	}
+	return []Series{s}
+}
+
+var embeddingsLesson = &Lesson{
+	Slug:    "embeddings",
+	Short:   "Embeddings",
+	Section: "003",
+	Title:   "Word embeddings",
+	Summary: "From one-hot to featurised vectors, cosine similarity and analogies, and skip-gram with negative sampling trained live on the corpus, its embedding space drawn with PCA.",
+	Prose: []string{
+		`So far every word entered a network as a <b>one-hot</b> vector \(o_w\): all zeros except a 1 at the word's index. Such vectors say nothing about meaning. Any two different words are orthogonal, so their cosine similarity is 0 whether they are <i>man</i> and <i>woman</i> or <i>man</i> and <i>orange</i>, and whatever a network learns about one word does not carry over to another.`,
+		`A <b>featurised</b> representation gives each word a short dense vector instead. In the lecture's table every word is scored by hand on a few features (gender, royal, age, food); similar words get similar vectors, and <b>cosine similarity</b> \(\mathrm{sim}(u, v) = u^\top v / (\lVert u\rVert\,\lVert v\rVert)\) measures it. Differences carry meaning too: \(e_{man} - e_{woman} \approx e_{king} - e_{queen} \approx [-2, 0, 0, 0]\), so the question “<i>man</i> → <i>woman</i> as <i>king</i> → ?” is answered by the word whose vector is closest to \(e_{king} - e_{man} + e_{woman}\). The three query words are left out, because the query vector is usually closest to \(e_{king}\) itself. On the table the answer is <i>queen</i>, with cosine 0.9998.`,
+		`Nobody writes such tables for a whole vocabulary: the vectors are learned. An <b>embedding matrix</b> \(E\) holds one vector per word (looking up \(e_w\) is the same as multiplying \(E\) by \(o_w\)). <b>Skip-gram</b> (word2vec) learns it from plain text by asking whether a word \(t\) appeared near a centre word \(c\). With <b>negative sampling</b> each question is a binary classifier, \(P(y{=}1 \mid c, t) = \sigma(\theta_t^\top e_c)\), trained on the true pair (label 1) and on \(k\) words drawn at random (label 0). The random words are drawn in proportion to \(f(w)^{3/4}\), which gives rare words a bigger share than their count. Words that occur in similar contexts end up with similar vectors.`,
+		`Here the model learns 32-dimensional embeddings from the English side of the page's translation corpus: about 3,600 short sentences and 262 words, with punctuation left out and frequent words like <i>the</i> subsampled. The scrubber walks through the training examples of one sentence: each step is one (centre, context) pair with its \(k\) negatives, scored by the current model, and the map marks the centre word (ringed), the true context word (green) and the negatives (red). The map shows every word projected on the first two principal components of its unit-length embedding, coloured by its word class in the corpus generator's lexicon. The model never sees these classes.`,
+		`The bundled embeddings (4,000 steps of Adam) put the nearest neighbour of 85% of the content words in the same class, against 32% by chance: pronouns sit with pronouns (<i>he</i> next to <i>she</i>, cosine 0.90), food with food (<i>apple</i> next to <i>orange</i>), things with things (<i>car</i> next to <i>house</i> and <i>bike</i>), adjectives together, and <i>school</i>, <i>paris</i> and <i>london</i> almost on top of each other, since all three only ever follow “to”. Analogies mostly fail, and that is a finding about the data: in these English sentences <i>man</i> and <i>woman</i> occur in exactly the same contexts (the grammar treats them alike), so nothing in the text separates them and no vector offset can encode gender. Of nine analogy questions from the corpus only <i>boy</i> → <i>boys</i> as <i>girl</i> → <i>girls</i> comes out right; type <i>king</i> to get the lecture's answer from the features. <b>Train</b> starts again from random vectors (drawn from the seed) and redraws the map as it learns: with seed 1, 200 steps already give 77% same-class neighbours and 400 steps 85%.`,
+	},
+	Equations: []Equation{
+		{TeX: `e_w = E\, o_w, \qquad \mathrm{sim}(o_u, o_v) = 0 \ \ (u \ne v)`},
+		{TeX: `\mathrm{sim}(u, v) = \cos\varphi = \frac{u^\top v}{\lVert u\rVert_2\, \lVert v\rVert_2}`},
+		{TeX: `a \to b \text{ as } c \to\ ?: \quad \hat w = \arg\max_{w \notin \{a, b, c\}} \mathrm{sim}(e_w,\ e_c - e_a + e_b)`},
+		{TeX: `\htmlClass{sym-scores}{P(y = 1 \mid c, t)} = \sigma(\theta_t^\top e_c)`, Symbols: []Symbol{{ID: "scores", Array: "scores"}}},
+		{TeX: `L = -\log \sigma(\theta_t^\top e_c) - \sum_{i=1}^{k} \log \sigma(-\theta_{n_i}^\top e_c), \qquad n_i \sim P(w) = \frac{f(w)^{3/4}}{\sum_j f(w_j)^{3/4}}`},
+	},
+	Panels: []Panel{
+		{ID: "space", Kind: Scatter, Title: `the embedding space: \(e_w\) on its first two principal components`, Arrays: []string{"points"},
+			Note: "Colours are word classes from the lexicon, which the model never sees. Ringed: the centre word c; green: its true context t; red: the k negatives, with their scores σ(θᵀe_c)."},
+		{ID: "scores", Kind: Bars, Title: `\(\sigma(\theta^\top e_c)\) for the true context (bar 1) and the \(k\) negatives`, Arrays: []string{"scores"}, Scale: []float64{0, 1}, Symbol: "scores",
+			Note: "Training pushes bar 1 towards 1 and the others towards 0; the words are listed in the facts."},
+		{ID: "features", Kind: Table, Title: "featurised representation (lecture 003)",
+			Note: "Hand-made features: man, woman, king and queen carry the lecture's numbers."},
+		{ID: "similarity", Kind: Table, Title: "cosine similarity: one-hot, features, trained",
+			Note: "One-hot vectors of two different words are orthogonal: cosine 0 for every pair. On the hand-made table man and woman point opposite ways (gender ±1 outweighs the rest): similarity depends on the features. — : a word the corpus does not have."},
+		{ID: "analogy", Kind: Table, Title: "analogies by vector offset",
+			Note: "Top answers by cosine, the three query words left out; the best is green."},
+		{ID: "neighbours", Kind: Table, Title: "nearest neighbours by cosine"},
+	},
+	Params: sim.Specs{
+		{Name: "sentence", Label: "walk-through sentence", Kind: sim.Text, MaxLen: embedMaxSentence, Default: embedDefaultWords,
+			Help: "Its skip-gram pairs are the steps; every word must be in the corpus vocabulary."},
+		{Name: "word", Label: "neighbours of", Kind: sim.Text, MaxLen: 30, Default: "girl"},
+		{Name: "a", Label: "analogy: a", Kind: sim.Text, MaxLen: 30, Default: "man", Help: "a → b as c → ?"},
+		{Name: "b", Label: "analogy: b", Kind: sim.Text, MaxLen: 30, Default: "woman"},
+		{Name: "c", Label: "analogy: c", Kind: sim.Text, MaxLen: 30, Default: "boy"},
+		{Name: "negatives", Label: "negatives k", Kind: sim.Int, Default: strconv.Itoa(EmbedNegatives), Min: 1, Max: 10, Step: 1, Symbol: "k",
+			Help: "Words drawn from f(w)^¾ per true pair, in the walk-through and in training."},
+		{Name: "window", Label: "context window", Kind: sim.Int, Default: strconv.Itoa(EmbedWindow), Min: 1, Max: 4, Step: 1,
+			Help: "A context word is at most this many words from the centre word."},
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
+			Help: "Draws the walk-through's negatives and the random start of training."},
+	},
+	Plots: []Plot{
+		{Name: "space", Title: "word embeddings e_w, first two principal components", XLabel: "PC1", YLabel: "PC2", Points: true, Series: spaceSeries},
+		{Name: "loss", Title: "skip-gram negative-sampling loss L while training the bundled embeddings", XLabel: "training step", YLabel: "L", Series: lossSeries},
+	},
+	Build:  buildEmbeddings,
+	Trains: true,
+}

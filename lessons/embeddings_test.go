@@ -1,0 +1,270 @@
+package lessons
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/sim"
+)
+
+func embedValues(changes map[string]string) sim.Values {
+	return lessonValues(embeddingsLesson, changes)
+}
+
+func buildEmbed(t *testing.T, changes map[string]string) *embedModel {
+	t.Helper()
+	return buildLesson[*embedModel](t, embeddingsLesson, changes)
+}
+
+func TestPairs(t *testing.T) {
+	cases := []struct {
+		ids    []int
+		window int
+		want   [][2]int
+	}{
+		{[]int{1, 2, 3}, 1, [][2]int{{1, 2}, {2, 1}, {2, 3}, {3, 2}}},
+		{[]int{1, 2, 3}, 2, [][2]int{{1, 2}, {1, 3}, {2, 1}, {2, 3}, {3, 1}, {3, 2}}},
+		{[]int{7, 8}, 4, [][2]int{{7, 8}, {8, 7}}},
+	}
+	for _, tc := range cases {
+		if got := Pairs(tc.ids, tc.window); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Pairs(%v, %d): got %v want %v", tc.ids, tc.window, got, tc.want)
+		}
+	}
+}
+
+func TestEmbedCorpus(t *testing.T) {
+	c := embedCorpus()
+	if len(c.Words) < 200 {
+		t.Errorf("vocabulary: got %d words want ≥ 200", len(c.Words))
+	}
+	for i := 1; i < len(c.Counts); i++ {
+		if c.Counts[i] > c.Counts[i-1] {
+			t.Fatalf("word %d (%s) is more frequent than word %d: not sorted by frequency", i, c.Words[i], i-1)
+		}
+	}
+	for _, w := range []string{".", "?", "!"} {
+		if _, ok := c.Index[w]; ok {
+			t.Errorf("punctuation %q is in the vocabulary", w)
+		}
+	}
+	for w, class := range map[string]int{"she": classPronoun, "girl": classPerson, "dog": classAnimal, "milk": classFood,
+		"car": classThing, "drinks": classVerb, "happy": classAdjective, "the": classFunction} {
+		if got := c.Class[c.Index[w]]; got != class {
+			t.Errorf("class of %q: got %s want %s", w, wordClasses[got], wordClasses[class])
+		}
+	}
+	batch := c.Batch(embedTrainRNG(1), 50, 2, 3)
+	for _, ex := range batch {
+		if len(ex.Negatives) != 3 {
+			t.Fatalf("got %d negatives want 3", len(ex.Negatives))
+		}
+	}
+}
+
+// TestEmbeddingsTables: the lecture's worked example on the featurised table, the
+// one-hot cosines, and messages for words one space does not have.
+func TestEmbeddingsTables(t *testing.T) {
+	e := buildEmbed(t, map[string]string{"a": "man", "b": "woman", "c": "king"})
+	an := e.static.Meta["analogy"].(mtTable)
+	if got := an.Rows[0].Cells[0].Text; got != "queen" {
+		t.Errorf("lecture row: got %q want queen", got)
+	}
+	if got := an.Rows[1].Cells[0].Text; got != "queen" {
+		t.Errorf("features row for man → woman as king: got %q want queen", got)
+	}
+	if got := an.Rows[2].Cells[0].Text; !strings.Contains(got, `"king"`) || len(an.Rows[2].Cells) != 1 {
+		t.Errorf("trained row for king: got %q want a message naming king", got)
+	}
+	e = buildEmbed(t, map[string]string{"a": "he", "b": "she", "c": "boy"})
+	an = e.static.Meta["analogy"].(mtTable)
+	if got := an.Rows[1].Cells[0].Text; !strings.Contains(got, `"he"`) {
+		t.Errorf("features row for he: got %q want a message naming he", got)
+	}
+	if n := len(an.Rows[2].Cells); n != embedAnswers {
+		t.Errorf("trained row: got %d answers want %d", n, embedAnswers)
+	}
+	sim := e.static.Meta["similarity"].(mtTable)
+	for i, c := range sim.Rows[0].Cells {
+		if c.Text != "0" {
+			t.Errorf("one-hot cosine of %s: got %s want 0", sim.Head[i], c.Text)
+		}
+	}
+	if got := sim.Rows[1].Cells[0].Text; got != "-1.00" {
+		t.Errorf("feature cosine of man·woman: got %s want -1.00", got)
+	}
+}
+
+func TestEmbeddingsBadInput(t *testing.T) {
+	cases := []struct {
+		changes map[string]string
+		naming  string // the error must quote this
+	}{
+		{map[string]string{"sentence": "the girl drinks qwerty"}, `"qwerty"`},
+		{map[string]string{"sentence": "girl ."}, "two words"},
+		{map[string]string{"word": "zebra"}, `"zebra"`},
+		{map[string]string{"word": "the girl"}, `"the girl"`},
+		{map[string]string{"word": ""}, "one word"},
+		{map[string]string{"a": "kign"}, `"kign"`},
+		{map[string]string{"c": "king queen"}, `"king queen"`},
+	}
+	for _, tc := range cases {
+		_, err := embeddingsLesson.Build(embedValues(tc.changes))
+		if err == nil {
+			t.Errorf("%v: got no error", tc.changes)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, tc.naming) || strings.Contains(msg, "lessons:") {
+			t.Errorf("%v: got %q, want a sentence containing %s", tc.changes, msg, tc.naming)
+		}
+	}
+	// upper case and punctuation are fine
+	buildEmbed(t, map[string]string{"sentence": "The Girl drinks milk.", "word": " Girl "})
+}
+
+// TestEmbeddingsTrainDeterministic: the same seed gives the same training frames and
+// the same map; the static frame Build returned shows the trained weights.
+func TestEmbeddingsTrainDeterministic(t *testing.T) {
+	a, b := buildEmbed(t, nil), buildEmbed(t, nil)
+	static := a.Static()
+	before := append([]float64(nil), static.Arrays[0].Data...)
+	for step := range 20 {
+		fa, err := a.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb, _ := b.TrainStep()
+		if !reflect.DeepEqual(fa, fb) {
+			t.Fatalf("training step %d: two runs from the same seed differ", step+1)
+		}
+	}
+	if !reflect.DeepEqual(a.At(3), b.At(3)) || !reflect.DeepEqual(a.Static(), b.Static()) {
+		t.Errorf("after training: two runs from the same seed differ")
+	}
+	if reflect.DeepEqual(before, static.Arrays[0].Data) {
+		t.Errorf("the static points did not change with training")
+	}
+	if w := static.Meta["weights"].(string); !strings.Contains(w, "20 steps") {
+		t.Errorf("static weights after training: got %q want it to say 20 steps", w)
+	}
+	c := buildEmbed(t, map[string]string{"seed": "2"})
+	fc, _ := c.TrainStep()
+	fa := buildEmbed(t, nil)
+	f1, _ := fa.TrainStep()
+	if reflect.DeepEqual(fc.Meta["points"], f1.Meta["points"]) {
+		t.Errorf("seeds 1 and 2 gave the same map after one step")
+	}
+}
+
+// TestEmbeddingsTrainingLearns: training from scratch lowers the loss and groups words
+// by class well above chance within a few hundred steps (what the page promises).
+func TestEmbeddingsTrainingLearns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 400 steps")
+	}
+	e := buildEmbed(t, nil)
+	var first, last float64
+	for step := range 400 {
+		f, err := e.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if step == 0 {
+			first = f.Meta["loss"].(float64)
+		}
+		last = f.Meta["loss"].(float64)
+	}
+	if last > 0.7*first {
+		t.Errorf("loss after 400 steps: got %.3f want below 70%% of the first %.3f", last, first)
+	}
+	q := e.m.Quality()
+	if q.SameClass < q.Chance+0.25 {
+		t.Errorf("same-class nearest neighbours after 400 steps: got %.2f want ≥ chance %.2f + 0.25", q.SameClass, q.Chance)
+	}
+}
+
+// TestEmbeddingsCheckpoint: the bundled model has the quality its metadata records and
+// the page's prose states.
+func TestEmbeddingsCheckpoint(t *testing.T) {
+	m, meta, err := LoadEmbedModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := m.Quality()
+	if rec := metaFloat(meta, "same_class_nn"); math.Abs(q.SameClass-rec) > 1e-5 {
+		t.Errorf("same-class nearest neighbours: got %.6f, the checkpoint records %.6f", q.SameClass, rec)
+	}
+	if q.SameClass < 0.8 || q.Chance > 0.35 {
+		t.Errorf("same-class nearest neighbours: got %.2f (chance %.2f) want ≥ 0.80 (chance ≤ 0.35) as the page says", q.SameClass, q.Chance)
+	}
+	c := embedCorpus()
+	for w, want := range map[string]string{"he": "she", "apple": "orange", "cat": "dog"} {
+		got := (&embedModel{m: m, corpus: c}).neighbours(c.Index[w], 1)[0]
+		if c.Words[got.Word] != want {
+			t.Errorf("nearest neighbour of %s: got %s want %s (the page's prose says so)", w, c.Words[got.Word], want)
+		}
+	}
+}
+
+func TestProject2D(t *testing.T) {
+	// Four words on a plane: the map must keep their layout up to rotation and sign.
+	E := mat.NewDense(4, 3, []float64{
+		1, 0, 0,
+		0, 1, 0,
+		-1, 0, 0,
+		0, -1, 0,
+	})
+	out := make([]float64, 8)
+	v := project2D(E, out, false)
+	if math.Abs(v[0]+v[1]-1) > 1e-9 {
+		t.Errorf("variance shares of a planar set: got %v want summing to 1", v)
+	}
+	d := func(i, j int) float64 { return math.Hypot(out[2*i]-out[2*j], out[2*i+1]-out[2*j+1]) }
+	if math.Abs(d(0, 2)-2) > 1e-9 || math.Abs(d(0, 1)-math.Sqrt2) > 1e-9 {
+		t.Errorf("distances on the map: got %.6f and %.6f want 2 and √2", d(0, 2), d(0, 1))
+	}
+	prev := append([]float64(nil), out...)
+	for i := range prev {
+		out[i] = -prev[i] // pretend the last frame had both axes the other way round
+	}
+	project2D(E, out, true)
+	for i := range out {
+		if math.Abs(out[i]+prev[i]) > 1e-9 {
+			t.Fatalf("aligned projection: got %v want %v", out, prev)
+		}
+	}
+}
+
+// BenchmarkEmbeddingsTrainStep is one live training step with its progress frame:
+// a minibatch of Adam, the PCA map and the tables rebuilt.
+func BenchmarkEmbeddingsTrainStep(b *testing.B) {
+	m, err := embeddingsLesson.Build(embeddingsLesson.Params.Defaults())
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := m.(*embedModel)
+	for b.Loop() {
+		if _, err := e.TrainStep(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEmbeddingsRefresh is the PCA map and tables alone.
+func BenchmarkEmbeddingsRefresh(b *testing.B) {
+	m, _ := embeddingsLesson.Build(embeddingsLesson.Params.Defaults())
+	e := m.(*embedModel)
+	for b.Loop() {
+		e.refresh(true)
+	}
+}
+
+// TestEmbeddingsGolden freezes what the page shows at its defaults (the map's
+// points, the tables, every step's frame); refresh with go test ./lessons -run Golden -update.
+func TestEmbeddingsGolden(t *testing.T) {
+	checkFramesGolden(t, buildEmbed(t, nil), "embeddings")
+}

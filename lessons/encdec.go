@@ -1,0 +1,271 @@
+package lessons
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+// seq2seqName is the bundled GRU encoder-decoder the encoder-decoder and seq2seq
+// pages show (TranslatorSpecs).
+const seq2seqName = "seq2seq-corpus"
+
+// translationTopK is how many of the decoder's most probable tokens a step lists
+// (the topk panel draws five rows).
+const translationTopK = 5
+
+// The weights a translation page can start from.
+const (
+	weightsTrained   = "trained"   // the bundled checkpoint
+	weightsUntrained = "untrained" // fresh random weights, as before training
+)
+
+// sharedSeq2Seq is the bundled seq2seq loaded once for the pages that only read it
+// (the encoder-decoder page never trains, so its sessions may share one model).
+var sharedSeq2Seq = sync.OnceValues(func() (loadedTranslator, error) {
+	tr, meta, err := LoadTranslator(seq2seqName)
+	return loadedTranslator{tr, meta}, err
+})
+
+// loadedTranslator is a bundled translator with its checkpoint's metadata.
+type loadedTranslator struct {
+	tr   *Translator
+	meta map[string]string
+}
+
+// tokenProb is one row of a top-k list in a frame's meta.
+type tokenProb struct {
+	Token string  `json:"token"`
+	P     float64 `json:"p"`
+}
+
+// topKMeta is a decoder step's translationTopK most probable target tokens.
+func topKMeta(tr *Translator, st models.DecodeStep) []tokenProb {
+	var out []tokenProb
+	for _, tp := range st.TopK(translationTopK) {
+		out = append(out, tokenProb{Token: tr.Tgt.Token(tp.ID), P: round4(tp.Prob)})
+	}
+	return out
+}
+
+// heatmapUnits is how many hidden units the state heatmaps draw: 32 of h = 64 rows
+// stay 7 px tall, legible on a projector (all 64 would be 3 px stripes); the symbol
+// readouts and the diagram's tooltips list the full vectors.
+const heatmapUnits = 32
+
+// heatUnits is the first heatmapUnits entries of a state.
+func heatUnits(v []float64) []float64 { return v[:min(len(v), heatmapUnits)] }
+
+// rowOf copies row 0 of a 1×n state.
+func rowOf(tr *models.StepTrace) []float64 {
+	return append([]float64(nil), tr.Next.H.RawRowView(0)...)
+}
+
+// norm2 is ‖v‖₂.
+func norm2(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x * x
+	}
+	return math.Sqrt(s)
+}
+
+// unknownWords lists the tokens of a sentence that the source vocabulary reads as <unk>.
+func unknownWords(tokens []string, ids []int) string {
+	var unk []string
+	for i, id := range ids {
+		if id == models.UnkID {
+			unk = append(unk, tokens[i])
+		}
+	}
+	return strings.Join(unk, " ")
+}
+
+// encDecModel is the encoder-decoder page's sim.Model: one sentence read by the
+// encoder (steps 1…T), the context c (step T+1), then the greedy decoder (steps
+// T+2…), every step from one models.DecodeTrace.
+type encDecModel struct {
+	tr      *Translator
+	weights string
+	meta    map[string]string // the checkpoint's, nil when untrained
+	tokens  []string          // x_1 … x_T as typed, normalised
+	src     []int
+	run     *models.DecodeTrace // FreeRun: <bos>, then each step's own output
+}
+
+func buildEncDec(v sim.Values) (sim.Model, error) {
+	m := &encDecModel{weights: v.String("weights")}
+	if m.weights == weightsTrained {
+		lt, err := sharedSeq2Seq()
+		if err != nil {
+			return nil, err
+		}
+		m.tr, m.meta = lt.tr, lt.meta
+	} else {
+		spec, _ := FindTranslatorSpec(seq2seqName)
+		m.tr = spec.New()
+	}
+	var err error
+	if m.src, m.tokens, err = m.tr.Source(v.String("input")); err != nil {
+		return nil, err
+	}
+	if m.run, err = m.tr.Model.FreeRun(m.src, m.tr.Task.MaxOutput); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// encSteps is T, the number of source tokens.
+func (m *encDecModel) encSteps() int { return len(m.tokens) }
+
+func (m *encDecModel) Steps() int { return m.encSteps() + 1 + len(m.run.Steps) }
+
+func (m *encDecModel) outputs() []string {
+	out := make([]string, len(m.run.Steps))
+	for i, st := range m.run.Steps {
+		out[i] = m.tr.Tgt.Token(st.Output)
+	}
+	return out
+}
+
+func (m *encDecModel) Static() sim.Frame {
+	columns := append(append([]string(nil), m.tokens...), "c") // one label per step: x_t, c, then t' (not the outputs, which the steps reveal)
+	for i := range m.run.Steps {
+		columns = append(columns, "t'="+strconv.Itoa(i+1))
+	}
+	meta := map[string]any{
+		"source":            m.tokens,
+		"tokens":            columns,
+		"enc_steps":         m.encSteps(),
+		"dec_rows":          []map[string]string{{"label": "greedy", "input": "input", "output": "output", "state": "s", "feedback": "true"}},
+		"translation":       m.tr.Words(m.run.Outputs()),
+		"hidden":            m.tr.Config.Hidden,
+		"embed":             m.tr.Config.Embed,
+		"source_vocabulary": m.tr.Src.Len(),
+		"target_vocabulary": m.tr.Tgt.Len(),
+	}
+	if u := unknownWords(m.tokens, m.src); u != "" {
+		meta["unknown_words"] = u + " (read as <unk>)"
+	}
+	if m.weights == weightsTrained {
+		meta["weights"] = fmt.Sprintf("bundled checkpoint, %s training steps", m.meta["steps"])
+		meta["held_out_bleu"] = metaFloat(m.meta, "test_bleu_greedy")
+	} else {
+		meta["weights"] = "untrained: random initial weights"
+	}
+	return sim.Frame{Meta: meta}
+}
+
+func (m *encDecModel) At(t int) sim.Frame {
+	T := m.encSteps()
+	switch {
+	case t <= T:
+		h := rowOf(m.run.Encoder[t-1])
+		return sim.Frame{
+			Arrays: []sim.Array{sim.Vector("h", h), sim.Vector("state", heatUnits(h))},
+			Meta: map[string]any{
+				"phase": "encoder", "t": t, "reading": m.tokens[t-1],
+				"h_t_norm": round4(norm2(h)),
+			},
+		}
+	case t == T+1:
+		c := append([]float64(nil), m.run.Steps[0].Context.RawRowView(0)...)
+		return sim.Frame{
+			Arrays: []sim.Array{sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
+			Meta: map[string]any{
+				"phase": "context", "context": fmt.Sprintf("c = h_%d, the encoder's last state; the decoder starts from s_0 = c", T),
+				"c_norm": round4(norm2(c)),
+			},
+		}
+	}
+	tp := t - T - 1
+	st := m.run.Steps[tp-1]
+	s := rowOf(st.Decoder)
+	done := make([]string, 0, tp)
+	for _, prev := range m.run.Steps[:tp] {
+		done = append(done, m.tr.Tgt.Token(prev.Output))
+	}
+	return sim.Frame{
+		Arrays: []sim.Array{sim.Vector("s", s), sim.Vector("state", heatUnits(s))},
+		Meta: map[string]any{
+			"phase": "decoder", "t'": tp,
+			"input":       m.tr.Tgt.Token(st.Input),
+			"output":      m.tr.Tgt.Token(st.Output),
+			"probability": round4(st.Probs[st.Output]),
+			"so_far":      strings.Join(done, " "),
+			"topk":        topKMeta(m.tr, st),
+		},
+	}
+}
+
+// encDecNorms is the encoder-decoder plot: ‖h_t‖ over the encoder's steps and ‖s_t'‖
+// over the decoder's, on the page's step axis.
+func encDecNorms(sm sim.Model) []Series {
+	m := sm.(*encDecModel)
+	h := Series{Label: "‖h_t‖ (encoder)"}
+	s := Series{Label: "‖s_t'‖ (decoder)"}
+	for t, tr := range m.run.Encoder {
+		h.X, h.Y = append(h.X, float64(t+1)), append(h.Y, norm2(rowOf(tr)))
+	}
+	for i, st := range m.run.Steps {
+		s.X, s.Y = append(s.X, float64(m.encSteps()+2+i)), append(s.Y, norm2(rowOf(st.Decoder)))
+	}
+	return []Series{h, s}
+}
+
+// encDecOutputProb is the probability of each greedy output against t'.
+func encDecOutputProb(sm sim.Model) []Series {
+	m := sm.(*encDecModel)
+	p := Series{Label: "P(ŷ_t' | ŷ_<t', c)"}
+	for i, st := range m.run.Steps {
+		p.X, p.Y = append(p.X, float64(i+1)), append(p.Y, st.Probs[st.Output])
+	}
+	return []Series{p}
+}
+
+var encDecLesson = &Lesson{
+	Slug:    "encoder-decoder",
+	Short:   "Encoder-decoder",
+	Section: "4.6",
+	Title:   "The encoder-decoder architecture",
+	Summary: "Watch an encoder read a sentence of any length into a fixed-size context c and a decoder write the French translation from it, token by token.",
+	Prose: []string{
+		`In machine translation both the input and the output are sequences of any length, and their lengths differ: "they are watching ." has four tokens, "ils regardent ." three. The <b>encoder-decoder</b> architecture splits the job in two. The <b>encoder</b> reads the variable-length input and turns it into a state of a fixed shape; the <b>decoder</b> maps that fixed-shape state to a variable-length output. As an interface the architecture is three calls: the encoder maps the input sequence to its outputs (here the states \(\mathbf{h}_1, \dots, \mathbf{h}_T\)); the decoder turns those into its initial state; then the decoder maps one input token and its state to an output distribution and a new state, as often as the output needs. Any pair of networks that implements these calls is an encoder-decoder; here both are GRUs (a GRU seq2seq model, trained on the bundled English–French corpus).`,
+		`<b>Encoder, steps \(t = 1 \dots T\)</b>: the GRU reads one embedded token \(\mathbf{x}_t\) per step and updates its hidden state, \(\mathbf{h}_t = f(\mathbf{x}_t, \mathbf{h}_{t-1})\) from \(\mathbf{h}_0 = \mathbf{0}\). The token being read is marked in the diagram and each \(\mathbf{h}_t\) fills one column of the heatmap.`,
+		`<b>Context</b>: the encoder turns all its states into the <b>context variable</b> \(\mathbf{c} = q(\mathbf{h}_1, \dots, \mathbf{h}_T)\). This model takes the simplest choice, \(q = \mathbf{h}_T\): whatever the sentence's length, everything the decoder will know about it must fit into these \(h = 64\) numbers.`,
+		`<b>Decoder, steps \(t' = 1, 2, \dots\)</b>: the decoder starts from \(\mathbf{s}_0 = \mathbf{c}\) and the token <code>&lt;bos&gt;</code>. At each step it reads its previous output \(y_{t'-1}\) together with \(\mathbf{c}\), updates its state \(\mathbf{s}_{t'}\), and a softmax over the French vocabulary gives \(P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})\). The most probable token (listed with its runners-up) is written and fed back in as the next input, until the decoder writes <code>&lt;eos&gt;</code>. The symbol \(t'\) is deliberately different from the encoder's \(t\): the two sequences have their own lengths.`,
+		`Type any English sentence. Words the corpus never saw are read as <code>&lt;unk&gt;</code> and listed under "about this model". Switch to <b>untrained</b> weights to see that the architecture alone translates nothing: the decoder's distribution is nearly flat and its outputs are arbitrary.`,
+	},
+	Equations: []Equation{
+		{TeX: `\htmlClass{sym-h}{\mathbf{h}_t} = f(\mathbf{x}_t, \mathbf{h}_{t-1}), \quad \mathbf{h}_0 = \mathbf{0}`, Symbols: []Symbol{{ID: "h", Array: "h"}}},
+		{TeX: `\htmlClass{sym-c}{\mathbf{c}} = q(\mathbf{h}_1, \dots, \mathbf{h}_T) = \mathbf{h}_T`, Symbols: []Symbol{{ID: "c", Array: "c"}}},
+		{TeX: `\htmlClass{sym-s}{\mathbf{s}_{t'}} = g(y_{t'-1}, \mathbf{c}, \mathbf{s}_{t'-1}), \quad \mathbf{s}_0 = \mathbf{c},\ y_0 = \langle\mathrm{bos}\rangle`, Symbols: []Symbol{{ID: "s", Array: "s"}}},
+		{TeX: `P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c}) = \mathrm{softmax}(\mathbf{s}_{t'} W + \mathbf{b})`},
+	},
+	Panels: []Panel{
+		{ID: "diagram", Kind: EncDec, Title: `encoder \(\to\) context \(\mathbf{c}\) \(\to\) decoder`, Arrays: []string{"h", "c", "s"}, Scale: []float64{-1, 1}, Symbol: "c",
+			Note: "Each node's strip shows its first units. The context c is the encoder's last state, and it feeds every decoder step."},
+		{ID: "states", Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), then \(\mathbf{c}\), then \(\mathbf{s}_{t'}\), units 1–32 of 64`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h",
+			Note: "One column per step: the encoder's tokens, the context c (a copy of the last encoder state), then the decoder's steps t'."},
+		{ID: "topk", Kind: TopK, Title: `\(P(y_{t'} \mid y_{<t'}, \mathbf{c})\): the five most probable tokens`,
+			Note: "The decoder writes the top token and reads it back in at the next step."},
+	},
+	Params: sim.Specs{
+		{Name: "input", Label: "English sentence", Kind: sim.Text, Default: "They are watching .", MaxLen: 120,
+			Help: "Any sentence; words the corpus does not know become <unk>."},
+		{Name: "weights", Label: "weights", Kind: sim.Choice, Default: weightsTrained, Choices: []string{weightsTrained, weightsUntrained},
+			Help: "trained: the bundled checkpoint; untrained: random initial weights."},
+	},
+	Plots: []Plot{
+		{Name: "state-norms", Title: "size of the hidden states ‖h_t‖, ‖s_t'‖", XLabel: "page step (encoder, context, decoder)", YLabel: "Euclidean norm", Series: encDecNorms},
+		{Name: "output-probability", Title: "probability of each greedy output", XLabel: "decoder step t'", YLabel: "P(ŷ_t')", Series: encDecOutputProb},
+		{Name: "encoder-states", Title: "encoder hidden state h_t, first units", XLabel: "encoder step t", YLabel: "h_t,j",
+			Series: encoderUnits(func(sm sim.Model) *models.DecodeTrace { return sm.(*encDecModel).run })},
+	},
+	Build: buildEncDec,
+}

@@ -1,0 +1,222 @@
+package lessons
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"unroll/models"
+	"unroll/sim"
+)
+
+func encDecValues(changes map[string]string) sim.Values { return lessonValues(encDecLesson, changes) }
+
+func buildEncDecModel(t *testing.T, changes map[string]string) *encDecModel {
+	t.Helper()
+	return buildLesson[*encDecModel](t, encDecLesson, changes)
+}
+
+func arrayOf(f sim.Frame, name string) []float64 {
+	for _, a := range f.Arrays {
+		if a.Name == name {
+			return a.Data
+		}
+	}
+	return nil
+}
+
+// TestEncDecLectureExample follows "They are watching ." through the page: T = 4
+// encoder steps reading each token, the context c = h_4, and the greedy decoder
+// writing "ils regardent ." then <eos>, each step reading the previous output.
+func TestEncDecLectureExample(t *testing.T) {
+	m := buildEncDecModel(t, nil)
+	wantSrc := []string{"they", "are", "watching", "."}
+	if !slices.Equal(m.tokens, wantSrc) {
+		t.Fatalf("tokens: got %q want %q", m.tokens, wantSrc)
+	}
+	if got, want := m.Static().Meta["translation"], "ils regardent ."; got != want {
+		t.Errorf("translation: got %q want %q", got, want)
+	}
+	T := len(wantSrc)
+	if got, want := m.Steps(), T+1+4; got != want {
+		t.Fatalf("steps: got %d want %d (4 encoder, the context, 3 words and <eos>)", got, want)
+	}
+	for s := 1; s <= T; s++ {
+		f := m.At(s)
+		if f.Meta["phase"] != "encoder" || f.Meta["reading"] != wantSrc[s-1] {
+			t.Errorf("step %d: got phase %v reading %v want encoder reading %q", s, f.Meta["phase"], f.Meta["reading"], wantSrc[s-1])
+		}
+		if got, want := arrayOf(f, "h"), m.run.Encoder[s-1].Next.H.RawRowView(0); !slices.Equal(got, want) {
+			t.Errorf("step %d: h_t differs from the model's encoder trace", s)
+		}
+	}
+	ctx := m.At(T + 1)
+	if ctx.Meta["phase"] != "context" {
+		t.Errorf("step %d: got phase %v want context", T+1, ctx.Meta["phase"])
+	}
+	if got, want := arrayOf(ctx, "c"), arrayOf(m.At(T), "h"); !slices.Equal(got, want) {
+		t.Errorf("c: got %v want h_T %v (q(h_1..h_T) = h_T)", got[:3], want[:3])
+	}
+	wantOut := []string{"ils", "regardent", ".", "<eos>"}
+	prev := "<bos>"
+	for i, w := range wantOut {
+		f := m.At(T + 2 + i)
+		if f.Meta["phase"] != "decoder" || f.Meta["t'"] != i+1 {
+			t.Errorf("step %d: got phase %v t' %v want decoder %d", T+2+i, f.Meta["phase"], f.Meta["t'"], i+1)
+		}
+		if f.Meta["input"] != prev || f.Meta["output"] != w {
+			t.Errorf("t'=%d: got input %v output %v want %q → %q", i+1, f.Meta["input"], f.Meta["output"], prev, w)
+		}
+		top := f.Meta["topk"].([]tokenProb)
+		if len(top) != translationTopK || top[0].Token != w || top[0].P != f.Meta["probability"] {
+			t.Errorf("t'=%d: top-k %v, want %d entries led by %q with the output's probability", i+1, top, translationTopK, w)
+		}
+		for j := 1; j < len(top); j++ {
+			if top[j].P > top[j-1].P {
+				t.Errorf("t'=%d: top-k not sorted: %v", i+1, top)
+			}
+		}
+		prev = w
+	}
+}
+
+// TestEncDecContextFeedsDecoder checks the architecture's wiring on the page's
+// trace: s_0 = c, and c is part of every decoder step's input X = [embedding; c].
+func TestEncDecContextFeedsDecoder(t *testing.T) {
+	for _, input := range []string{"They are watching .", "go .", "he's calm ."} {
+		m := buildEncDecModel(t, map[string]string{"input": input})
+		c := m.run.Encoder[len(m.run.Encoder)-1].Next.H.RawRowView(0)
+		e := m.tr.Config.Embed
+		for i, st := range m.run.Steps {
+			x := st.Decoder.X.RawRowView(0)
+			if !slices.Equal(x[e:], c) {
+				t.Errorf("%q t'=%d: the decoder input's context part is not h_T", input, i+1)
+			}
+		}
+		if got := m.run.Steps[0].Decoder.Prev.H.RawRowView(0); !slices.Equal(got, c) {
+			t.Errorf("%q: s_0 is not c", input)
+		}
+	}
+}
+
+// TestEncDecTypedSentences: any sentence runs, lengths follow the input, unknown
+// words are named, and the untrained weights translate nothing sensible.
+func TestEncDecTypedSentences(t *testing.T) {
+	cases := []struct {
+		input, unknown string
+		T              int
+	}{
+		{"I lost .", "", 3},
+		{"they are xylophoning quietly .", "xylophoning quietly", 5},
+		{"  Go.  ", "", 2},
+	}
+	for _, c := range cases {
+		m := buildEncDecModel(t, map[string]string{"input": c.input})
+		if m.encSteps() != c.T || m.Steps() != c.T+1+len(m.run.Steps) {
+			t.Errorf("%q: got T=%d steps=%d want T=%d", c.input, m.encSteps(), m.Steps(), c.T)
+		}
+		got, _ := m.Static().Meta["unknown_words"].(string)
+		if c.unknown == "" && got != "" || c.unknown != "" && !strings.HasPrefix(got, c.unknown) {
+			t.Errorf("%q: unknown words %q want %q", c.input, got, c.unknown)
+		}
+	}
+	u := buildEncDecModel(t, map[string]string{"weights": weightsUntrained})
+	if got := u.Static().Meta["translation"]; got == "ils regardent ." {
+		t.Errorf("untrained weights translate correctly: %q", got)
+	}
+	if p := u.At(u.encSteps() + 2).Meta["probability"].(float64); p > 0.05 {
+		t.Errorf("untrained first output probability %v, want a nearly flat distribution (< 0.05)", p)
+	}
+}
+
+// TestEncDecBadInput: empty, too long or invalid text is refused with a sentence a
+// student can act on, and nothing else changes (the run keeps its model).
+func TestEncDecBadInput(t *testing.T) {
+	cases := []struct{ input, want string }{
+		{"", "empty"},
+		{"   ", "empty"},
+		{strings.Repeat("go ", 25), "at most"},
+		{"go \xff .", "UTF-8"},
+	}
+	for _, c := range cases {
+		_, err := buildEncDec(encDecValues(map[string]string{"input": c.input}))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "lessons:") || strings.Contains(err.Error(), "models:") {
+			t.Errorf("input %q: got %v want a plain sentence containing %q", c.input, err, c.want)
+		}
+	}
+	run, err := sim.NewRun(encDecLesson.Params, encDecLesson.Build, encDecLesson.Params.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Seek(3)
+	before := run.Snapshot()
+	msgs, err := run.Apply(sim.Command{Type: sim.SetCommand, Params: map[string]string{"input": "   "}})
+	if err == nil || len(msgs) != 1 || msgs[0].Type != sim.ErrorMessage {
+		t.Fatalf("set to an empty sentence: got %v, %d messages want one error", err, len(msgs))
+	}
+	after := run.Snapshot()
+	if run.Values()["input"] != "They are watching ." || run.Step() != 3 || !bytes.Equal(stripSeq(before.Data), stripSeq(after.Data)) {
+		t.Errorf("a refused sentence changed the run")
+	}
+}
+
+// stripSeq blanks the header's "seq" so two snapshots of one state compare equal.
+func stripSeq(data []byte) []byte {
+	i := bytes.Index(data, []byte(`"seq":`))
+	j := bytes.IndexByte(data[i:], ',')
+	return append(append([]byte(nil), data[:i]...), data[i+j:]...)
+}
+
+// TestEncDecDeterminism: the same values give the same frames, and the shared
+// bundled model is not changed by building pages.
+func TestEncDecDeterminism(t *testing.T) {
+	for _, w := range []string{weightsTrained, weightsUntrained} {
+		v := encDecValues(map[string]string{"input": "she is reading a book .", "weights": w})
+		a, _ := buildEncDec(v)
+		b, _ := buildEncDec(v)
+		for s := 1; s <= a.Steps(); s++ {
+			if !reflect.DeepEqual(a.At(s), b.At(s)) {
+				t.Fatalf("%s step %d: two builds differ", w, s)
+			}
+		}
+		if !reflect.DeepEqual(a.Static(), b.Static()) {
+			t.Fatalf("%s: static differs", w)
+		}
+	}
+}
+
+// TestEncDecPlots: the exported curves follow the steps.
+func TestEncDecPlots(t *testing.T) {
+	m := buildEncDecModel(t, nil)
+	norms := encDecNorms(m)
+	if len(norms[0].X) != 4 || len(norms[1].X) != 4 || norms[1].X[0] != 6 {
+		t.Errorf("norms: got %v and %v", norms[0].X, norms[1].X)
+	}
+	if got := norms[0].Y[3]; math.Abs(got-norm2(arrayOf(m.At(4), "h"))) > 1e-12 {
+		t.Errorf("‖h_4‖: got %v", got)
+	}
+	units := encoderUnits(func(sm sim.Model) *models.DecodeTrace { return sm.(*encDecModel).run })(m)
+	if len(units) != 6 || units[0].Y[1] != m.run.Encoder[1].Next.H.At(0, 0) {
+		t.Errorf("encoder units: got %d series", len(units))
+	}
+}
+
+func TestEncDecGolden(t *testing.T) {
+	checkFramesGolden(t, buildEncDecModel(t, nil), "encoder-decoder")
+}
+
+// BenchmarkEncDecStepFrame is one page step from scratch: build the model for the
+// default sentence (encode and decode) and compute a decoder step's frame.
+func BenchmarkEncDecStepFrame(b *testing.B) {
+	v := encDecLesson.Params.Defaults()
+	for b.Loop() {
+		m, err := buildEncDec(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.At(m.Steps() - 1)
+	}
+}

@@ -1,0 +1,181 @@
+// encdec draws the encoder-decoder of lecture 4.6 (Figures 14 and 15) for one
+// sentence: the encoder's columns (token x_t below, state h_t above it), the context c,
+// then one band per decoder run (static "dec_rows": label and the per-step meta keys
+// of its input, output and correctness, the array of its state, and "feedback" when
+// it reads its own previous output), each column with
+// the input y_{t'-1} below, the state s_t' and the output above. Steps 1..T
+// (static "enc_steps") are the encoder's, step T+1 the context's, the rest the
+// decoder's; a column appears when its step has been computed, and the current step is
+// highlighted. Outputs are green when meta says they are correct, orange when not; a
+// run's first divergence (meta "diverges_here") is circled in red.
+import { fit, empty, token, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
+import { scaleFor } from "../colors.js";
+
+const LEFT = 58, RIGHT = 8, HEAD = 32, ROW = 48, NODE_H = 32, BAND_GAP = 10;
+const MAX_COL = 96; // widest column, so a short sentence does not spread over the panel
+const STRIP = 12; // units shown in a node's colour strip
+
+// clipText shortens s to fit w pixels in the current font.
+function clipText(ctx, s, w) {
+  if (ctx.measureText(s).width <= w) return s;
+  let out = s;
+  while (out.length > 1 && ctx.measureText(out + "…").width > w) out = out.slice(0, -1);
+  return out + "…";
+}
+
+export function draw(canvas, cfg, view) {
+  const T = Number(view.static.enc_steps) || 0;
+  const rows = Array.isArray(view.static.dec_rows) ? view.static.dec_rows : [];
+  const D = Math.max(0, view.steps - T - 1);
+  const bandH = HEAD + 3 * ROW;
+  const height = 6 + rows.length * bandH + Math.max(0, rows.length - 1) * BAND_GAP + 18;
+  const { ctx, width } = fit(canvas, Math.max(120, height));
+  if (!T || !rows.length) { empty(ctx, width, 120, "waiting for the model…"); return null; }
+
+  const cols = T + 1 + D;
+  const colW = Math.min(MAX_COL, (width - LEFT - RIGHT) / cols);
+  const NW = Math.max(14, Math.min(64, colW - 10));
+  const X = (c) => LEFT + (c - 0.5) * colW; // column c = 1..cols (page step c)
+  const bandTop = (b) => 6 + b * (bandH + BAND_GAP);
+  const yOut = (b) => bandTop(b) + HEAD + ROW / 2;
+  const yState = (b) => yOut(b) + ROW;
+  const yIn = (b) => yState(b) + ROW;
+  const scale = scaleFor(cfg.scale && cfg.scale.length ? cfg.scale : [-1, 1], []);
+  const step = view.step;
+  const hits = [];
+
+  // the current step's column
+  if (step > 0) {
+    ctx.fillStyle = "#fef3c7";
+    ctx.fillRect(X(step) - colW / 2 + 1, 2, colW - 2, height - 20);
+  }
+  // headings: encoder, context, decoder (per band)
+  ctx.font = SMALL; ctx.fillStyle = MUTED;
+  ctx.fillText("encoder", X(1) - colW / 2 + 2, bandTop(0) + 8);
+  ctx.textAlign = "center"; ctx.fillText(colW >= 64 ? "context c" : "c", X(T + 1), bandTop(0) + 8); ctx.textAlign = "left";
+  rows.forEach((r, b) => {
+    ctx.fillStyle = INK; ctx.font = "bold " + SMALL;
+    ctx.fillText(`decoder: ${r.label}`, X(T + 2) - colW / 2 + 2, bandTop(b) + 8);
+    ctx.font = SMALL; ctx.fillStyle = MUTED;
+    ctx.fillText("output", 2, yOut(b)); ctx.fillText("state", 2, yState(b)); ctx.fillText("input", 2, yIn(b));
+  });
+
+  const arrow = (x1, y1, x2, y2, on, color) => {
+    ctx.strokeStyle = on ? color || "#475569" : GRID; ctx.fillStyle = ctx.strokeStyle; ctx.lineWidth = on ? 1.5 : 1;
+    const a = Math.atan2(y2 - y1, x2 - x1);
+    ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke();
+    ctx.beginPath(); ctx.moveTo(x2, y2); ctx.lineTo(x2 - 6 * Math.cos(a - 0.4), y2 - 6 * Math.sin(a - 0.4)); ctx.lineTo(x2 - 6 * Math.cos(a + 0.4), y2 - 6 * Math.sin(a + 0.4)); ctx.fill();
+  };
+  const box = (x, y, w, h, fill, stroke, lw = 1.2) => {
+    ctx.fillStyle = fill; ctx.strokeStyle = stroke; ctx.lineWidth = lw;
+    ctx.beginPath(); ctx.roundRect(x - w / 2, y - h / 2, w, h, 5); ctx.fill(); ctx.stroke();
+  };
+  const strip = (x, y, a) => {
+    const k = Math.min(STRIP, a.data.length), w = NW - 6;
+    for (let u = 0; u < k; u++) { ctx.fillStyle = scale.color(a.data[u]); ctx.fillRect(x - w / 2 + (u * w) / k, y - 7, w / k + 0.5, 14); }
+  };
+  const label = (s, x, y, w, bold) => { // the normal font, a smaller one if that does not fit, then clipped
+    const text = token(String(s));
+    ctx.font = (bold ? "bold " : "") + FONT;
+    if (ctx.measureText(text).width > w - 4) ctx.font = (bold ? "bold " : "") + SMALL;
+    ctx.fillStyle = INK; ctx.textAlign = "center";
+    ctx.fillText(clipText(ctx, text, w - 4), x, y + 1); ctx.textAlign = "left";
+  };
+
+  // ---- the encoder: x_t → h_t, h_{t-1} → h_t ----
+  const source = view.static.source || [];
+  for (let t = 1; t <= T; t++) {
+    const done = t <= step, now = t === step;
+    arrow(X(t), yIn(0) - NODE_H / 2, X(t), yState(0) + NODE_H / 2, done);
+    if (t > 1) arrow(X(t - 1) + NW / 2, yState(0), X(t) - NW / 2, yState(0), done);
+    box(X(t), yIn(0), NW, NODE_H, now ? "#fde68a" : done ? "#e0f2fe" : "#fff", now ? "#b45309" : "#7dd3fc", now ? 2 : 1.2);
+    label(source[t - 1] ?? `x${t}`, X(t), yIn(0), NW, now);
+    hits.push({ x: X(t), y: yIn(0), lines: [`x_${t}: the encoder reads`, JSON.stringify(String(source[t - 1] ?? ""))] });
+    const a = view.at("h", t);
+    box(X(t), yState(0), NW, NODE_H, "#fff", done ? "#64748b" : "#cbd5e1");
+    if (a && done) { strip(X(t), yState(0), a); hits.push({ x: X(t), y: yState(0), lines: [`h_${t}, encoder state after "${source[t - 1]}"`, Array.from(a.data.slice(0, 8), fmt).join("  ") + " …"], t }); }
+    else { ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "center"; ctx.fillText(`h${t}`, X(t), yState(0) + 1); ctx.textAlign = "left"; }
+  }
+
+  // ---- the context c = h_T: one tall box beside the encoder, feeding every band ----
+  const cDone = step >= T + 1;
+  const cTop = yState(0) - NODE_H / 2, cBot = yState(rows.length - 1) + NODE_H / 2;
+  arrow(X(T) + NW / 2, yState(0), X(T + 1) - NW / 2, yState(0), cDone, "#7c3aed");
+  box(X(T + 1), (cTop + cBot) / 2, NW, cBot - cTop, cDone ? "#ede9fe" : "#fff", cDone ? "#7c3aed" : "#cbd5e1", cDone ? 2 : 1.2);
+  const ca = view.at("c", T + 1);
+  if (ca && cDone) {
+    rows.forEach((_, b) => strip(X(T + 1), yState(b), ca)); // the same c beside every decoder run's s_0
+    hits.push({ x: X(T + 1), y: (cTop + cBot) / 2, h: cBot - cTop, lines: [`context c = h_${T}`, Array.from(ca.data.slice(0, 8), fmt).join("  ") + " …"], t: T + 1 });
+  } else {
+    ctx.font = "bold " + FONT; ctx.fillStyle = MUTED; ctx.textAlign = "center";
+    ctx.fillText("c", X(T + 1), yState(0) + 1); ctx.textAlign = "left";
+  }
+
+  // ---- each decoder run ----
+  rows.forEach((r, b) => {
+    const cx = X(T + 1) + NW / 2;
+    // s_0 = c, and c is part of every step's input: a dashed bus under the states
+    const busY = yState(b) + NODE_H / 2 + 6;
+    ctx.setLineDash([3, 3]);
+    ctx.strokeStyle = cDone ? "#a78bfa" : GRID; ctx.lineWidth = 1;
+    ctx.beginPath(); ctx.moveTo(cx, busY); ctx.lineTo(X(cols) + NW / 4, busY); ctx.stroke();
+    ctx.setLineDash([]);
+    for (let tp = 1; tp <= D; tp++) {
+      const s = T + 1 + tp, x = X(s), m = s <= step ? view.metaAt(s) || {} : null;
+      const done = !!m && m[r.input] !== undefined;
+      arrow(tp === 1 ? cx : X(s - 1) + NW / 2, yState(b), x - NW / 2, yState(b), done, tp === 1 ? "#7c3aed" : undefined);
+      arrow(x + NW / 4, busY, x + NW / 4, yState(b) + NODE_H / 2, done, "#a78bfa");
+      arrow(x - NW / 4, yIn(b) - NODE_H / 2, x - NW / 4, yState(b) + NODE_H / 2, done);
+      arrow(x, yState(b) - NODE_H / 2, x, yOut(b) + NODE_H / 2, done);
+      if (r.feedback && tp < D && done && (view.metaAt(s + 1) || {})[r.input] !== undefined && s + 1 <= step) {
+        arrow(x + NW / 2 - 4, yOut(b) + NODE_H / 2 - 2, X(s + 1) - NW / 2 + 4, yIn(b) - NODE_H / 2 + 2, true, "#16a34a"); // the output fed back in
+      }
+      const now = s === step;
+      box(x, yIn(b), NW, NODE_H, done ? "#e0f2fe" : "#fff", done ? "#7dd3fc" : "#eef0f3");
+      const a = r.state ? view.at(r.state, s) : null;
+      box(x, yState(b), NW, NODE_H, "#fff", done ? "#64748b" : "#e5e7eb");
+      const verdict = m ? m[r.correct] : undefined;
+      const stopped = m && m[r.input] === undefined && m[r.output] !== undefined;
+      box(x, yOut(b), NW, NODE_H, !done ? "#fff" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : "#f1f5f9", done ? "#86efac" : "#eef0f3");
+      if (m && m.mask === 0 && b === 0) { // a padded step: the mask zeros its loss; say so once
+        ctx.fillStyle = "rgba(229,231,235,0.55)";
+        ctx.fillRect(x - colW / 2 + 1, yOut(b) - ROW / 2, colW - 2, 3 * ROW);
+        if ((view.metaAt(s - 1) || {}).mask !== 0) {
+          ctx.font = SMALL; ctx.fillStyle = MUTED;
+          ctx.fillText("padding: m = 0 →", x - colW / 2 + 2, bandTop(b) + 22);
+        }
+      }
+      if (done) {
+        label(m[r.input], x, yIn(b), NW, false);
+        if (a) strip(x, yState(b), a);
+        label(m[r.output], x, yOut(b), NW, now);
+        hits.push({ x, y: yIn(b), lines: [`${r.label}, input y_${tp - 1} at t' = ${tp}`, JSON.stringify(String(m[r.input]))] });
+        hits.push({ x, y: yOut(b), lines: [`${r.label}, output at t' = ${tp}`, JSON.stringify(String(m[r.output]))].concat(m.label !== undefined ? [`label ${JSON.stringify(String(m.label))}`] : []) });
+        if (a) hits.push({ x, y: yState(b), lines: [`s_${tp} (${r.label})`, Array.from(a.data.slice(0, 8), fmt).join("  ") + " …"], t: s });
+        if (m.diverges_here && b === rows.length - 1 && rows.length > 1) { // circled: free running leaves the reference here
+          ctx.strokeStyle = "#dc2626"; ctx.lineWidth = 2.5;
+          ctx.beginPath(); ctx.ellipse(x, yOut(b), NW / 2 + 6, NODE_H / 2 + 6, 0, 0, 7); ctx.stroke();
+          ctx.font = "bold " + SMALL; ctx.fillStyle = "#dc2626"; ctx.textAlign = "center";
+          ctx.fillText("diverges", x, bandTop(b) + 22); ctx.textAlign = "left";
+        }
+      } else if (stopped) {
+        ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "center"; ctx.fillText("—", x, yOut(b)); ctx.textAlign = "left";
+      }
+    }
+  });
+  // step numbers under the columns
+  ctx.font = SMALL; ctx.textAlign = "center";
+  const every = Math.max(1, Math.ceil(22 / colW));
+  for (let c = 1; c <= cols; c++) {
+    if (c % every && c !== step) continue;
+    ctx.fillStyle = c === step ? INK : MUTED;
+    ctx.fillText(c <= T ? `t=${c}` : c === T + 1 ? "c" : `t'=${c - T - 1}`, X(c), height - 8);
+  }
+  ctx.textAlign = "left";
+  return {
+    hit(px, py) {
+      const h = hits.find((h) => Math.abs(px - h.x) <= NW / 2 && Math.abs(py - h.y) <= (h.h || NODE_H) / 2);
+      return h ? { lines: h.lines, t: h.t } : null;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// topks draws several decoder runs' softmax top-k lists side by side at the current
+// step: one column per static "dec_rows" entry that names a per-step meta "topk" list
+// of {token, p}, headed by the run's label and its input. The reference label (meta
+// "label") is outlined wherever it appears, and a run's chosen token is the top row.
+import { fit, fmt, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
+import { SERIES } from "../colors.js";
+
+const K = 5, ROW = 24, HEAD = 38, GAP = 18;
+
+export function draw(canvas, cfg, view) {
+  const runs = (Array.isArray(view.static.dec_rows) ? view.static.dec_rows : []).filter((r) => r.topk);
+  const { ctx, width, height } = fit(canvas, HEAD + K * ROW + 10);
+  const m = view.meta || {};
+  const lists = runs.map((r) => ({ r, list: Array.isArray(m[r.topk]) ? m[r.topk].slice(0, K) : null }));
+  if (!lists.some((l) => l.list)) {
+    empty(ctx, width, height, m.phase === "encoder" || m.phase === "context" ? "the decoder has not started yet: step on past the context" : view.step === 0 ? "step forward to see predictions" : "no prediction at this step");
+    return null;
+  }
+  const colW = (width - GAP * (runs.length - 1)) / runs.length;
+  const label = m.label;
+  const rects = [];
+  lists.forEach(({ r, list }, i) => {
+    const x0 = i * (colW + GAP);
+    ctx.font = "bold " + FONT; ctx.fillStyle = INK; ctx.textAlign = "left";
+    ctx.fillText(r.label, x0, 10);
+    ctx.font = SMALL; ctx.fillStyle = MUTED;
+    ctx.fillText(m[r.input] !== undefined ? `reads ${JSON.stringify(String(m[r.input]))}` + (label !== undefined ? `, label ${JSON.stringify(String(label))}` : "") : String(m[r.output] ?? "finished"), x0, 27);
+    if (!list) return;
+    const labelW = Math.min(96, colW * 0.35), barX = x0 + labelW + 8, barW = colW - labelW - 8 - 56;
+    list.forEach((e, k) => {
+      const y = HEAD + k * ROW + ROW / 2;
+      const isLabel = label !== undefined && e.token === label;
+      ctx.font = FONT; ctx.fillStyle = INK; ctx.textAlign = "right";
+      ctx.fillText(token(String(e.token)).slice(0, 12), x0 + labelW, y);
+      ctx.textAlign = "left";
+      ctx.fillStyle = "#eef2f7"; ctx.fillRect(barX, y - 8, barW, 16);
+      ctx.fillStyle = k === 0 ? SERIES[i % SERIES.length] : "#9cc3de"; ctx.fillRect(barX, y - 8, Math.max(1, barW * Math.min(1, e.p)), 16);
+      if (isLabel) { ctx.strokeStyle = "#15803d"; ctx.lineWidth = 2; ctx.strokeRect(barX - 2, y - 10, barW + 4, 20); }
+      ctx.font = SMALL; ctx.fillStyle = MUTED;
+      ctx.fillText(e.p < 1e-4 ? "< 0.01 %" : `${(e.p * 100).toPrecision(3)} %`, barX + barW + 6, y);
+      rects.push({ x0, x1: x0 + colW, y0: y - ROW / 2, y1: y + ROW / 2, lines: [`${r.label}, rank ${k + 1}`, `p(${JSON.stringify(String(e.token))}) = ${fmt(e.p)}` + (isLabel ? " (the label)" : "")] });
+    });
+  });
+  return {
+    hit(px, py) {
+      const h = rects.find((q) => px >= q.x0 && px <= q.x1 && py >= q.y0 && py <= q.y1);
+      return h ? { lines: h.lines } : null;
+    },
+  };
+}
