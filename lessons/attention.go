@@ -303,6 +303,17 @@ func alignmentSeries(sm sim.Model) []Series {
 	return []Series{top, mean}
 }
 
+// alignmentGrid is the attention weights α_t'j of the whole decoding: a row per
+// output token, a column per source token.
+func alignmentGrid(sm sim.Model) Grid {
+	m := sm.(*attentionModel)
+	g := Grid{Rows: m.outputs, Cols: m.src.tokens, Lo: 0, Hi: 1}
+	for _, s := range m.trace.Steps {
+		g.Values = append(g.Values, s.Attention)
+	}
+	return g
+}
+
 var attentionLesson = &Lesson{
 	Slug:    "attention",
 	Short:   "Attention",
@@ -354,6 +365,7 @@ var attentionLesson = &Lesson{
 		{Name: "bleu-length", Title: "corpus: held-out BLEU against source length", XLabel: "source length (words, middle of each range)", YLabel: "corpus BLEU", Series: lengthSeries(false)},
 		{Name: "exact-length", Title: "corpus: held-out exact matches against source length", XLabel: "source length (words, middle of each range)", YLabel: "share of exact translations", Series: lengthSeries(true)},
 		{Name: "alignment", Title: "where the decoder looks: source position per output step t'", XLabel: "output step t'", YLabel: "source position j", Series: alignmentSeries},
+		{Name: "weights", Title: "attention weights α_t'j", XLabel: "source token x_j", YLabel: "output token y_t'", Grid: alignmentGrid},
 	},
 	Build: buildAttention,
 }

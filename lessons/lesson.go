@@ -83,6 +83,16 @@ type Plot struct {
 	Points bool // draw each series as points, labelled by Series.Labels, instead of a line
 	// Series computes the curves for a built model.
 	Series func(m sim.Model) []Series
+	// Grid, when set instead of Series, computes a heatmap for a built model.
+	Grid func(m sim.Model) Grid
+}
+
+// Grid is a heatmap export: Values[r][c] coloured on the fixed scale [Lo, Hi], rows
+// labelled top to bottom and columns left to right.
+type Grid struct {
+	Rows, Cols []string
+	Values     [][]float64
+	Lo, Hi     float64
 }
 
 // Series is one curve of a Plot.

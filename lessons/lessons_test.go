@@ -150,6 +150,22 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 		}
 	}
 	for _, pl := range l.Plots {
+		if (pl.Grid == nil) == (pl.Series == nil) {
+			t.Errorf("plot %s: set exactly one of Series and Grid", pl.Name)
+			continue
+		}
+		if pl.Grid != nil {
+			g := pl.Grid(m)
+			if len(g.Values) != len(g.Rows) || len(g.Rows) == 0 || !(g.Lo < g.Hi) {
+				t.Errorf("plot %s: %d rows of values for %d row labels, scale [%v, %v]", pl.Name, len(g.Values), len(g.Rows), g.Lo, g.Hi)
+			}
+			for r, row := range g.Values {
+				if len(row) != len(g.Cols) {
+					t.Errorf("plot %s row %d: %d values for %d columns", pl.Name, r, len(row), len(g.Cols))
+				}
+			}
+			continue
+		}
 		series := pl.Series(m)
 		if len(series) == 0 {
 			t.Errorf("plot %s: no series", pl.Name)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -153,7 +155,12 @@ func (s *Server) plotExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "sim: "))
 		return
 	}
-	body, err := renderPlot(p, p.Series(m), ext)
+	var body []byte
+	if p.Grid != nil {
+		body, err = renderGrid(p, p.Grid(m), ext)
+	} else {
+		body, err = renderPlot(p, p.Series(m), ext)
+	}
 	if err != nil {
 		panic(err) // a bug: ServeHTTP logs it and answers 500
 	}
@@ -273,6 +280,12 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 		pl.Y.Max += legendHeadroom * (pl.Y.Max - pl.Y.Min)
 	}
 
+	return drawExport(format, func(c draw.Canvas) { pl.Draw(c) })
+}
+
+// drawExport draws a figure with draw onto a plotWidth × plotHeight canvas in the
+// given format, inside a white margin, and returns the file.
+func drawExport(format string, drawFigure func(draw.Canvas)) ([]byte, error) {
 	var canvas interface {
 		vg.CanvasSizer
 		io.WriterTo
@@ -287,10 +300,76 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 	default:
 		return nil, fmt.Errorf("web: unknown plot format %q", format)
 	}
-	pl.Draw(draw.Crop(draw.New(canvas), plotMargin, -plotMargin, plotMargin, -plotMargin))
+	drawFigure(draw.Crop(draw.New(canvas), plotMargin, -plotMargin, plotMargin, -plotMargin))
 	var buf bytes.Buffer
 	if _, err := canvas.WriteTo(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// viridis returns the sequential colour scale of the pages' heatmaps
+// (static/js/colors.js), a new one each call: SetMin and SetMax change it.
+func viridis() palette.ColorMap {
+	var stops []color.Color
+	for _, hex := range []uint32{0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c, 0x28ae80, 0x5ec962, 0xaddc30, 0xfde725} {
+		stops = append(stops, color.RGBA{uint8(hex >> 16), uint8(hex >> 8), uint8(hex), 0xff})
+	}
+	cm, err := moreland.NewLuminance(stops)
+	if err != nil {
+		panic(err) // the stops rise in luminance
+	}
+	return cm
+}
+
+// gridXYZ is a lessons.Grid as gonum's grid: column c at x = c, row r at y = −r, so
+// the first row is at the top.
+type gridXYZ struct{ g lessons.Grid }
+
+func (g gridXYZ) Dims() (c, r int)   { return len(g.g.Cols), len(g.g.Rows) }
+func (g gridXYZ) Z(c, r int) float64 { return g.g.Values[r][c] }
+func (g gridXYZ) X(c int) float64    { return float64(c) }
+func (g gridXYZ) Y(r int) float64    { return -float64(r) }
+
+// renderGrid draws a heatmap with labelled rows and columns and a colour bar on the
+// right, on the grid's fixed scale, in the given format.
+func renderGrid(p lessons.Plot, g lessons.Grid, format string) ([]byte, error) {
+	cm := viridis()
+	cm.SetMin(g.Lo)
+	cm.SetMax(g.Hi)
+	pl := plot.New()
+	pl.Title.Text = p.Title
+	pl.Title.TextStyle.Font.Size = vg.Points(14)
+	pl.X.Label.Text = p.XLabel
+	pl.Y.Label.Text = p.YLabel
+	if len(g.Rows) == 0 || len(g.Cols) == 0 {
+		pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = 0, 1, 0, 1
+	} else {
+		hm := plotter.NewHeatMap(gridXYZ{g}, cm.Palette(256))
+		hm.Min, hm.Max = g.Lo, g.Hi
+		pl.Add(hm)
+		var xt, yt []plot.Tick
+		for c, l := range g.Cols {
+			xt = append(xt, plot.Tick{Value: float64(c), Label: strings.ReplaceAll(l, lessons.SpaceToken, "·")}) // the PDF fonts have no ␣
+		}
+		for r, l := range g.Rows {
+			yt = append(yt, plot.Tick{Value: -float64(r), Label: l})
+		}
+		pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.ConstantTicks(xt), plot.ConstantTicks(yt)
+	}
+	bar := plot.New()
+	bar.HideX()
+	bar.Y.Padding = 0
+	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
+	bar.Y.Tick.Marker = linearTicks{}
+	const barWidth = vg.Inch * 0.9
+	return drawExport(format, func(c draw.Canvas) {
+		main, side := c, c
+		main.Max.X -= barWidth
+		side.Min.X = main.Max.X + vg.Inch*0.2
+		side.Min.Y += vg.Inch * 0.53 // level with the heatmap: above the x axis, below the title
+		side.Max.Y -= vg.Inch * 0.22
+		pl.Draw(main)
+		bar.Draw(side)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -155,6 +156,52 @@ func TestLinearTicksAreDistinct(t *testing.T) {
 		}
 		if labelled < 2 {
 			t.Errorf("range %v: %d labelled ticks, want at least 2", r, labelled)
+		}
+	}
+}
+
+// TestRenderGrid: a heatmap export is a 1600 px PNG whose cells take the ends of the
+// fixed scale (viridis #440154 at Lo, #fde725 at Hi), the same every time; an empty
+// grid still draws.
+func TestRenderGrid(t *testing.T) {
+	p := lessons.Plot{Name: "w", Title: "attention weights α_t'j", XLabel: "source", YLabel: "output"}
+	g := lessons.Grid{Rows: []string{"ils", "<eos>"}, Cols: []string{"they", "␣", "."}, Values: [][]float64{{0, 1, 0}, {0, 0, 0}}, Lo: 0, Hi: 1}
+	a, err := renderGrid(p, g, "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := renderGrid(p, g, "png"); !bytes.Equal(a, b) {
+		t.Errorf("two renders of the same grid differ")
+	}
+	img, err := png.Decode(bytes.NewReader(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := img.Bounds().Dx(); w < 1600 {
+		t.Errorf("got a PNG %d px wide, want ≥ 1600", w)
+	}
+	near := func(c color.Color, hex uint32) bool {
+		r, gr, b, _ := c.RGBA()
+		d := func(x uint32, want uint32) bool { return max(x>>8, want)-min(x>>8, want) <= 6 }
+		return d(r, hex>>16&0xff) && d(gr, hex>>8&0xff) && d(b, hex&0xff)
+	}
+	var lo, hi int
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y += 2 {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 2 {
+			switch c := img.At(x, y); {
+			case near(c, 0x440154):
+				lo++
+			case near(c, 0xfde725):
+				hi++
+			}
+		}
+	}
+	if hi < 5000 || lo < 4*hi { // one cell of six at Hi, five at Lo, in a ~1200×550 px grid
+		t.Errorf("sampled %d pixels of the Lo colour and %d of the Hi colour, want ≥ 5000 at Hi and 5 times that at Lo", lo, hi)
+	}
+	for _, format := range []string{"svg", "pdf"} {
+		if _, err := renderGrid(p, lessons.Grid{Lo: 0, Hi: 1}, format); err != nil {
+			t.Errorf("empty grid as %s: %v", format, err)
 		}
 	}
 }
