@@ -106,3 +106,24 @@ func BenchmarkLessonStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLessonSet is what a slider change costs the server per lesson: a set
+// command always re-runs the page from its values (build, static frame, the frames
+// up to the current step, here the middle one) and encodes the snapshot.
+// go test ./web -run '^$' -bench LessonSet
+func BenchmarkLessonSet(b *testing.B) {
+	for _, l := range lessons.Catalog() {
+		b.Run(l.Slug, func(b *testing.B) {
+			run, err := sim.NewRun(l.Params, l.Build, l.Params.Defaults())
+			if err != nil {
+				b.Fatal(err)
+			}
+			run.Seek(run.Steps() / 2)
+			for b.Loop() {
+				if _, err := run.Apply(sim.Command{Type: sim.SetCommand}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -16,10 +16,17 @@ function ranked(cfg, view) {
   return idx.map((i) => ({ label: labels[i] ?? `#${i}`, p: a.data[i] }));
 }
 
+// waiting says why a step has no prediction.
+function waiting(view) {
+  const phase = view.meta?.phase;
+  if (phase === "encoder" || phase === "context") return "the decoder has not started yet: step on past the context";
+  return view.step === 0 ? "step forward to see predictions" : "no prediction at this step";
+}
+
 export function draw(canvas, cfg, view) {
   const rows = ranked(cfg, view);
   const { ctx, width, height } = fit(canvas, TOP * 2 + K * ROW);
-  if (!rows.length) { empty(ctx, width, height, view.step === 0 ? "step forward to see predictions" : "no prediction at this step"); return null; }
+  if (!rows.length) { empty(ctx, width, height, waiting(view)); return null; }
   const labelW = 70, barX = labelW + 10, barW = width - barX - 70;
   rows.forEach((r, i) => {
     const y = TOP + i * ROW + ROW / 2;
