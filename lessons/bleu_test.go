@@ -230,3 +230,10 @@ func TestBleuPlot(t *testing.T) {
 		t.Errorf("label %q: want both weightings' scores", s[0].Label)
 	}
 }
+
+// TestBleuGolden freezes the page's frames for the lecture's example and for the
+// model's translation of a held-out pair (refresh with go test ./lessons -run Golden -update).
+func TestBleuGolden(t *testing.T) {
+	checkFramesGolden(t, buildLesson[sim.Model](t, bleuLesson, nil), "bleu")
+	checkFramesGolden(t, buildLesson[sim.Model](t, bleuLesson, map[string]string{"example": "model", "test_pair": "7"}), "bleu-model")
+}

@@ -326,7 +326,16 @@ func maskedMean(tf *models.DecodeTrace, mask []float64) float64 {
 	return sum / n
 }
 
-func (m *seq2seqModel) Static() sim.Frame { return sim.Frame{Meta: m.static} }
+// Static is the page's static meta for the current weights: after training that
+// stopped between two scorings, it scores the final weights first, so the BLEU,
+// the samples and the translation all describe the same model.
+func (m *seq2seqModel) Static() sim.Frame {
+	if last := m.bleuCurve[len(m.bleuCurve)-1]; int(last[0]) != m.trained {
+		m.bleuCurve = append(m.bleuCurve, [2]float64{float64(m.trained), round4(m.heldOutBLEU())})
+		m.refreshLive()
+	}
+	return sim.Frame{Meta: m.static}
+}
 
 func (m *seq2seqModel) At(t int) sim.Frame {
 	tf, fr := m.traces()

@@ -249,6 +249,32 @@ func TestSeq2SeqTrainingUpdatesThePage(t *testing.T) {
 	}
 }
 
+// TestSeq2SeqSnapshotScoresTheFinalWeights: training that stops between two
+// scorings (every seq2seqEvalEvery steps) still ends with a snapshot whose BLEU
+// curve, samples and step count describe the final weights.
+func TestSeq2SeqSnapshotScoresTheFinalWeights(t *testing.T) {
+	run, err := sim.NewRun(seq2seqLesson.Params, seq2seqLesson.Build, seq2seqValues(map[string]string{"start": startScratch}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 7
+	if _, err := run.Apply(sim.Command{Type: sim.TrainCommand, Steps: steps}); err != nil {
+		t.Fatal(err)
+	}
+	var last []sim.Encoded
+	for run.Training() {
+		if out := run.Continue(); out != nil {
+			last = out
+		}
+	}
+	snap := last[len(last)-1]
+	for _, want := range []string{fmt.Sprintf(`"trained_steps":%d`, steps), fmt.Sprintf(`"bleu_curve":[[0,0],[%d,`, steps)} {
+		if !bytes.Contains(snap.Data, []byte(want)) {
+			t.Errorf("the snapshot after %d steps lacks %s", steps, want)
+		}
+	}
+}
+
 // TestSeq2SeqLearnsFromScratch is the issue's target as the page meets it: from
 // untrained weights (the default seed), training step by step with the page's
 // held-out scoring, greedy BLEU on the scored test pairs passes 0.3 within 60 s.
