@@ -646,7 +646,7 @@ var beamLesson = &Lesson{
 			Note: "The highlighted rows reach the best score any of the searches found."},
 		{ID: "dist", Kind: Table, Title: `the distribution searched`,
 			Note: "Green: the word ŷ takes after that prefix; yellow: greedy's different pick."},
-		{ID: "logp", Kind: Line, Title: `\(\log P\) of the beam's best prefix and of greedy's prefix at step t`, Arrays: []string{"beam_log_p", "greedy_log_p"}, Symbol: "logp",
+		{ID: "logp", Kind: Line, Title: `\(\log P\) of the beam's best prefix and of greedy's prefix at step t`, Arrays: []string{"beam_log_p", "greedy_log_p"}, Legend: []string{"beam's best prefix", "greedy's prefix"}, Symbol: "logp",
 			Note: "Greedy's value stays at its last after it says <eos>."},
 	},
 	Params: sim.Specs{

@@ -41,7 +41,7 @@ var bpttLesson = &Lesson{
 			Note: "The forward pass. With tanh the values stay in (−1, 1); identity and ReLU are unbounded."},
 		{ID: "dH", Kind: Heatmap, Title: `gradient \(\partial L / \partial H_t\)`, Arrays: []string{"dH"}, Symbol: "dH",
 			Note: "Zero until the backward pass reaches step t."},
-		{ID: "grad-norms", Kind: Line, Title: `\(\lVert \partial L / \partial H_t \rVert\) and the bound`, Arrays: []string{"grad_norm", "bound", "clipped"}, LogY: true, Symbol: "bound",
+		{ID: "grad-norms", Kind: Line, Title: `\(\lVert \partial L / \partial H_t \rVert\) and the bound`, Arrays: []string{"grad_norm", "bound", "clipped"}, Legend: []string{"‖∂L/∂H_t‖", "bound (ρ(W)·γ)^(T−t)", "clipping fired"}, LogY: true, Symbol: "bound",
 			Note: "Log scale, absolute values. Markers: steps where clipping fired."},
 		{ID: "jacobian", Kind: Line, Title: `\(\lVert \partial H_t / \partial H_{t-1} \rVert_2\) per step`, Arrays: []string{"jacobian_norm"}, Symbol: "J",
 			Note: "Each factor of the product; the gradient shrinks where it is below 1."},

@@ -217,10 +217,10 @@ var deepLesson = &Lesson{
 			Note: "Each state feeds the next step of its layer (→) and the same step of the layer above (↑); the output reads the top layer."},
 		{ID: "H", Kind: Heatmap, Title: `hidden states \(H_t^{(l)}\), one block per layer`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H",
 			Note: "Slow units keep one colour through a whole regime; fast ones flicker from day to day."},
-		{ID: "layers", Kind: Bars, Title: `per layer: mean \(|\mathrm{corr}|\) with the regime \(r_t\) and with the fast part \(f_t\)`, Arrays: []string{"slow_corr", "fast_corr"}, Scale: []float64{0, 1},
+		{ID: "layers", Kind: Bars, Title: `per layer: mean \(|\mathrm{corr}|\) with the regime \(r_t\) and with the fast part \(f_t\)`, Arrays: []string{"slow_corr", "fast_corr"}, Legend: []string{"with the regime r_t", "with the fast part f_t"}, Scale: []float64{0, 1},
 			Note: "Measured on 20 held-out series of 200 days; the facts list the numbers."},
-		{ID: "x", Kind: Line, Title: `the move \(x_t\) and the forecast \(\hat x_t\) made the day before`, Arrays: []string{"x", "x_hat"}, Symbol: "x_hat"},
-		{ID: "regime", Kind: Line, Title: `bull market (1) or bear (0), and the model's \(P(\mathrm{bull})\)`, Arrays: []string{"regime_line", "p_bull"}, Scale: []float64{0, 1}, Symbol: "p_bull"},
+		{ID: "x", Kind: Line, Title: `the move \(x_t\) and the forecast \(\hat x_t\) made the day before`, Arrays: []string{"x", "x_hat"}, Legend: []string{"move x_t", "forecast x̂_t"}, Symbol: "x_hat"},
+		{ID: "regime", Kind: Line, Title: `bull market (1) or bear (0), and the model's \(P(\mathrm{bull})\)`, Arrays: []string{"regime_line", "p_bull"}, Legend: []string{"bull (1) or bear (0)", "P(bull)"}, Scale: []float64{0, 1}, Symbol: "p_bull"},
 	},
 	Params: sim.Specs{
 		{Name: "layers", Label: "layers", Symbol: "L", Kind: sim.Int, Default: "3", Min: 1, Max: DeepMaxLayers, Step: 1,

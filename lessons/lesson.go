@@ -71,6 +71,9 @@ type Panel struct {
 	Symbol string    // the equation symbol this panel shows, if any
 	LogY   bool      // log-scale y axis (gradient norms)
 	Note   string    // one line under the panel: what to look for
+	// Legend names the arrays in a line or bars panel's legend and tooltips, in the
+	// order of Arrays ("" keeps the array's name); nil uses the names.
+	Legend []string
 }
 
 // Plot is a slide-ready export of one figure (GET /lessons/{slug}/plots/{name}.png).

@@ -141,6 +141,14 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 		if p.Symbol != "" && !symbols[p.Symbol] {
 			t.Errorf("panel %s has symbol %q, which no equation marks", p.ID, p.Symbol)
 		}
+		if p.Legend != nil && len(p.Legend) != len(p.Arrays) {
+			t.Errorf("panel %s: %d legend names for %d arrays", p.ID, len(p.Legend), len(p.Arrays))
+		}
+		for _, name := range p.Legend {
+			if strings.Contains(name, "|") {
+				t.Errorf("panel %s: legend name %q contains |, the attribute's separator", p.ID, name)
+			}
+		}
 		if p.Kind == Heatmap {
 			for _, a := range p.Arrays {
 				if !stepArrays[a] {

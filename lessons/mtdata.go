@@ -531,9 +531,9 @@ var mtDataLesson = &Lesson{
 	Panels: []Panel{
 		{ID: "pipeline", Kind: Table, Title: "the pair, stage by stage",
 			Note: "Each step adds one stage. Grey ids are <pad>, red <unk>, blue <bos>/<eos>; a mask's 0s are the padded steps."},
-		{ID: "frequencies", Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, LogY: true,
+		{ID: "frequencies", Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, Legend: []string{"English", "French", "min_freq"}, LogY: true,
 			Note: "Few words are frequent, most are rare (Zipf). Below the flat min_freq line words become <unk>; the dashed line is the English vocabulary's last kept rank."},
-		{ID: "unk-rate", Kind: Line, Title: "share of <unk> tokens (%) vs min_freq", Arrays: []string{"unk_percent_en", "unk_percent_fr"},
+		{ID: "unk-rate", Kind: Line, Title: "share of <unk> tokens (%) vs min_freq", Arrays: []string{"unk_percent_en", "unk_percent_fr"}, Legend: []string{"English", "French"},
 			Note: "x is min_freq 1…5; the dashed line is the current value."},
 		{ID: "unk_table", Kind: Table, Title: "vocabulary size and <unk> share vs min_freq",
 			Note: "The current min_freq's row is marked."},

@@ -84,6 +84,9 @@ func hasAdvanced(ss sim.Specs) bool {
 // joinNames lists array names for a data attribute.
 func joinNames(names []string) string { return strings.Join(names, ",") }
 
+// joinLegend is a panel's legend names for its data-legend attribute ("" for none).
+func joinLegend(names []string) string { return strings.Join(names, "|") }
+
 // boolAttr is "true" or "" (absent) for a data attribute.
 func boolAttr(b bool) string {
 	if b {

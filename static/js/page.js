@@ -47,6 +47,7 @@ function start(root) {
   const panels = $$(".panel[data-kind]").map((el) => ({
     el, canvas: $("canvas", el), kind: el.dataset.kind, id: el.dataset.panel,
     arrays: (el.dataset.arrays || "").split(",").filter(Boolean),
+    legend: el.dataset.legend ? el.dataset.legend.split("|") : [],
     scale: el.dataset.scale ? el.dataset.scale.split(",").map(Number) : null,
     symbol: el.dataset.symbol || "", logy: el.dataset.logy === "true", source: el.dataset.source || "",
     hover: null, layout: null,

@@ -44,6 +44,17 @@ export function tick(v) {
   return Number(v.toPrecision(3)).toString();
 }
 
+// niceTicks are about n round values between lo and hi, 1, 2 or 5 × 10^k apart.
+export function niceTicks(lo, hi, n = 4) {
+  const span = hi - lo;
+  if (!(span > 0) || !Number.isFinite(span)) return [lo];
+  const raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const out = [];
+  for (let k = Math.ceil(lo / step); k * step <= hi * (1 + 1e-12) + 1e-300; k++) out.push(Number((k * step).toPrecision(12)));
+  return out;
+}
+
 // empty draws a centred message when there is nothing to show yet.
 export function empty(ctx, width, height, text) {
   ctx.fillStyle = MUTED;

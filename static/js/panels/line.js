@@ -2,7 +2,7 @@
 // static curves (one value per step, or any length for training curves), on a linear or
 // logarithmic y axis, with the current step marked. Arrays whose name starts with
 // "clip" are markers: a triangle on the steps where the value is non-zero.
-import { fit, fmt, tick, empty, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
+import { fit, fmt, tick, empty, niceTicks, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
 import { SERIES } from "../colors.js";
 
 const LEFT = 52, RIGHT = 12, BOTTOM = 26, HEIGHT = 200;
@@ -11,10 +11,10 @@ const LEGEND = 18; // a row above the plot for the curves' names
 function curves(cfg, view) {
   if (cfg.source === "train") {
     const c = view.train.curve;
-    return c && c.length ? [{ name: "loss", xs: c.map((_, i) => i + 1), ys: Array.from(c) }] : [];
+    return c && c.length ? [{ name: "loss", label: "loss", xs: c.map((_, i) => i + 1), ys: Array.from(c) }] : [];
   }
   const out = [];
-  for (const name of cfg.arrays) {
+  for (const [i, name] of cfg.arrays.entries()) {
     const xs = [], ys = [];
     for (let t = 1; t <= Math.min(view.step, view.steps); t++) {
       const a = view.at(name, t);
@@ -24,7 +24,7 @@ function curves(cfg, view) {
       const s = view.staticArray(name);
       if (s) s.data.forEach((v, i) => { xs.push(i + 1); ys.push(v); });
     }
-    if (xs.length || view.known(name)) out.push({ name, xs, ys, marker: name.startsWith("clip") });
+    if (xs.length || view.known(name)) out.push({ name, label: cfg.legend?.[i] || name, xs, ys, marker: name.startsWith("clip") });
   }
   return out;
 }
@@ -54,7 +54,7 @@ export function draw(canvas, cfg, view) {
   const Y = (v) => TOP + plotH * (1 - (tr(v) - tr(lo)) / (tr(hi) - tr(lo)));
 
   ctx.font = SMALL; ctx.textAlign = "right"; ctx.lineWidth = 1;
-  const yt = cfg.logy ? decades(lo, hi) : [lo, (lo + hi) / 2, hi];
+  const yt = cfg.logy ? decades(lo, hi) : niceTicks(lo, hi);
   for (const v of yt) {
     ctx.strokeStyle = GRID; ctx.beginPath(); ctx.moveTo(LEFT, Y(v)); ctx.lineTo(width - RIGHT, Y(v)); ctx.stroke();
     ctx.fillStyle = MUTED; ctx.fillText(tick(v), LEFT - 5, Y(v));
@@ -87,7 +87,7 @@ export function draw(canvas, cfg, view) {
     ctx.font = SMALL;
     let x = width - RIGHT;
     for (const c of [...cs].reverse()) {
-      const label = c.marker ? `${c.name} ▼` : c.name;
+      const label = c.marker ? `${c.label} ▼` : c.label;
       x -= ctx.measureText(label).width;
       ctx.fillStyle = INK; ctx.fillText(label, x, 9);
       x -= 18;
@@ -101,7 +101,7 @@ export function draw(canvas, cfg, view) {
       if (px < LEFT || px > width - RIGHT) return null;
       const x = Math.round(1 + ((px - LEFT) / plotW) * Math.max(1, xmax - 1));
       const out = [cfg.source === "train" ? `training step ${x}` : timed ? `step ${x}` : `t = ${x}`];
-      for (const c of cs) { const j = c.xs.indexOf(x); if (j >= 0) out.push(`${c.name} = ${fmt(c.ys[j])}`); }
+      for (const c of cs) { const j = c.xs.indexOf(x); if (j >= 0) out.push(`${c.label} = ${fmt(c.ys[j])}`); }
       return out.length > 1 ? { lines: out, t: x } : null;
     },
   };
