@@ -204,6 +204,10 @@ func (m *bpttModel) Static() sim.Frame {
 		nClipped += int(b2f(m.clipped[t]))
 		nCut += int(b2f(m.cut[t]))
 	}
+	scales := map[string][]float64{} // by panel: tanh's range is fixed; identity and ReLU are unbounded, so fitted
+	if m.act == models.ActTanh {
+		scales["H"] = []float64{-1, 1}
+	}
 	return sim.Frame{
 		Arrays: []sim.Array{
 			sim.Vector("grad_norm", m.gradNorm), sim.Vector("bound", m.bound),
@@ -223,6 +227,7 @@ func (m *bpttModel) Static() sim.Frame {
 			"first_grad_norm": m.gradNorm[0],
 			"param_grad_norm": m.paramGradNorm,
 			"hidden":          bpttHidden,
+			"scales":          scales,
 		},
 	}
 }

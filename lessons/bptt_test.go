@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -147,5 +148,16 @@ func TestBPTTSteps(t *testing.T) {
 	}
 	if f.Meta["grad_norm"] != m.gradNorm[0] {
 		t.Errorf("last step: got grad_norm %v want ‖∂L/∂H_1‖ = %v", f.Meta["grad_norm"], m.gradNorm[0])
+	}
+}
+
+// TestBPTTHiddenScale: under tanh the hidden-state heatmap uses tanh's fixed range
+// (−1, 1); identity and ReLU are unbounded, so their scale is fitted to the values.
+func TestBPTTHiddenScale(t *testing.T) {
+	for act, want := range map[string][]float64{"tanh": {-1, 1}, "relu": nil, "identity": nil} {
+		scales := buildBPTTWith(t, map[string]string{"activation": act}).Static().Meta["scales"].(map[string][]float64)
+		if got := scales["H"]; !slices.Equal(got, want) {
+			t.Errorf("%s: H scale %v, want %v", act, got, want)
+		}
 	}
 }

@@ -54,7 +54,7 @@ export function draw(canvas, cfg, view) {
 
   const values = [];
   for (const b of bs) for (let r = 0; r < b.rows; r++) for (let c = 0; c < b.cols; c++) { const v = b.value(r, c); if (v !== undefined) values.push(v); }
-  const scale = scaleFor(cfg.scale, values);
+  const scale = scaleFor(view.static.scales?.[cfg.id] || cfg.scale, values); // a lesson may fix a panel's scale for its current values
   const plotW = width - LEFT - RIGHT;
   const geo = [];
   let y = TOP;
