@@ -20,15 +20,6 @@ func bleuValues(t *testing.T, changes map[string]string) sim.Values {
 }
 
 // frameArray returns the named array of a frame, or nil.
-func frameArray(f sim.Frame, name string) []float64 {
-	for _, a := range f.Arrays {
-		if a.Name == name {
-			return a.Data
-		}
-	}
-	return nil
-}
-
 // TestBleuLectureExamples runs each preset through the lesson's frames: step n shows
 // p_n, the last step the brevity penalties and both scores, as the lectures work them.
 func TestBleuLectureExamples(t *testing.T) {
@@ -61,7 +52,7 @@ func TestBleuLectureExamples(t *testing.T) {
 				t.Fatalf("Steps: got %d want %d", m.Steps(), N+1)
 			}
 			for n := 1; n <= N; n++ {
-				p := frameArray(m.At(n), "p")
+				p := arrayOf(m.At(n), "p")
 				if len(p) != N {
 					t.Fatalf("step %d: p has %d values want %d", n, len(p), N)
 				}
@@ -73,7 +64,7 @@ func TestBleuLectureExamples(t *testing.T) {
 						t.Errorf("step %d: p_%d got %v want 0 (not shown yet)", n, k+1, p[k])
 					}
 				}
-				if frameArray(m.At(n), "BP") != nil {
+				if arrayOf(m.At(n), "BP") != nil {
 					t.Errorf("step %d: BP shown before the last step", n)
 				}
 			}
@@ -82,13 +73,13 @@ func TestBleuLectureExamples(t *testing.T) {
 				name string
 				want float64
 			}{{"BP", c.bp}, {"BP_d2l", c.bpD2L}, {"BLEU", c.bleu}, {"BLEU_d2l", c.bleuD2L}} {
-				got := frameArray(last, w.name)
+				got := arrayOf(last, w.name)
 				if len(got) != 1 || math.Abs(got[0]-w.want) > c.tol {
 					t.Errorf("%s: got %v want %v", w.name, got, w.want)
 				}
 			}
-			if got := frameArray(last, "p"); !reflect.DeepEqual(got, frameArray(m.At(N), "p")) {
-				t.Errorf("last step: p got %v want every order's value %v", got, frameArray(m.At(N), "p"))
+			if got := arrayOf(last, "p"); !reflect.DeepEqual(got, arrayOf(m.At(N), "p")) {
+				t.Errorf("last step: p got %v want every order's value %v", got, arrayOf(m.At(N), "p"))
 			}
 		})
 	}
@@ -163,7 +154,7 @@ func TestBleuTypedAndEdges(t *testing.T) {
 			if m.Steps() != c.steps {
 				t.Errorf("Steps: got %d want %d", m.Steps(), c.steps)
 			}
-			if p := frameArray(m.At(1), "p"); math.Abs(p[0]-c.p1) > 1e-12 {
+			if p := arrayOf(m.At(1), "p"); math.Abs(p[0]-c.p1) > 1e-12 {
 				t.Errorf("p_1: got %v want %v", p[0], c.p1)
 			}
 			m2, _ := bleuLesson.Build(v)

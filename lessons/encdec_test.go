@@ -19,15 +19,6 @@ func buildEncDecModel(t *testing.T, changes map[string]string) *encDecModel {
 	return buildLesson[*encDecModel](t, encDecLesson, changes)
 }
 
-func arrayOf(f sim.Frame, name string) []float64 {
-	for _, a := range f.Arrays {
-		if a.Name == name {
-			return a.Data
-		}
-	}
-	return nil
-}
-
 // TestEncDecLectureExample follows "They are watching ." through the page: T = 4
 // encoder steps reading each token, the context c = h_4, and the greedy decoder
 // writing "ils regardent ." then <eos>, each step reading the previous output.

@@ -330,3 +330,13 @@ func checkFramesGolden(t *testing.T, m sim.Model, name string) {
 		t.Errorf("the %s page's frames differ from %s (got %d bytes want %d); if the change is intended, refresh with go test ./lessons -run Golden -update", name, path, len(got), len(want))
 	}
 }
+
+// arrayOf is the data of the frame's array called name, nil when there is none.
+func arrayOf(f sim.Frame, name string) []float64 {
+	for _, a := range f.Arrays {
+		if a.Name == name {
+			return a.Data
+		}
+	}
+	return nil
+}
