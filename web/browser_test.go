@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -209,16 +210,22 @@ func TestBrowserLessons(t *testing.T) {
 				waitForJS(t, ctx, "reset", stepReadJS+` === 0`)
 				start = 0
 			}
+			var drawMs []float64 // the page's redraw after each step
 			click := func(id string, want int) {
 				t.Helper()
 				if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=`+id+`]`))); err != nil {
 					t.Fatalf("clicking %s: %v", id, err)
 				}
 				waitForJS(t, ctx, fmt.Sprintf("step %d after %s", want, id), fmt.Sprintf(`%s === %d && %s`, stepReadJS, want, drawnStepJS))
+				drawMs = append(drawMs, evalJS[float64](t, ctx, `Number(document.body.dataset.drawMs)`))
 			}
 			click("step-forward", start+1)
 			click("step-forward", start+2)
 			click("step-back", start+1)
+			t.Logf("redrawing the whole page after a step: %v ms", drawMs)
+			if typical := slices.Sorted(slices.Values(drawMs))[len(drawMs)/2]; typical > maxRedrawMs {
+				t.Errorf("redrawing the page after a step took %.1f ms (median of %v), want ≤ %d ms (one 60 Hz frame is 16 ms)", typical, drawMs, maxRedrawMs)
+			}
 			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
 				t.Fatalf("pressing →: %v", err)
 			}
@@ -256,6 +263,12 @@ func TestBrowserLessons(t *testing.T) {
 		})
 	}
 }
+
+// maxRedrawMs bounds the median redraw of a whole page in the browser tests (the
+// first redraw also pays for warming up): a 60 Hz frame is 16 ms, and headless
+// Chromium on a loaded CI machine draws with the CPU, so the bound guards against a
+// panel gone slow, and the logs give the real figures.
+const maxRedrawMs = 50
 
 // trainSteps is enough optimisation steps to see progress messages, few enough to be quick.
 const trainSteps = 30

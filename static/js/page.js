@@ -87,6 +87,7 @@ function start(root) {
     requestAnimationFrame(() => { pending = false; drawAll(); });
   }
   function drawAll() {
+    const began = performance.now();
     const v = view(store);
     for (const p of panels) {
       const mod = DRAW[p.kind];
@@ -107,6 +108,7 @@ function start(root) {
     facts(tid("facts-now"), store.step > 0 ? store.meta : {}, `step ${store.step}`);
     if (staticShown !== store.staticMeta) { staticShown = store.staticMeta; facts(tid("facts-model"), store.staticMeta, ""); }
     links.refresh();
+    document.body.dataset.drawMs = (performance.now() - began).toFixed(2); // the whole page's redraw (tests report it)
     document.body.dataset.seq = String(store.seq); // the last message drawn (tests wait on it)
     if (!live && store.seq >= 0) { live = true; document.body.dataset.stream = "live"; }
   }
