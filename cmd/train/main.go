@@ -24,16 +24,14 @@ import (
 func main() {
 	out := flag.String("out", filepath.Join("lessons", "checkpoints"), "directory to write the checkpoints to")
 	steps := flag.Int("steps", lessons.GRUTrainSteps, "Adam minibatches per model")
-	only := flag.String("only", "", `"seq2seq" trains only the sequence-to-sequence models`)
+	only := flag.String("only", "", `train one part only: "seq2seq" (the four translators) or "embeddings"`)
 	flag.Parse()
-	if *only == "seq2seq" {
-		if err := trainTranslators(*out); err != nil {
-			log.Fatal(err)
+	if *only != "" {
+		train, ok := map[string]func(dir string) error{"seq2seq": trainTranslators, "embeddings": trainEmbeddings}[*only]
+		if !ok {
+			log.Fatalf("-only %q: choose seq2seq or embeddings (or leave it out to train everything)", *only)
 		}
-		return
-	}
-	if *only == "embeddings" {
-		if err := trainEmbeddings(*out); err != nil {
+		if err := train(*out); err != nil {
 			log.Fatal(err)
 		}
 		return
