@@ -40,7 +40,7 @@ export function fmt(v) {
 export function tick(v) {
   if (v === 0) return "0";
   const a = Math.abs(v);
-  if (a >= 1e4 || a < 1e-2) return v.toExponential(0);
+  if (a >= 1e5 || a < 1e-2) return v.toExponential(0).replace("e+", "e");
   return Number(v.toPrecision(3)).toString();
 }
 

@@ -60,8 +60,7 @@ export function draw(canvas, cfg, view) {
     ctx.fillStyle = MUTED; ctx.fillText(tick(v), LEFT - 5, Y(v));
   }
   ctx.textAlign = "center";
-  const every = Math.max(1, Math.ceil(xmax / Math.floor(plotW / 34)));
-  for (let x = 1; x <= xmax; x += every) ctx.fillText(String(x), X(x), height - BOTTOM + 13);
+  for (const x of stepTicks(xmax, Math.floor(plotW / 34))) ctx.fillText(String(x), X(x), height - BOTTOM + 13);
   ctx.textAlign = "left";
   if (now > 0 && now <= xmax) { // the current step
     ctx.strokeStyle = NOW; ctx.setLineDash([4, 3]); ctx.beginPath(); ctx.moveTo(X(now), TOP); ctx.lineTo(X(now), TOP + plotH); ctx.stroke(); ctx.setLineDash([]);
@@ -119,4 +118,14 @@ function decades(lo, hi) {
     if (span <= 2) for (const m of [2, 5]) if (p * m < hi) out.push(p * m);
   }
   return out;
+}
+
+// stepTicks labels a step axis 1..xmax with at most n labels: every step when they fit,
+// else 1 and the multiples of a round step (1, 2 or 5 × 10^k), never two labels crowded.
+function stepTicks(xmax, n) {
+  const raw = xmax / Math.max(1, n), mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = raw <= 1 ? 1 : [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+  const out = step >= 5 ? [1] : [];
+  for (let x = step; x <= xmax; x += step) if (x - (out.at(-1) ?? -step) >= step * 0.75) out.push(x);
+  return step === 1 ? Array.from({ length: xmax }, (_, i) => i + 1) : out;
 }
