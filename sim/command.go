@@ -16,6 +16,7 @@ import (
 // Limits on commands from the browser (docs/protocol.md).
 const (
 	MaxCommandBytes = 16 << 10  // a command is small; a larger message closes the socket (1009)
+	MinSpeed        = 0.01      // steps per second: one step every 100 s; slower is a pause (and 1 s/speed must fit a time.Duration)
 	MaxSpeed        = 60        // steps per second: one per 60 Hz screen frame
 	MaxTrainSteps   = 10000     // a few seconds of training for the lessons' small models
 	MaxSeq          = 1<<53 - 1 // the largest integer a JavaScript number holds exactly
@@ -51,7 +52,7 @@ const commandList = "step, back, seek, play, pause, reset, set, train, resume"
 type Command struct {
 	Type   CommandType
 	Step   int               // seek: 0 ≤ Step
-	Speed  float64           // play: 0 < Speed ≤ MaxSpeed
+	Speed  float64           // play: MinSpeed ≤ Speed ≤ MaxSpeed
 	Params map[string]string // set: parameter name → value, checked by the lesson's Specs
 	Steps  int               // train: 1 ≤ Steps ≤ MaxTrainSteps
 	Seq    uint64            // resume: the last seq the page drew
@@ -147,8 +148,8 @@ func DecodeCommand(b []byte) (Command, error) {
 		c.Step = n
 	case PlayCommand:
 		s, err := strconv.ParseFloat(number(*w.Speed), 64)
-		if err != nil || !(s > 0 && s <= MaxSpeed) {
-			return bad(name, "play needs a speed above 0 and at most %d steps per second, got %s", MaxSpeed, clip(string(*w.Speed)))
+		if err != nil || !(s >= MinSpeed && s <= MaxSpeed) {
+			return bad(name, "play needs a speed from %g to %d steps per second, got %s", MinSpeed, MaxSpeed, clip(string(*w.Speed)))
 		}
 		c.Speed = s
 	case TrainCommand:

@@ -68,6 +68,7 @@ func TestGoldenMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.SetSession("K4QBVJ2X7MZ3T5RW6YHNC8DPGE") // web names runs with crypto/rand.Text(): 26 base32 letters
 	r.Apply(Command{Type: StepCommand})
 	frame, _ := r.Apply(Command{Type: StepCommand})
 	r.Apply(Command{Type: TrainCommand, Steps: 1})

@@ -43,6 +43,7 @@ type Run struct {
 	speed   float64
 	train   trainState
 	seq     uint64 // the last seq used
+	session string // the name snapshots carry, set by the owner (SetSession)
 
 	scratch []byte // EncodeMessage's buffer, reused
 }
@@ -306,9 +307,16 @@ func (r *Run) Snapshot() Encoded {
 	}
 	return r.encode(Header{
 		Type: SnapshotMessage, Meta: meta, Playing: r.playing,
-		Params: r.values, Speed: r.speed, Static: r.static.Meta,
+		Params: r.values, Speed: r.speed, Static: r.static.Meta, Session: r.session,
 	}, arrays)
 }
+
+// SetSession names the run in its snapshots, so that a page that lost its connection
+// can ask for this run again. The name means nothing to the run.
+func (r *Run) SetSession(name string) { r.session = name }
+
+// Session is the name SetSession gave.
+func (r *Run) Session() string { return r.session }
 
 // Error encodes an error message for err; a *CommandError names its command.
 func (r *Run) Error(err error) Encoded {

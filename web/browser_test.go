@@ -407,6 +407,13 @@ func TestBrowserReconnect(t *testing.T) {
 		t.Fatalf("loading the page: %v", err)
 	}
 	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	// Train a little, so that the run holds what its URL cannot say.
+	const trainedFact = `document.querySelector('[data-testid=facts-model]').textContent.includes("trained from scratch for 5 steps")`
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`[data-testid=train-steps]`), "5"),
+		chromedp.Click(chromedp.CSS(`[data-testid=train]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the trained model", trainedFact)
 	for want := 1; want <= 2; want++ {
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=step-forward]`))); err != nil {
 			t.Fatal(err)
@@ -419,7 +426,11 @@ func TestBrowserReconnect(t *testing.T) {
 	}
 	waitForJS(t, ctx, "the page to notice", `document.querySelector('[data-testid=conn]').dataset.state !== "live"`)
 	waitForJS(t, ctx, "the page to come back", `document.querySelector('[data-testid=conn]').dataset.state === "live"`)
-	waitForJS(t, ctx, "the same step after the reconnect", fmt.Sprintf(`%s === 2 && %s && Number(document.body.dataset.seq) !== %d`, stepReadJS, drawnStepJS, seq))
+	waitForJS(t, ctx, "the same step after the reconnect", fmt.Sprintf(`%s === 2 && %s && Number(document.body.dataset.seq) > %d`, stepReadJS, drawnStepJS, seq))
+	if !evalJS[bool](t, ctx, trainedFact) {
+		t.Errorf("after the reconnect the page shows %q, want the model trained before the drop",
+			evalJS[string](t, ctx, `document.querySelector('[data-testid=facts-model]').textContent`))
+	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=step-forward]`))); err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,13 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
 	"unroll/lessons"
+	"unroll/sim"
 	"unroll/static"
 )
 
@@ -119,6 +122,48 @@ func TestRealCatalog(t *testing.T) {
 			for _, p := range l.Plots {
 				if status, _, body := fetch(t, "GET", ts.URL+"/lessons/"+l.Slug+"/plots/"+p.Name+".svg", nil); status != 200 {
 					t.Errorf("plot %s: got %d %.200s, want 200", p.Name, status, body)
+				}
+			}
+		})
+	}
+}
+
+// TestPlotsAtParameterEnds exports every plot of every lesson with one parameter at a
+// time moved to an end of its range, or one notch above its low end, or to each of its
+// choices: valid input never gets
+// a 500. (bptt's gradient plot once did at truncation 1, where every point sits at 1 on
+// a log axis.)
+func TestPlotsAtParameterEnds(t *testing.T) {
+	s, err := New(testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newHTTPTestServer(t, s)
+	for _, l := range lessons.Catalog() {
+		if len(l.Plots) == 0 {
+			continue
+		}
+		var queries []string
+		for _, p := range l.Params {
+			switch p.Kind {
+			case sim.Int, sim.Float:
+				// The ends and one slider notch in from the low end (0 often means "off").
+				for _, v := range []float64{p.Min, min(p.Min+max(p.Step, 1), p.Max), p.Max} {
+					queries = append(queries, p.Name+"="+strconv.FormatFloat(v, 'f', -1, 64))
+				}
+			case sim.Choice:
+				for _, c := range p.Choices {
+					queries = append(queries, p.Name+"="+url.QueryEscape(c))
+				}
+			}
+		}
+		t.Run(l.Slug, func(t *testing.T) {
+			for _, q := range queries {
+				for _, p := range l.Plots {
+					path := "/lessons/" + l.Slug + "/plots/" + p.Name + ".svg?" + q
+					if status, _, body := fetch(t, "GET", ts.URL+path, nil); status != 200 {
+						t.Errorf("%s: got %d %.200s, want 200", path, status, body)
+					}
 				}
 			}
 		})

@@ -273,6 +273,11 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 		pl.Y.Min, pl.Y.Max = 1, 10
 		pl.X.Min, pl.X.Max = 0, 1
 	}
+	if p.LogY && pl.Y.Min >= pl.Y.Max {
+		// Every point at one height (bptt with truncation 1: only step T, at 1). gonum would
+		// widen the range to [y−1, y+1], which reaches 0 on a log axis: widen it by a decade.
+		pl.Y.Min, pl.Y.Max = pl.Y.Min/math.Sqrt(10), pl.Y.Max*math.Sqrt(10)
+	}
 	// Headroom above the curves for the legend, which sits at the top right.
 	if p.LogY {
 		pl.Y.Max *= math.Pow(pl.Y.Max/pl.Y.Min, legendHeadroom)

@@ -23,6 +23,7 @@ type Server struct {
 
 	catalog  []*lessons.Lesson // the lessons in lecture order
 	sessions sessionSet        // open lesson websockets, closed by Shutdown
+	parked   parking           // the runs of dropped connections, waiting for their pages
 	static   http.Handler      // package static's files with caching headers
 }
 
@@ -49,7 +50,7 @@ func newServer(logger *slog.Logger, catalog []*lessons.Lesson) (*Server, error) 
 }
 
 func (s *Server) routes() {
-	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.get("/healthz", s.healthz)
 	s.post("/api/v1/cell", s.cell)
 	s.post("/api/v1/bleu", s.bleu)
 	s.lessonRoutes()

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"net/http"
 	"net/url"
@@ -30,7 +31,10 @@ const (
 )
 
 // Close codes of docs/protocol.md beyond gorilla's names.
-const noCloseFrame = -1 // the close frame was already sent (gorilla's 1009, the echo of the page's close)
+const (
+	noCloseFrame  = -1   // the close frame was already sent (gorilla's 1009, the echo of the page's close)
+	closeReplaced = 4001 // the page reconnected on another connection, which now owns the run
+)
 
 // upgrader accepts lesson websockets from pages of this server only.
 var upgrader = websocket.Upgrader{
@@ -70,16 +74,26 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	values, problem := l.Params.Parse(q)
-	start, _ := strconv.Atoi(q.Get("step")) // a bad step is step 0; the page validates it too
+	start, _ := strconv.Atoi(q.Get("step"))            // a bad step is step 0; the page validates it too
+	seen, _ := strconv.ParseUint(q.Get("seq"), 10, 64) // a reconnecting page's last seq; numbers continue after it
+	var run *sim.Run
+	if name := q.Get("session"); name != "" && sameOrigin(r) { // a reconnecting page: its run, if still here
+		s.sessions.release(name, takeoverWait)
+		run, _ = s.parked.take(name, l.Slug, time.Now())
+	}
 	conn, err := upgrader.Upgrade(hijacker(w), r, nil)
 	if err != nil {
+		if run != nil {
+			s.parked.park(run.Session(), l.Slug, run, time.Now())
+		}
 		return // the upgrader has answered
 	}
 	ss := newSession(s, conn, l, values, problem, start)
+	ss.run, ss.seen = run, min(seen, sim.MaxSeq)
 	if !s.sessions.add(ss) {
 		ss.closeWith(websocket.CloseGoingAway, "the server is shutting down")
 	}
-	ss.run()
+	ss.serve()
 	s.sessions.remove(ss)
 }
 
@@ -111,8 +125,12 @@ type session struct {
 	conn    *websocket.Conn
 	lesson  *lessons.Lesson
 	values  sim.Values
-	problem error // an invalid value in the URL, reported after the first snapshot
-	start   int   // the step in the URL
+	problem error    // an invalid value in the URL, reported after the first snapshot
+	start   int      // the step in the URL
+	seen    uint64   // the last seq the page drew before it reconnected, or 0
+	run     *sim.Run // a parked run the page reconnected to, or nil: build one from values
+	name    string   // the run's session name, for a page that reconnects
+	simDone chan struct{}
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -127,9 +145,18 @@ type session struct {
 func newSession(s *Server, conn *websocket.Conn, l *lessons.Lesson, v sim.Values, problem error, start int) *session {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &session{
-		srv: s, conn: conn, lesson: l, values: v, problem: problem, start: start,
+		srv: s, conn: conn, lesson: l, values: v, problem: problem, start: start, name: rand.Text(),
 		ctx: ctx, cancel: cancel, commands: make(chan incoming, commandBuffer), box: newOutbox(outboxSize),
+		simDone: make(chan struct{}),
 	}
+}
+
+// parkOnExit reports whether the session ended because its connection broke, or
+// because its page reconnected elsewhere, so that its run should wait for the page.
+// A page that closed the socket, a shutdown and a failed model leave nothing to resume.
+func (ss *session) parkOnExit() bool {
+	code, _ := ss.closing()
+	return code == 0 || code == closeReplaced
 }
 
 // closeWith chooses the close frame (the first choice wins) and ends the session.
@@ -150,7 +177,7 @@ func (ss *session) closing() (int, string) {
 
 // run starts the three goroutines and returns when all have ended and the connection
 // is closed.
-func (ss *session) run() {
+func (ss *session) serve() {
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
@@ -185,7 +212,7 @@ func (ss *session) read() {
 			switch {
 			case errors.Is(err, websocket.ErrReadLimit): // gorilla has sent 1009
 				ss.closeWith(noCloseFrame, "")
-			case errors.As(err, &ce): // gorilla has echoed the page's close
+			case errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure: // gorilla has echoed the page's close
 				ss.closeWith(noCloseFrame, "")
 			}
 			return
@@ -210,16 +237,26 @@ func (ss *session) read() {
 // puts every encoded message on the outbox. A panic in the lesson's model ends this
 // session only: the page gets an error message and close code 1011.
 func (ss *session) simulate() {
+	defer close(ss.simDone)
+	run := ss.run
 	var last uint64 // the last seq sent, for the message after a panic
 	defer func() {
 		if p := recover(); p != nil {
 			ss.srv.log.Error("lesson model panicked", "lesson", ss.lesson.Slug, "query", ss.values.Query(),
 				"panic", p, "stack", string(debug.Stack()))
-			msg := sim.EncodeMessage(nil, sim.Header{Type: sim.ErrorMessage, Seq: last + 1, Meta: map[string]any{
+			var step, steps int
+			if run != nil {
+				step, steps = run.Step(), run.Steps()
+			}
+			msg := sim.EncodeMessage(nil, sim.Header{Type: sim.ErrorMessage, Seq: last + 1, Step: step, Steps: steps, Meta: map[string]any{
 				"message": "The lesson's model failed. This is a bug in Unroll and has been logged; reload the page to start again.",
 			}}, nil)
 			ss.box.pushFinal(sim.Encoded{Type: sim.ErrorMessage, Seq: last + 1, Data: msg})
 			ss.closeWith(websocket.CloseInternalServerErr, "the lesson's model failed")
+			return
+		}
+		if run != nil && ss.parkOnExit() {
+			ss.srv.parked.park(run.Session(), ss.lesson.Slug, run, time.Now())
 		}
 	}()
 	send := func(msgs ...sim.Encoded) bool {
@@ -232,16 +269,24 @@ func (ss *session) simulate() {
 		return true
 	}
 
-	run, err := sim.NewRun(ss.lesson.Params, ss.lesson.Build, ss.values)
-	if err != nil { // the URL's values build no model: start from the defaults
-		ss.problem = err
-		run, err = sim.NewRun(ss.lesson.Params, ss.lesson.Build, ss.lesson.Params.Defaults())
-		if err != nil {
-			panic(err) // the defaults must build: a bug in the lesson
+	if run == nil {
+		r, err := sim.NewRun(ss.lesson.Params, ss.lesson.Build, ss.values)
+		if err != nil { // the URL's values build no model: start from the defaults
+			ss.problem = err
+			r, err = sim.NewRun(ss.lesson.Params, ss.lesson.Build, ss.lesson.Params.Defaults())
+			if err != nil {
+				panic(err) // the defaults must build: a bug in the lesson
+			}
 		}
+		r.Seek(ss.start)
+		r.SetSession(ss.name)
+		run = r
+	} else {
+		ss.problem = nil // the parked run's values are the page's, already checked
 	}
-	run.Seek(ss.start)
-	if !send(run.Snapshot()) {
+	// The first snapshot; after a reconnect its seq continues after the page's last one.
+	first, _ := run.Apply(sim.Command{Type: sim.ResumeCommand, Seq: ss.seen})
+	if !send(first...) {
 		return
 	}
 	if ss.problem != nil && !send(run.Error(ss.problem)) {
@@ -406,6 +451,28 @@ func (set *sessionSet) all() []*session {
 		out = append(out, ss)
 	}
 	return out
+}
+
+// release ends the open session named name, if any (its page has reconnected on
+// another connection), and waits at most wait for it to park its run.
+func (set *sessionSet) release(name string, wait time.Duration) {
+	set.mu.Lock()
+	var old *session
+	for ss := range set.open {
+		if ss.name == name {
+			old = ss
+			break
+		}
+	}
+	set.mu.Unlock()
+	if old == nil {
+		return
+	}
+	old.closeWith(closeReplaced, "the page connected again")
+	select {
+	case <-old.simDone:
+	case <-time.After(wait):
+	}
 }
 
 // closeAll sends every open session a 1001 close and waits for them to end, at most

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -122,6 +123,7 @@ func TestSocketBadCommands(t *testing.T) {
 		{websocket.TextMessage, `{"v":1,"type":"step"`, "not a valid JSON object", ""},
 		{websocket.TextMessage, `{"v":1,"type":"fly"}`, `Unknown command "fly"`, ""},
 		{websocket.TextMessage, `{"v":1,"type":"seek"}`, `needs a "step" field`, "seek"},
+		{websocket.TextMessage, `{"v":1,"type":"play","speed":1e-10}`, "from 0.01 to 60", "play"}, // once a 1011: 1 s/speed overflowed the ticker
 		{websocket.TextMessage, `{"v":1,"type":"set","params":{"colour":"red"}}`, `no parameter "colour"`, "set"},
 		{websocket.TextMessage, `{"v":1,"type":"set","params":{"input":"xyz"}}`, "only use the letters", "set"},
 		{websocket.BinaryMessage, `{"v":1,"type":"step"}`, "JSON text messages", ""},
@@ -257,28 +259,109 @@ func TestSocketPanicIsolated(t *testing.T) {
 	waitNoSessions(t, s)
 }
 
+// TestSocketResume: a page whose connection broke reconnects naming its session and
+// its last seq (as socket.js does) and gets one snapshot of the run it left, trained
+// weights included, numbered after what it drew — not a rebuild from its URL.
 func TestSocketResume(t *testing.T) {
-	_, ts := newLessonServer(t)
+	s, ts := newLessonServer(t)
 	c := dial(t, ts, "/lessons/tiny/ws?hidden=5")
-	receive(t, c)
+	name := receive(t, c).Header.Session
+	if name == "" {
+		t.Fatal("the first snapshot names no session")
+	}
+	send(t, c, sim.Command{Type: sim.TrainCommand, Steps: 5})
+	for receive(t, c).Header.Type != sim.SnapshotMessage {
+	}
 	var last sim.Message
 	for range 3 {
 		send(t, c, sim.Command{Type: sim.StepCommand})
 		last = receive(t, c)
 	}
-	c.NetConn().Close()
-	// The page's URL now says step=3; it reconnects and resumes.
-	c2 := dial(t, ts, "/lessons/tiny/ws?hidden=5&step=3")
-	first := receive(t, c2)
-	send(t, c2, sim.Command{Type: sim.ResumeCommand, Seq: last.Header.Seq})
+	c.NetConn().Close() // the Wi-Fi drops: no close frame
+	waitParked(t, s, 1)
+
+	// The URL's step is stale on purpose: the parked run, not the URL, says where the page was.
+	c2 := dial(t, ts, fmt.Sprintf("/lessons/tiny/ws?hidden=5&step=1&session=%s&seq=%d", name, last.Header.Seq))
 	m := receive(t, c2)
-	if first.Header.Step != 3 || m.Header.Type != sim.SnapshotMessage || m.Header.Step != 3 || m.Header.Seq <= last.Header.Seq {
-		t.Fatalf("got %s at step %d seq %d, want a snapshot at step 3 with seq > %d", m.Header.Type, m.Header.Step, m.Header.Seq, last.Header.Seq)
+	if m.Header.Type != sim.SnapshotMessage || m.Header.Step != 3 || m.Header.Seq != last.Header.Seq+1 || m.Header.Session != name {
+		t.Fatalf("got %s at step %d seq %d session %q, want a snapshot at step 3, seq %d, session %q",
+			m.Header.Type, m.Header.Step, m.Header.Seq, m.Header.Session, last.Header.Seq+1, name)
 	}
-	// Same state, same numbers: H@3 of the snapshot equals H of the old frame.
 	h := m.Arrays[len(m.Arrays)-1]
 	if h.Name != "H@3" || !slices.Equal(h.Data, last.Arrays[3].Data) {
-		t.Errorf("got %s = %v, want H@3 = %v", h.Name, h.Data, last.Arrays[3].Data)
+		t.Errorf("got %s = %v, want the trained run's H@3 = %v", h.Name, h.Data, last.Arrays[3].Data)
+	}
+	untrained := dial(t, ts, "/lessons/tiny/ws?hidden=5&step=3")
+	if u := receive(t, untrained); slices.Equal(u.Arrays[len(u.Arrays)-1].Data, h.Data) {
+		t.Errorf("a fresh run from the URL has the same H@3 as the trained one: the test shows nothing")
+	}
+	send(t, c2, stepCommand)
+	if m := receive(t, c2); m.Header.Type != sim.FrameMessage || m.Header.Step != 4 || m.Header.Seq != last.Header.Seq+2 {
+		t.Errorf("after resuming: got %s at step %d seq %d, want the frame of step 4, seq %d", m.Header.Type, m.Header.Step, m.Header.Seq, last.Header.Seq+2)
+	}
+	if n := s.parked.len(); n != 0 {
+		t.Errorf("%d runs still parked after the page took its own back, want 0", n)
+	}
+}
+
+// TestSocketResumeUnknownSession: after a server restart (or parkTTL) the run is gone;
+// the page gets a run built from its URL, still numbered after its last seq.
+func TestSocketResumeUnknownSession(t *testing.T) {
+	_, ts := newLessonServer(t)
+	c := dial(t, ts, "/lessons/tiny/ws?hidden=5&step=3&session=gone&seq=41")
+	m := receive(t, c)
+	if m.Header.Type != sim.SnapshotMessage || m.Header.Step != 3 || m.Header.Seq != 42 || m.Header.Session == "gone" {
+		t.Errorf("got %s at step %d seq %d session %q, want a new session's snapshot at step 3 with seq 42", m.Header.Type, m.Header.Step, m.Header.Seq, m.Header.Session)
+	}
+}
+
+// TestSocketTakeover: a page may reconnect before the server notices its old
+// connection is dead; the old session is closed with 4001 and its run handed over.
+func TestSocketTakeover(t *testing.T) {
+	s, ts := newLessonServer(t)
+	old := dial(t, ts, "/lessons/tiny/ws")
+	name := receive(t, old).Header.Session
+	send(t, old, sim.Command{Type: sim.SeekCommand, Step: 5})
+	last := receive(t, old)
+	code := make(chan int, 1)
+	go func() { code <- closeCode(t, old) }()
+	c := dial(t, ts, fmt.Sprintf("/lessons/tiny/ws?session=%s&seq=%d", name, last.Header.Seq))
+	if m := receive(t, c); m.Header.Type != sim.SnapshotMessage || m.Header.Step != 5 || m.Header.Seq != last.Header.Seq+1 {
+		t.Errorf("got %s at step %d seq %d, want the old run's snapshot at step 5, seq %d", m.Header.Type, m.Header.Step, m.Header.Seq, last.Header.Seq+1)
+	}
+	if got := <-code; got != closeReplaced {
+		t.Errorf("the old connection: got close %d, want %d", got, closeReplaced)
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(s.sessions.all()) != 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("got %d open sessions, want 1 (the old one ends)", len(s.sessions.all()))
+		}
+	}
+}
+
+// TestSocketClosedPageParksNothing: a page that closes its socket (navigating away)
+// and a cross-origin page naming a session leave nothing parked and take nothing.
+func TestSocketClosedPageParksNothing(t *testing.T) {
+	s, ts := newLessonServer(t)
+	c := dial(t, ts, "/lessons/tiny/ws")
+	receive(t, c)
+	_ = c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, "page closed"))
+	closeCode(t, c)
+	waitNoSessions(t, s)
+	if n := s.parked.len(); n != 0 {
+		t.Errorf("got %d parked runs after a normal close, want 0", n)
+	}
+}
+
+// waitParked waits until n runs are parked.
+func waitParked(t *testing.T, s *Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for s.parked.len() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("got %d parked runs, want %d", s.parked.len(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

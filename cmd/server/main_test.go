@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -58,6 +60,22 @@ func TestServerStartsAndStops(t *testing.T) {
 	}
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("ready after %v, want about a second", took)
+	}
+
+	// A client that never finishes its headers (slow loris) is cut off at readHeaderTimeout.
+	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sent := time.Now()
+	if _, err := io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(readHeaderTimeout + 5*time.Second))
+	_, _ = io.ReadAll(conn) // until the server closes it
+	if took := time.Since(sent); took < readHeaderTimeout-time.Second || took > readHeaderTimeout+3*time.Second {
+		t.Errorf("half-sent headers: the server closed the connection after %v, want about %v", took.Round(time.Millisecond), readHeaderTimeout)
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {

@@ -74,7 +74,10 @@ function start(root) {
     onStatus(state, seconds) {
       const el = tid("conn");
       el.dataset.state = state;
-      el.textContent = state === "live" ? "live" : state === "retry" ? `reconnecting in ${seconds.toFixed(1)} s…` : state === "bad" ? "bad message from server" : "connecting…";
+      el.textContent = state === "retry" ? `reconnecting in ${seconds.toFixed(1)} s…` : {
+        live: "live", bad: "bad message from server", connecting: "connecting…",
+        replaced: "opened again elsewhere: reload to continue here",
+      }[state];
     },
   });
   window.addEventListener("pagehide", () => sock.close());

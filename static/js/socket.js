@@ -1,9 +1,11 @@
 // socket.js is the one module that owns the lesson websocket: it connects, decodes the
 // binary server messages of docs/protocol.md, sends JSON commands, and after an
-// unexpected close reconnects with jittered exponential backoff and sends "resume"
-// with the last sequence number it saw.
+// unexpected close reconnects with jittered exponential backoff, naming the session
+// of its last snapshot and the last sequence number it saw, so that the server hands
+// back the same run (trained weights, playing) and its numbers continue.
 
 export const VERSION = 1;
+const CLOSE_REPLACED = 4001; // this session's run went to a newer connection: do not fight it
 const BACKOFF_START = 0.5, BACKOFF_MAX = 10, JITTER = 0.5; // seconds, ±50 % (protocol.md)
 
 // decode turns one binary message into {header, arrays: Map name → {shape, data}}.
@@ -42,15 +44,14 @@ export function backoff(n, random = Math.random) {
 // the page's current state) and reports decoded messages to onMessage and the
 // connection's state to onStatus("live" | "connecting" | "retry", seconds).
 export function connect(url, { onMessage, onStatus }) {
-  let ws = null, attempts = 0, lastSeq = -1, closed = false, timer = 0, resuming = false;
+  let ws = null, attempts = 0, lastSeq = -1, session = "", closed = false, timer = 0;
 
   function open() {
     onStatus("connecting");
-    ws = new WebSocket(url());
+    let u = url();
+    if (lastSeq >= 0) u += `${u.includes("?") ? "&" : "?"}session=${encodeURIComponent(session)}&seq=${lastSeq}`;
+    ws = new WebSocket(u);
     ws.binaryType = "arraybuffer";
-    ws.onopen = () => {
-      if (resuming) ws.send(JSON.stringify({ v: VERSION, type: "resume", seq: lastSeq }));
-    };
     ws.onmessage = (ev) => {
       if (typeof ev.data === "string") return; // the server only sends binary
       let msg;
@@ -59,14 +60,15 @@ export function connect(url, { onMessage, onStatus }) {
       }
       attempts = 0;
       if (typeof msg.header.seq === "number") lastSeq = msg.header.seq;
+      if (typeof msg.header.session === "string") session = msg.header.session;
       onStatus("live");
       onMessage(msg);
     };
     ws.onclose = (ev) => {
       ws = null;
       if (closed) return;
+      if (ev.code === CLOSE_REPLACED) { onStatus("replaced", 0, ev.code); return; }
       const delay = backoff(attempts++);
-      resuming = lastSeq >= 0;
       onStatus("retry", delay / 1000, ev.code);
       timer = setTimeout(open, delay);
     };
