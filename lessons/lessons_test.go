@@ -340,3 +340,41 @@ func arrayOf(f sim.Frame, name string) []float64 {
 	}
 	return nil
 }
+
+// TestTrainingReplays: a lesson's model is determined by its values and the number of
+// training steps it has taken (sim.Run.Trained), which is what a page's URL records
+// (trained=N) and what the server replays for a shared URL and an export.
+func TestTrainingReplays(t *testing.T) {
+	const n = 2
+	for _, l := range Catalog() {
+		if !l.Trains {
+			continue
+		}
+		t.Run(l.Slug, func(t *testing.T) {
+			build := func(steps int) sim.Model {
+				m, err := l.Build(l.Params.Defaults())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.Replay(m, steps); err != nil {
+					t.Fatal(err)
+				}
+				return m
+			}
+			frames := func(m sim.Model) []sim.Frame {
+				out := []sim.Frame{m.Static()}
+				for s := 1; s <= m.Steps(); s++ {
+					out = append(out, m.At(s))
+				}
+				return out
+			}
+			a, b, fresh := frames(build(n)), frames(build(n)), frames(build(0))
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("two models trained %d steps from the same values show different frames", n)
+			}
+			if reflect.DeepEqual(a, fresh) {
+				t.Errorf("training %d steps changed no frame", n)
+			}
+		})
+	}
+}

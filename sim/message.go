@@ -36,12 +36,13 @@ type Header struct {
 	Arrays []ArraySpec    `json:"arrays"`
 	Meta   map[string]any `json:"meta,omitempty"`
 
-	// Playing is sent with every snapshot and frame; Params, Speed, Static and Session
-	// with snapshots only.
+	// Playing is sent with every snapshot and frame; Params, Speed, Static, Trained and
+	// Session with snapshots only.
 	Playing bool           `json:"playing"`
 	Params  Values         `json:"params,omitempty"`
 	Speed   float64        `json:"speed,omitempty"`
 	Static  map[string]any `json:"static,omitempty"`
+	Trained int            `json:"trained,omitempty"` // optimisation steps since the model was built (Run.Trained)
 	Session string         `json:"session,omitempty"` // the run's name for a reconnecting page (Run.SetSession)
 }
 
@@ -131,6 +132,10 @@ func appendHeader(b []byte, h Header, arrays []Array) []byte {
 		b = strconv.AppendFloat(b, h.Speed, 'g', -1, 64)
 		b = append(b, `,"static":`...)
 		b = appendJSON(b, h.Static)
+		if h.Trained > 0 {
+			b = append(b, `,"trained":`...)
+			b = strconv.AppendInt(b, int64(h.Trained), 10)
+		}
 		if h.Session != "" {
 			b = append(b, `,"session":`...)
 			b = appendString(b, h.Session)

@@ -43,6 +43,7 @@ type Run struct {
 	speed   float64
 	train   trainState
 	seq     uint64 // the last seq used
+	trained int    // TrainSteps taken since the model was built
 	session string // the name snapshots carry, set by the owner (SetSession)
 
 	scratch []byte // EncodeMessage's buffer, reused
@@ -93,6 +94,7 @@ func (r *Run) rebuild(v Values) error {
 	r.frames = make([]*Frame, n)
 	r.step = min(r.step, n)
 	r.train = trainState{}
+	r.trained = 0
 	return nil
 }
 
@@ -249,6 +251,7 @@ func (r *Run) Continue() []Encoded {
 		return []Encoded{r.Error(&CommandError{Command: string(TrainCommand), Msg: "training stopped: " + strings.TrimPrefix(err.Error(), "models: ")}), r.Snapshot()}
 	}
 	checkFrame("train", f)
+	r.trained++
 	done := r.train.of - r.train.left
 	if every := max(1, r.train.of/trainReports); done%every != 0 && done != r.train.of {
 		return nil
@@ -307,13 +310,36 @@ func (r *Run) Snapshot() Encoded {
 	}
 	return r.encode(Header{
 		Type: SnapshotMessage, Meta: meta, Playing: r.playing,
-		Params: r.values, Speed: r.speed, Static: r.static.Meta, Session: r.session,
+		Params: r.values, Speed: r.speed, Static: r.static.Meta, Trained: r.trained, Session: r.session,
 	}, arrays)
 }
 
 // SetSession names the run in its snapshots, so that a page that lost its connection
 // can ask for this run again. The name means nothing to the run.
 func (r *Run) SetSession(name string) { r.session = name }
+
+// Trained is how many optimisation steps the model has taken since it was built (by
+// NewRun or a set). A model is deterministic in its values and this count: building it
+// and training it Trained steps gives it again (lessons.Replay).
+func (r *Run) Trained() int { return r.trained }
+
+// Replay trains a model fresh from its Builder n steps, as a Run's train commands
+// would, so that an export can show the model a page trained.
+func Replay(m Model, n int) error {
+	if n == 0 {
+		return nil
+	}
+	t, ok := m.(Trainer)
+	if !ok {
+		return errors.New("sim: this lesson's model does not train")
+	}
+	for i := range n {
+		if _, err := t.TrainStep(); err != nil {
+			return fmt.Errorf("sim: training step %d of %d: %w", i+1, n, err)
+		}
+	}
+	return nil
+}
 
 // Session is the name SetSession gave.
 func (r *Run) Session() string { return r.session }

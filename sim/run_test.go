@@ -303,6 +303,21 @@ func TestRunTrain(t *testing.T) {
 	if got := last.Header.Static["trained"]; got != 3.0 {
 		t.Errorf("static meta trained = %v after 3 steps, want 3: the static frame was not re-read", got)
 	}
+	if last.Header.Trained != 3 || r.Trained() != 3 {
+		t.Errorf("snapshot trained = %d, Run.Trained = %d after 3 steps, want 3", last.Header.Trained, r.Trained())
+	}
+	// The same model, built afresh and replayed 3 steps, shows the same frames.
+	replayed, _ := buildGRU(r.Values())
+	if err := Replay(replayed, 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := replayed.At(8).Arrays[1].Data; fmt.Sprint(got) != fmt.Sprint(r.frame(8).Arrays[1].Data) {
+		t.Errorf("Z at step 8 after Replay(3): got %v, want the trained run's %v", got, r.frame(8).Arrays[1].Data)
+	}
+	r.Apply(Command{Type: SetCommand, Params: map[string]string{"seed": "2"}})
+	if r.Trained() != 0 {
+		t.Errorf("after a set: Trained = %d, want 0 (a new model)", r.Trained())
+	}
 
 	// A model that does not train refuses.
 	plain, _ := NewRun(gruSpecs, func(v Values) (Model, error) {

@@ -435,6 +435,16 @@ func TestBrowserReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForJS(t, ctx, "stepping after the reconnect", stepReadJS+` === 3`)
+
+	// The trained model is in the URL: a fresh tab on it trains the same model again.
+	waitForJS(t, ctx, "trained=5 and step=3 in the URL", `(q => q.get("trained") === "5" && q.get("step") === "3")(new URLSearchParams(location.search))`)
+	shared := evalJS[string](t, ctx, `location.href`)
+	tab, cancel := chromedp.NewContext(ctx)
+	defer cancel()
+	if err := chromedp.Do(tab, chromedp.Navigate(shared)); err != nil {
+		t.Fatalf("opening the shared URL: %v", err)
+	}
+	waitForJS(t, tab, "the shared URL's trained model", `document.body.dataset.stream === "live" && `+trainedFact+` && `+stepReadJS+` === 3`)
 	for _, e := range errs.list() {
 		if !strings.Contains(e, "WebSocket") { // Chromium logs the dropped connection itself
 			t.Errorf("console error: %s", e)
@@ -553,5 +563,55 @@ func TestBrowserDecodesGoldenMessages(t *testing.T) {
 		if !reflect.DeepEqual(got.Arrays, g.Arrays) && !(len(got.Arrays) == 0 && len(g.Arrays) == 0) {
 			t.Errorf("%s: page read arrays %v, want %v", file, got.Arrays, g.Arrays)
 		}
+	}
+}
+
+// TestBrowserBadInput: a value the server refuses is explained next to its field and
+// changes nothing else — not the panels, not the URL, not the history; a speed chosen
+// while paused survives a reset.
+func TestBrowserBadInput(t *testing.T) {
+	ctx := startBrowser(t)
+	srv := browserServer(t)
+	errs := watchConsole(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?step=2")); err != nil {
+		t.Fatalf("loading the page: %v", err)
+	}
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && `+stepReadJS+` === 2`)
+	url, hist := evalJS[string](t, ctx, `location.href`), evalJS[int](t, ctx, `history.length`)
+	seq := evalJS[int](t, ctx, `Number(document.body.dataset.seq)`)
+
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`[data-testid=param-input]`), "@@ garbage")); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the refusal", `!document.querySelector('[data-testid=error]').hidden`)
+	waitForJS(t, ctx, "the note under the field", `(n => n && !n.hidden && n.textContent.length > 0)(document.querySelector('[data-testid=note-input]'))`)
+	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=param-input]').getAttribute("aria-invalid")`); got != "true" {
+		t.Errorf("the refused field: aria-invalid = %q, want true", got)
+	}
+	if got := evalJS[string](t, ctx, `location.href`); got != url {
+		t.Errorf("after a refused value the URL is %s, want it unchanged: %s", got, url)
+	}
+	if got := evalJS[int](t, ctx, `history.length`); got != hist {
+		t.Errorf("after a refused value history has %d entries, want %d", got, hist)
+	}
+	if got := evalJS[int](t, ctx, stepReadJS); got != 2 {
+		t.Errorf("after a refused value the page is at step %d, want 2", got)
+	}
+	if got := evalJS[int](t, ctx, `Number(document.body.dataset.seq)`); got != seq {
+		t.Errorf("after a refused value the page drew seq %d, want %d still (no new state)", got, seq)
+	}
+
+	// A speed chosen while paused is the speed after a reset.
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`[data-testid=speed]`), "20"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=speed]').dispatchEvent(new Event("input"))`),
+		chromedp.Click(chromedp.CSS(`[data-testid=reset]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the reset", stepReadJS+` === 0`)
+	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=speed]').value`); got != "20" {
+		t.Errorf("speed after a reset: got %s, want the 20 chosen before it", got)
+	}
+	for _, e := range errs.list() {
+		t.Errorf("console error: %s", e)
 	}
 }

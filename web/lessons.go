@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -164,4 +165,21 @@ func newStaticHandler() (http.Handler, error) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		files.ServeHTTP(w, r) // answers If-None-Match with 304 using the ETag
 	}), nil
+}
+
+// trainedSteps reads "trained", the optimisation steps a page's model has taken since
+// it was built: 0 when absent, at most sim.MaxTrainSteps (one train command's worth).
+func trainedSteps(q url.Values) (int, error) {
+	raw := q.Get("trained")
+	if raw == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 || n > sim.MaxTrainSteps {
+		if len(raw) > 20 {
+			raw = raw[:20] + "…"
+		}
+		return 0, fmt.Errorf("trained must be a whole number of training steps from 0 to %d, got %q", sim.MaxTrainSteps, raw)
+	}
+	return n, nil
 }

@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"unroll/lessons"
+	"unroll/sim"
 )
 
 // Size of an exported plot: a 16:9 slide figure; at plotDPI the PNG is 1600×900 px.
@@ -146,11 +147,19 @@ func (s *Server) plotExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	trained, err := trainedSteps(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	if !s.acquire(w, r) {
 		return
 	}
 	defer s.release()
 	m, err := l.Build(v)
+	if err == nil {
+		err = sim.Replay(m, trained) // the model the page trained, trained again from the seed
+	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "sim: "))
 		return

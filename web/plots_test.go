@@ -51,6 +51,29 @@ func TestPlotExport(t *testing.T) {
 	}
 }
 
+// TestPlotExportTrained: an export of a URL with trained=N draws the model trained N
+// steps from the seed, as the page showed it.
+func TestPlotExportTrained(t *testing.T) {
+	_, ts := newLessonServer(t)
+	get := func(q string) string {
+		status, _, body := fetch(t, "GET", ts.URL+"/lessons/tiny/plots/state.svg?"+q, nil)
+		if status != 200 {
+			t.Fatalf("%s: got %d %.200s", q, status, body)
+		}
+		return body
+	}
+	untrained, trained := get("seed=2"), get("seed=2&trained=5")
+	if untrained == trained {
+		t.Errorf("the export with trained=5 is the untrained model's")
+	}
+	if again := get("seed=2&trained=5"); again != trained {
+		t.Errorf("two exports of the same trained URL differ")
+	}
+	if status, _, body := fetch(t, "GET", ts.URL+"/lessons/tiny/plots/state.svg?trained=-1", nil); status != 400 || !strings.Contains(body, "trained must be") {
+		t.Errorf("trained=-1: got %d %.200s, want 400 naming trained", status, body)
+	}
+}
+
 func TestPlotExportErrors(t *testing.T) {
 	_, ts := newLessonServer(t)
 	tests := []struct {

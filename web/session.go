@@ -76,6 +76,10 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	values, problem := l.Params.Parse(q)
 	start, _ := strconv.Atoi(q.Get("step"))            // a bad step is step 0; the page validates it too
 	seen, _ := strconv.ParseUint(q.Get("seq"), 10, 64) // a reconnecting page's last seq; numbers continue after it
+	replay, err := trainedSteps(q)
+	if err != nil && problem == nil {
+		problem = err
+	}
 	var run *sim.Run
 	if name := q.Get("session"); name != "" && sameOrigin(r) { // a reconnecting page: its run, if still here
 		s.sessions.release(name, takeoverWait)
@@ -89,7 +93,7 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader has answered
 	}
 	ss := newSession(s, conn, l, values, problem, start)
-	ss.run, ss.seen = run, min(seen, sim.MaxSeq)
+	ss.run, ss.seen, ss.replay = run, min(seen, sim.MaxSeq), replay
 	if !s.sessions.add(ss) {
 		ss.closeWith(websocket.CloseGoingAway, "the server is shutting down")
 	}
@@ -128,6 +132,7 @@ type session struct {
 	problem error    // an invalid value in the URL, reported after the first snapshot
 	start   int      // the step in the URL
 	seen    uint64   // the last seq the page drew before it reconnected, or 0
+	replay  int      // training steps the URL says the model had taken (trained=N), retaken on start
 	run     *sim.Run // a parked run the page reconnected to, or nil: build one from values
 	name    string   // the run's session name, for a page that reconnects
 	simDone chan struct{}
@@ -291,6 +296,13 @@ func (ss *session) simulate() {
 	}
 	if ss.problem != nil && !send(run.Error(ss.problem)) {
 		return
+	}
+	if ss.run == nil && ss.replay > 0 {
+		// The URL shows a model trained N steps: train it again, with the progress on screen.
+		msgs, _ := run.Apply(sim.Command{Type: sim.TrainCommand, Steps: ss.replay})
+		if !send(msgs...) {
+			return
+		}
 	}
 
 	var pace pacer

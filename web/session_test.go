@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -393,5 +394,42 @@ func TestShutdownClosesSockets(t *testing.T) {
 	_, resp, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/lessons/tiny/ws", nil)
 	if err == nil || resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("after shutdown: got %v, %v; want 503", err, resp)
+	}
+}
+
+// TestSocketReplaysTrained: a URL with trained=N (a page that trained its model) gets
+// the same model back: the server trains it again from the seed, with progress shown.
+func TestSocketReplaysTrained(t *testing.T) {
+	_, ts := newLessonServer(t)
+	trainedBy := func(path string, cmd bool) sim.Message {
+		c := dial(t, ts, path)
+		first := receive(t, c)
+		if cmd {
+			send(t, c, sim.Command{Type: sim.TrainCommand, Steps: 3})
+		} else if first.Header.Trained != 0 {
+			t.Errorf("%s: the first snapshot says trained %d, want 0 (before the replay)", path, first.Header.Trained)
+		}
+		for {
+			m := receive(t, c)
+			if m.Header.Type == sim.SnapshotMessage {
+				return m
+			}
+			if m.Header.Type != sim.TrainMessage {
+				t.Fatalf("%s: got %s %v, want training progress", path, m.Header.Type, m.Header.Meta)
+			}
+		}
+	}
+	want := trainedBy("/lessons/tiny/ws?step=4", true)
+	got := trainedBy("/lessons/tiny/ws?step=4&trained=3", false)
+	if got.Header.Trained != 3 || want.Header.Trained != 3 || got.Header.Step != 4 {
+		t.Fatalf("trained: got %d at step %d (replayed) and %d (commanded), want 3 at step 4", got.Header.Trained, got.Header.Step, want.Header.Trained)
+	}
+	if !reflect.DeepEqual(got.Arrays, want.Arrays) {
+		t.Errorf("the replayed model's snapshot differs from the one trained by a command")
+	}
+	c := dial(t, ts, "/lessons/tiny/ws?trained=lots")
+	receive(t, c)
+	if m := receive(t, c); m.Header.Type != sim.ErrorMessage || !strings.Contains(m.Header.Meta["message"].(string), "Trained must be a whole number") {
+		t.Errorf("trained=lots: got %s %v, want an error naming trained", m.Header.Type, m.Header.Meta)
 	}
 }

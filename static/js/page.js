@@ -26,6 +26,7 @@ const DRAW = { heatmap, bars, line, graph, tokens, topk, ngrams, table, scatter,
 const URL_EVERY_MS = 250; // step changes while playing rewrite the URL at most this often
 const GAP_FILL_MS = 150; // after a seek, wait this long for the scrubber to settle before asking for a snapshot
 const ERROR_SHOW_MS = 10000;
+const MAX_COMMAND_BYTES = 16 << 10; // sim.MaxCommandBytes: a larger command closes the socket
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
@@ -60,12 +61,15 @@ function start(root) {
   const sock = connect(() => wsURL(slug), {
     onMessage(msg) {
       const type = msg.header.type;
-      if (type === "snapshot") { applySnapshot(store, msg); setInFlight = false; flushSet(); syncControls(); writeURL("replace"); }
+      if (type === "snapshot") {
+        applySnapshot(store, msg); setInFlight = false; flushSet(); syncControls();
+        writeURL(accepted || "replace"); accepted = null; // an edit enters the history once the server took it
+      }
       else if (type === "frame") { applyFrame(store, msg); writeURLSoon(); if (gaps(store)) fillGapsSoon(); }
       else if (type === "train") applyTrain(store, msg);
       else if (type === "error") {
         const meta = msg.header.meta || {};
-        if (meta.command === "set") { setInFlight = false; flushSet(); }
+        if (meta.command === "set") { setInFlight = false; accepted = null; flushSet(); }
         if (meta.command === "train") store.train.running = false;
         showError(meta);
       }
@@ -134,8 +138,16 @@ function start(root) {
   // ---- commands ----
   const send = (cmd) => sock.send(cmd);
   let setInFlight = false, queuedSet = null; // at most one "set" awaits its snapshot; the newest change waits
-  function setParams(params) {
-    queuedSet = { ...(queuedSet || {}), ...params };
+  let accepted = null; // how the next accepted "set" enters the history: "push" (a new edit) or "replace"
+  function setParams(params, how = "push") {
+    const next = { ...(queuedSet || {}), ...params };
+    const bytes = new TextEncoder().encode(JSON.stringify({ v: 1, type: "set", params: next })).length;
+    if (bytes > MAX_COMMAND_BYTES) { // the server would close the socket (1009): say so here instead
+      showError({ message: `That is too long to send (${bytes} bytes; the limit is ${MAX_COMMAND_BYTES}). Nothing was changed.` });
+      return;
+    }
+    queuedSet = next;
+    accepted = accepted === "push" ? "push" : how;
     flushSet();
   }
   function flushSet() {
@@ -173,7 +185,9 @@ function start(root) {
     gapTimer = setTimeout(() => { if (!scrubbing && gaps(store)) send({ type: "resume", seq: store.seq }); }, GAP_FILL_MS);
   }
 
+  let chosenSpeed = null; // the student's speed; the server learns it with the next play
   speed.addEventListener("input", () => {
+    chosenSpeed = Number(speed.value);
     tid("speed-readout").textContent = `${speed.value}/s`;
     if (store.playing) send({ type: "play", speed: Number(speed.value) });
   });
@@ -183,19 +197,40 @@ function start(root) {
   for (const c of controls) {
     const name = c.dataset.param;
     const out = tid(`value-${name}`);
-    // a drag or an edit is one history entry: its first change pushes, the rest replace
+    // A drag or an edit is one history entry: its first change pushes, the rest replace.
+    // The URL changes only when the server has accepted the value (see onMessage).
     let editing = false;
-    const record = () => { writeURL(editing ? "replace" : "push", { [name]: c.value }); editing = true; };
+    const edit = (value) => { setParams({ [name]: value }, editing ? "replace" : "push"); editing = true; };
     if (c.type === "range") {
-      c.addEventListener("input", () => { if (out) out.textContent = c.value; setParams({ [name]: c.value }); record(); });
+      c.addEventListener("input", () => { if (out) out.textContent = c.value; edit(c.value); });
       c.addEventListener("change", () => { editing = false; });
     } else if (c.type === "text") {
       let timer = 0;
-      c.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => { setParams({ [name]: c.value }); record(); }, 300); });
-      c.addEventListener("change", () => { clearTimeout(timer); setParams({ [name]: c.value }); record(); editing = false; });
+      c.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => edit(c.value), 300); });
+      c.addEventListener("change", () => { clearTimeout(timer); edit(c.value); editing = false; });
+      c.addEventListener("paste", (e) => { // maxlength cuts a long paste silently: say so
+        const pasted = (e.clipboardData && e.clipboardData.getData("text")) || "";
+        const room = c.maxLength - (c.value.length - (c.selectionEnd - c.selectionStart));
+        if (c.maxLength > 0 && pasted.length > room) {
+          fieldNote(c, `The pasted text was cut to fit: this field takes at most ${c.maxLength} characters.`);
+        }
+      });
     } else {
-      c.addEventListener("change", () => { setParams({ [name]: valueOf(c) }); writeURL("push", { [name]: valueOf(c) }); });
+      c.addEventListener("change", () => setParams({ [name]: valueOf(c) }));
     }
+  }
+  // fieldNote shows a message under one control (its .param box) until the control changes.
+  function fieldNote(c, message) {
+    const box = c.closest(".param") || c.parentElement;
+    let note = box.querySelector(".field-note");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "field-note"; note.setAttribute("role", "status");
+      note.dataset.testid = `note-${c.dataset.param}`;
+      box.append(note);
+      c.addEventListener("input", () => { note.hidden = true; c.removeAttribute("aria-invalid"); });
+    }
+    note.textContent = message; note.hidden = false;
   }
   function syncControls() { // the snapshot's canonical values back into the controls
     for (const c of controls) {
@@ -205,7 +240,7 @@ function start(root) {
       const out = tid(`value-${c.dataset.param}`);
       if (out) out.textContent = v;
     }
-    speed.value = String(store.speed);
+    speed.value = String(chosenSpeed ?? store.speed);
     tid("speed-readout").textContent = `${speed.value}/s`;
   }
 
@@ -227,6 +262,7 @@ function start(root) {
     const q = new URLSearchParams();
     for (const k of Object.keys(params).sort()) q.set(k, params[k]);
     if (store.step > 0) q.set("step", String(store.step));
+    if (store.trained > 0) q.set("trained", String(store.trained)); // the server trains it again from the seed
     return q.toString();
   }
   function writeURL(how, overrides) {
@@ -245,7 +281,7 @@ function start(root) {
     const q = new URLSearchParams(location.search);
     const changes = {};
     for (const k of Object.keys(store.params)) if (q.has(k) && q.get(k) !== store.params[k]) changes[k] = q.get(k);
-    if (Object.keys(changes).length) setParams(changes);
+    if (Object.keys(changes).length) setParams(changes, "replace"); // the history already has this entry
     const step = Number(q.get("step") || 0);
     if (step !== store.step) send({ type: "seek", step });
   });
@@ -258,7 +294,15 @@ function start(root) {
     el.hidden = false;
     clearTimeout(errTimer);
     errTimer = setTimeout(() => { el.hidden = true; }, ERROR_SHOW_MS);
-    syncControls(); // a rejected value snaps back
+    if (meta.command === "set") { // the text being typed stays for fixing; it is marked and told why
+      for (const c of controls) {
+        if (c.type === "text" && c.value !== store.params[c.dataset.param]) {
+          c.setAttribute("aria-invalid", "true");
+          fieldNote(c, meta.message);
+        }
+      }
+    }
+    syncControls(); // a rejected slider or choice snaps back
   }
 
   const links = linkSymbols(panels, store, schedule);

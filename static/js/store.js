@@ -4,7 +4,7 @@
 
 export function createStore() {
   return {
-    seq: -1, step: 0, steps: 0, params: {}, playing: false, speed: 4,
+    seq: -1, step: 0, steps: 0, params: {}, playing: false, speed: 4, trained: 0,
     staticMeta: {}, staticArrays: new Map(),
     perStep: new Map(), // name → array indexed by t of {shape, data}
     shapes: new Map(), // name → shape of a per-step array, remembered across steps
@@ -27,6 +27,7 @@ export function applySnapshot(s, { header, arrays }) {
   s.params = header.params || s.params;
   s.playing = !!header.playing;
   if (header.speed) s.speed = header.speed;
+  s.trained = header.trained || 0; // optimisation steps since the model was built: part of the URL
   s.staticMeta = header.static || {};
   s.staticArrays = new Map(); s.perStep = new Map(); s.metaAt = [];
   for (const [name, a] of arrays) {
