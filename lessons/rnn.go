@@ -38,7 +38,8 @@ const (
 	charMaxPrompt  = 40   // a prompt must fit the page's heatmaps
 )
 
-// CharVocab lists the characters of CharCorpus in sorted order ("\n" shown as ⏎).
+// CharVocab lists the characters of CharCorpus in sorted order (the newline is "\n";
+// the pages show it as ↵ and the space as ␣, see shownChar).
 var CharVocab = func() []string {
 	seen := map[rune]bool{}
 	for _, r := range CharCorpus {
@@ -53,6 +54,23 @@ var CharVocab = func() []string {
 }()
 
 func charID(s string) int { return slices.Index(CharVocab, s) }
+
+// newlineShown stands for "\n" where a character is shown as text, as SpaceToken
+// (␣) stands for the space: both are invisible in a sentence of the facts.
+const newlineShown = "↵"
+
+// shownChar is the character c of CharVocab as the page writes it in running text:
+// ␣ for the space, ↵ for the newline, c itself otherwise (static/js/panels/common.js
+// token draws the same in the panels).
+func shownChar(c string) string {
+	switch c {
+	case " ":
+		return SpaceToken
+	case "\n":
+		return newlineShown
+	}
+	return c
+}
 
 // CharLM is the lecture's architecture A as a character-level language model: a
 // vanilla RNN whose hidden state feeds the next step, and an output at every step,
@@ -199,7 +217,7 @@ func sample(p []float64, rng *rand.Rand) int {
 	return len(p) - 1
 }
 
-// ParsePrompt turns a typed prompt into character ids (lowercased; a newline is ⏎).
+// ParsePrompt turns a typed prompt into character ids (lowercased).
 func ParsePrompt(text string) ([]int, error) {
 	text = strings.ToLower(text)
 	var ids []int
@@ -297,6 +315,11 @@ func (m *rnnModel) inputs() []int {
 	return append(slices.Clone(m.prompt), m.gen...)
 }
 
+// Static holds what does not change with the step. "tokens" lists every character
+// read, x_1 … x_T: the first "prompt_len" are the prompt, typed and known from the
+// start; the others are the model's samples, x_t drawn at step t − 1, so a panel
+// shows x_t for t > prompt_len only once step t is drawn (each step's frame also
+// carries its own "token"). What has been written so far is the per-step "written".
 func (m *rnnModel) Static() sim.Frame {
 	m.run()
 	all := m.inputs()
@@ -304,15 +327,10 @@ func (m *rnnModel) Static() sim.Frame {
 	for i, id := range all {
 		tokens[i] = CharVocab[id]
 	}
-	var text strings.Builder
-	for _, id := range m.gen {
-		text.WriteString(CharVocab[id])
-	}
 	meta := map[string]any{
 		"tokens":       tokens,
 		"prompt_len":   len(m.prompt),
-		"generated":    text.String(),
-		"vocabulary":   CharVocab,
+		"vocab":        CharVocab, // the labels of X_t's and P's entries, by index
 		"hidden":       CharHidden,
 		"params":       m.lm.Params().Count(),
 		"architecture": "A",
@@ -329,6 +347,23 @@ func (m *rnnModel) Static() sim.Frame {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}
 	return sim.Frame{Meta: meta}
+}
+
+// written is the text the model has sampled by step t: from the prompt's last step
+// P on, step t draws x_{t+1}, so it is x_{P+1} … x_{t+1} (at most the n samples),
+// with a newline shown as ↵.
+func (m *rnnModel) written(t int) string {
+	m.run()
+	k := min(len(m.gen), t-len(m.prompt)+1)
+	var text strings.Builder
+	for _, id := range m.gen[:max(0, k)] {
+		c := CharVocab[id]
+		if c == "\n" {
+			c = newlineShown
+		}
+		text.WriteString(c)
+	}
+	return text.String()
 }
 
 func (m *rnnModel) At(t int) sim.Frame {
@@ -351,9 +386,12 @@ func (m *rnnModel) At(t int) sim.Frame {
 	if t < len(all) { // the last step's prediction is not sampled
 		meta["next"] = CharVocab[all[t]]
 	}
+	if w := m.written(t); w != "" {
+		meta["written"] = w
+	}
 	pb := m.stepsB[t-1].Probs
-	meta["A_guess"] = fmt.Sprintf("%s (p = %.3f)", CharVocab[order[0]], st.Probs[order[0]])
-	meta["B_guess"] = fmt.Sprintf("%s (p = %.3f)", CharVocab[argmax(pb)], pb[argmax(pb)])
+	meta["A_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(CharVocab[order[0]]), st.Probs[order[0]])
+	meta["B_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(CharVocab[argmax(pb)]), pb[argmax(pb)])
 	if pc := m.stepsC[t-1].Probs; pc != nil {
 		meta["C_output"] = fmt.Sprintf("%s (p = %.3f)", ArchCClasses[argmax(pc)], pc[argmax(pc)])
 	} else {
@@ -420,8 +458,8 @@ var rnnLesson = &Lesson{
 		{Name: "prompt", Label: "prompt", Kind: sim.Text, Default: "the sea ", MaxLen: charMaxPrompt,
 			Help: "Lowercase letters, space, comma and full stop."},
 		{Name: "length", Label: "characters to write", Kind: sim.Int, Default: "60", Min: 0, Max: 120, Step: 1},
-		{Name: "temperature", Label: "temperature τ", Kind: sim.Float, Default: "0.8", Min: 0.1, Max: 2, Step: 0.05, Symbol: `\tau`},
-		{Name: "topk", Label: "top-k shown", Kind: sim.Int, Default: "5", Min: 1, Max: 10, Step: 1, Symbol: "k"},
+		{Name: "temperature", Label: "temperature", Kind: sim.Float, Default: "0.8", Min: 0.1, Max: 2, Step: 0.05, Symbol: `\tau`},
+		{Name: "topk", Label: "most likely characters shown", Kind: sim.Int, Default: "5", Min: 1, Max: 10, Step: 1, Symbol: "k"},
 		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
 			Help: "Draws the samples, and the random start of training from scratch."},
 	},

@@ -3,8 +3,13 @@ package lessons
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+
+	"unroll/sim"
 )
 
 func TestCharCheckpoint(t *testing.T) {
@@ -99,7 +104,121 @@ func TestCharTrainFromScratch(t *testing.T) {
 	if last > 0.75*first {
 		t.Errorf("loss after %d steps: got %v want ≤ 0.75 × the first (%v)", steps, last, first)
 	}
-	if a.Static().Meta["generated"] != b.Static().Meta["generated"] {
+	if T := a.Steps(); a.At(T).Meta["written"] != b.At(T).Meta["written"] {
 		t.Errorf("same seed, same training: different samples")
+	}
+}
+
+// buildRNNWith builds the rnn lesson's model with the defaults and the given changes.
+func buildRNNWith(t *testing.T, changes map[string]string) *rnnModel {
+	t.Helper()
+	v := rnnLesson.Params.Defaults()
+	for k, x := range changes {
+		v[k] = x
+	}
+	m, err := rnnLesson.Build(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(*rnnModel)
+}
+
+// TestRNNTopK: every step sends exactly k candidates (the slider's value, up to its
+// maximum), most probable first, each p equal to that character's P entry.
+func TestRNNTopK(t *testing.T) {
+	for _, k := range []int{1, 5, 10} {
+		m := buildRNNWith(t, map[string]string{"topk": strconv.Itoa(k), "temperature": "2"})
+		for step := 1; step <= m.Steps(); step++ {
+			f := m.At(step)
+			top := f.Meta["topk"].([]map[string]any)
+			if len(top) != k {
+				t.Fatalf("k = %d, step %d: got %d candidates want %d", k, step, len(top), k)
+			}
+			probs := f.Arrays[slices.IndexFunc(f.Arrays, func(a sim.Array) bool { return a.Name == "P" })].Data
+			for i, e := range top {
+				p, id := e["p"].(float64), charID(e["token"].(string))
+				if id < 0 || p != round4(probs[id]) {
+					t.Fatalf("k = %d, step %d, rank %d: got %q with p = %v want a character of the vocabulary with p = P[id]", k, step, i+1, e["token"], p)
+				}
+				if i > 0 && p > top[i-1]["p"].(float64) {
+					t.Fatalf("k = %d, step %d: rank %d has p = %v > rank %d's %v", k, step, i+1, p, i, top[i-1]["p"])
+				}
+			}
+		}
+	}
+}
+
+// TestRNNSampleTokens: the static tokens are the inputs x_1 … x_T, each step's own
+// "token" is x_t, the phase turns to "sample" after the prompt, and "written" holds
+// exactly the characters sampled so far (x_{P+1} … x_{t+1}), none of the later ones.
+func TestRNNSampleTokens(t *testing.T) {
+	m := buildRNNWith(t, nil)
+	st := m.Static().Meta
+	tokens, P := st["tokens"].([]string), st["prompt_len"].(int)
+	if _, ok := st["generated"]; ok {
+		t.Errorf("the static frame holds the whole generated text; it must come step by step")
+	}
+	if len(tokens) != m.Steps() || strings.Join(tokens[:P], "") != "the sea " {
+		t.Fatalf("static tokens %q (prompt_len %d): want %d tokens starting with the prompt", tokens, P, m.Steps())
+	}
+	for step := 1; step <= m.Steps(); step++ {
+		meta := m.At(step).Meta
+		if meta["token"] != tokens[step-1] {
+			t.Errorf("step %d: token %q want x_%d = %q", step, meta["token"], step, tokens[step-1])
+		}
+		if want := map[bool]string{false: "prompt", true: "sample"}[step > P]; meta["phase"] != want {
+			t.Errorf("step %d: phase %q want %q", step, meta["phase"], want)
+		}
+		want := strings.ReplaceAll(strings.Join(tokens[P:min(len(tokens), max(P, step+1))], ""), "\n", "↵")
+		if got, _ := meta["written"].(string); got != want {
+			t.Errorf("step %d: written %q want %q", step, got, want)
+		}
+	}
+}
+
+// TestRNNGuessShowsBlanks: a guess of a space or a newline is written ␣ or ↵ in the
+// facts, never as an invisible character.
+func TestRNNGuessShowsBlanks(t *testing.T) {
+	m := buildRNNWith(t, nil)
+	spaces := 0
+	for step := 1; step <= m.Steps(); step++ {
+		meta := m.At(step).Meta
+		for _, key := range []string{"A_guess", "B_guess"} {
+			g := meta[key].(string)
+			if c, _, _ := strings.Cut(g, " (p = "); c == "" || strings.ContainsAny(c, " \n") {
+				t.Errorf("step %d: %s = %q: the character is not visible", step, key, g)
+			}
+			if strings.HasPrefix(g, "␣ (p = ") {
+				spaces++
+			}
+		}
+	}
+	if spaces == 0 {
+		t.Errorf("no guess of a space in %d steps: the test checks nothing", m.Steps())
+	}
+	for in, want := range map[string]string{" ": "␣", "\n": "↵", "a": "a", ".": "."} {
+		if got := shownChar(in); got != want {
+			t.Errorf("shownChar(%q): got %q want %q", in, got, want)
+		}
+	}
+}
+
+// TestRNNParamLabels: a parameter's label does not repeat the symbol the page puts
+// in front of it ("τ temperature τ").
+func TestRNNParamLabels(t *testing.T) {
+	shown := map[string]string{`\tau`: "τ", "k": "k"} // the symbols as KaTeX draws them
+	for _, p := range rnnLesson.Params {
+		if p.Symbol == "" {
+			continue
+		}
+		sym, ok := shown[p.Symbol]
+		if !ok {
+			t.Errorf("parameter %s: symbol %q is not in the test's table", p.Name, p.Symbol)
+			continue
+		}
+		words := strings.FieldsFunc(p.Label, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if slices.Contains(words, sym) {
+			t.Errorf("parameter %s: label %q repeats its symbol %s", p.Name, p.Label, sym)
+		}
 	}
 }

@@ -3,11 +3,67 @@
 // panels that show it and lists its values at the current step; hovering a drawn panel
 // shows what is under the pointer (a heatmap cell's unit, step and value) and
 // highlights the panel's symbol in the equations.
-import { fmt } from "./panels/common.js";
+//
+// The symbol readout sits under the equations (pinned beside the panels on wide
+// screens), so its values are next to the symbol; the highlighted panel may be far
+// away, though. When none of a symbol's panels is in view, the readout says where it
+// is, and clicking the symbol scrolls it into view and flashes it. Hovering never
+// scrolls: the page moving under the pointer would lose the symbol being read.
+//
+// The readout reads its values with the lesson's labels: a one-hot vector is named by
+// its token, X = one-hot('a'); a probability vector lists its most likely entries,
+// 'a' 0.91, 'e' 0.05, …. Labels come from the static meta: the first of "vocab",
+// "classes" and "labels" as long as the vector (one label per entry); for a one-hot
+// input without such a list, the step's input token (static "tokens", x_t at step t).
+import { fmt, token } from "./panels/common.js";
 
 const $$ = (sel) => [...document.querySelectorAll(sel)];
 const tid = (id) => document.querySelector(`[data-testid="${id}"]`);
 const READOUT_VALUES = 32; // values listed for a hovered symbol; h = 64 would fill the column
+const READOUT_TOP = 5; // a probability vector's entries named in the readout: a glance (the panels show more)
+const SUM_TOLERANCE = 1e-4; // a softmax sent as float32 sums to 1 within rounding, even over a few hundred entries
+const MIN_VISIBLE_PX = 48; // a panel counts as in view when this much of it shows (its ring and some drawing)
+const FOUND_MS = 1400; // how long a panel scrolled to by a click flashes
+
+// labelsFor is the static label list with one label per entry of a vector of n values.
+function labelsFor(meta, n) {
+  for (const key of ["vocab", "classes", "labels"]) if (Array.isArray(meta[key]) && meta[key].length === n) return meta[key];
+  return null;
+}
+
+const quoted = (s) => `'${token(String(s))}'`;
+
+// describe writes a symbol's values as the readout's text lines.
+function describe(name, a, store, perStep) {
+  const d = a.data, n = d.length;
+  const labels = labelsFor(store.staticMeta, n);
+  let ones = 0, hot = -1, zeros = 0, sum = 0, probs = true;
+  for (let i = 0; i < n; i++) {
+    const v = d[i];
+    if (v === 1) { ones++; hot = i; } else if (v === 0) zeros++;
+    if (!(v >= 0 && v <= 1)) probs = false;
+    sum += v;
+  }
+  if (n > 1 && ones === 1 && zeros === n - 1) {
+    const tokens = store.staticMeta.tokens;
+    const tok = labels ? labels[hot] : perStep && Array.isArray(tokens) ? tokens[store.step - 1] : undefined;
+    return [tok !== undefined ? `${name} = one-hot(${quoted(tok)}), entry ${hot + 1} of ${n}` : `${name} = one-hot: entry ${hot + 1} of ${n} is 1`];
+  }
+  if (n > 1 && probs && Math.abs(sum - 1) < SUM_TOLERANCE) {
+    const order = Array.from(d.keys()).sort((i, j) => d[j] - d[i]).slice(0, READOUT_TOP);
+    const top = order.map((i) => `${labels ? quoted(labels[i]) : `#${i + 1}`} ${fmt(d[i])}`).join(", ");
+    return [top + (n > order.length ? `, … (${n} values, sum 1)` : "")];
+  }
+  return [Array.from(d.slice(0, READOUT_VALUES), fmt).join("  ") + (n > READOUT_VALUES ? `  … (${n} values)` : "")];
+}
+
+// inView reports whether enough of el shows below the sticky transport bar.
+function inView(el) {
+  const r = el.getBoundingClientRect();
+  const bar = tid("transport")?.getBoundingClientRect();
+  const top = bar && bar.top <= 1 ? bar.bottom : 0; // the bar covers the top only while it sticks there
+  return Math.min(r.bottom, window.innerHeight) - Math.max(r.top, top) >= MIN_VISIBLE_PX;
+}
 
 // linkSymbols wires the hover handlers for the page's panels and returns refresh, which
 // page.js calls after each redraw so a hovered symbol's values follow the step.
@@ -37,30 +93,62 @@ export function linkSymbols(panels, store, schedule) {
     });
     p.canvas?.addEventListener("mouseleave", () => { tip.hidden = true; hot(p.symbol, false); p.hover = null; schedule(); });
   }
+  const panelsOf = (id) => panels.filter((p) => p.symbol === id);
+  // away is where a symbol's panels are when none is in view: "below", "above", or "" (one shows, or none exists)
+  function away(id) {
+    const ps = panelsOf(id);
+    if (!ps.length || ps.some((p) => inView(p.el))) return "";
+    return ps[0].el.getBoundingClientRect().top > 0 ? "below" : "above";
+  }
+
   let symbolHover = null;
   const readout = tid("symbol-readout");
   function showSymbol(id) {
     const arr = symbolArray.get(id);
-    const a = arr && (store.perStep.get(arr)?.[store.step] || store.staticArrays.get(arr));
+    const perStep = store.perStep.get(arr)?.[store.step];
+    const a = arr && (perStep || store.staticArrays.get(arr));
     readout.hidden = false;
     readout.replaceChildren();
     const head = document.createElement("strong");
     head.textContent = `${arr || id} at step ${store.step}`;
-    const body = document.createElement("div");
-    body.className = "values";
-    body.textContent = a ? Array.from(a.data.slice(0, READOUT_VALUES), fmt).join("  ") + (a.data.length > READOUT_VALUES ? `  … (${a.data.length} values)` : "") : store.step === 0 ? "step forward to compute it" : "no values at this step";
-    readout.append(head, body);
+    const lines = a ? describe(arr, a, store, !!perStep) : [store.step === 0 ? "step forward to compute it" : "no values at this step"];
+    const body = lines.map((l) => Object.assign(document.createElement("div"), { className: "values", textContent: l }));
+    readout.append(head, ...body);
+    const where = away(id);
+    $$(`.equation .sym-${CSS.escape(id)}`).forEach((e) => e.classList.toggle("sym-away", !!where)); // a click will scroll
+    if (where) {
+      const n = panelsOf(id).length;
+      const hint = Object.assign(document.createElement("div"), { className: "where" });
+      hint.textContent = `${where === "below" ? "↓" : "↑"} ${n > 1 ? `its ${n} panels are` : "its panel is"} ${where}: click the symbol to scroll there`;
+      readout.append(hint);
+    }
   }
+  const symbolOf = (target) => {
+    const el = target.closest && target.closest("[class*='sym-']");
+    return (el && [...el.classList].find((c) => c.startsWith("sym-") && c !== "sym-hot" && c !== "sym-label" && c !== "sym-away")?.slice(4)) || null;
+  };
   document.addEventListener("mouseover", (e) => {
-    const el = e.target.closest && e.target.closest("[class*='sym-']");
-    const id = el && [...el.classList].find((c) => c.startsWith("sym-") && c !== "sym-hot" && c !== "sym-label")?.slice(4);
+    const id = symbolOf(e.target);
     if (id === symbolHover) return;
-    if (symbolHover) { hot(symbolHover, false); panels.forEach((p) => p.el.classList.remove("panel-hot")); }
-    symbolHover = id || null;
+    if (symbolHover) { hot(symbolHover, false); $$(".sym-away").forEach((e) => e.classList.remove("sym-away")); panels.forEach((p) => p.el.classList.remove("panel-hot")); }
+    symbolHover = id;
     if (!id) { readout.hidden = true; return; }
     hot(id, true);
-    panels.filter((p) => p.symbol === id).forEach((p) => p.el.classList.add("panel-hot"));
+    panelsOf(id).forEach((p) => p.el.classList.add("panel-hot"));
     showSymbol(id);
+  });
+  // a click on a symbol whose panels are out of view brings the nearest one in
+  document.addEventListener("click", (e) => {
+    const id = symbolOf(e.target);
+    if (!id || !e.target.closest(".equation") || !away(id)) return;
+    const target = panelsOf(id).map((p) => p.el).sort((a, b) => Math.abs(a.getBoundingClientRect().top) - Math.abs(b.getBoundingClientRect().top))[0];
+    const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    target.scrollIntoView({ block: "center", behavior: smooth ? "smooth" : "auto" });
+    target.classList.remove("panel-found");
+    void target.offsetWidth; // restart the flash when clicked again
+    target.classList.add("panel-found");
+    setTimeout(() => target.classList.remove("panel-found"), FOUND_MS);
+    if (symbolHover === id) setTimeout(() => symbolHover === id && showSymbol(id), FOUND_MS); // the hint follows the scroll
   });
   return { refresh: () => { if (symbolHover) showSymbol(symbolHover); } };
 }

@@ -2,14 +2,19 @@
 // time step with the input X_t, one row of hidden nodes per state array (or per layer
 // when a step's array is layers × units) and the outputs, arrows for every dependence,
 // the current step highlighted. Each hidden node shows its state vector as a small
-// colour strip. Static meta "arch" picks the lecture's architecture: "A" hidden→hidden
-// (default), "B" output→hidden, "C" one output after the sequence. Arrays whose name
-// mentions "bwd" or "back" run from the end (bidirectional): their step s holds the
-// state at time T − s + 1.
+// colour strip. Static meta "arch" (or "archs", by panel id) picks the lecture's
+// architecture: "A" hidden→hidden (default), "B" output→hidden, "C" one output after
+// the sequence. Arrays whose name mentions "bwd" or "back" run from the end
+// (bidirectional): their step s holds the state at time T − s + 1, so at step s the
+// current columns are t = s (forward) and t = T − s + 1 (backward), and an output o_t
+// exists once every row has reached t. Input tokens come from static "tokens"; when
+// the lesson sends "prompt_len", the tokens after it are the model's own samples and
+// x_t is drawn only from step t on (each step's meta "token" names it too).
 import { fit, empty, token, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const MAX_COLS = 16; // columns drawn; longer sequences show a window around the current step
+const MIN_COL_W = 34; // a 20 px node and a 14 px H→H arrow: narrower graphs show fewer columns
 const ROW = 58, NODE_W = 46, NODE_H = 30, TOP = 18, LEFT = 48;
 
 function rowsOf(cfg, view) {
@@ -29,7 +34,7 @@ export function draw(canvas, cfg, view) {
   const nRows = rows.length + 2; // inputs, hidden rows, outputs
   const { ctx, width, height } = fit(canvas, TOP + nRows * ROW);
   if (!view.steps) { empty(ctx, width, height, "waiting for the model…"); return null; }
-  const cols = Math.min(view.steps, MAX_COLS);
+  const cols = Math.max(1, Math.min(view.steps, MAX_COLS, Math.floor((width - LEFT - 8) / MIN_COL_W)));
   const first = Math.max(1, Math.min(view.steps - cols + 1, view.step - Math.floor(cols / 2)));
   const colW = (width - LEFT - 8) / cols;
   const NW = Math.max(20, Math.min(NODE_W, colW - 16)); // narrower nodes when packed, so the H→H arrows stay visible
@@ -41,9 +46,9 @@ export function draw(canvas, cfg, view) {
   ctx.font = SMALL; ctx.fillStyle = MUTED;
   ctx.fillText("X", 4, Y(0)); ctx.fillText("O", 4, Y(nRows - 1));
   rows.forEach((r, i) => ctx.fillText(r.layers > 1 ? `H⁽${r.layer + 1}⁾` : r.name, 4, Y(i + 1)));
-  if (view.step >= first && view.step < first + cols) { // the current step's column
-    ctx.fillStyle = "#fef3c7"; ctx.fillRect(X(view.step) - colW / 2 + 2, 2, colW - 4, height - 4);
-  }
+  // the current step's columns: t = step for a forward row, t = T − step + 1 for a backward one
+  const current = new Set(view.step > 0 ? (rows.length ? rows : [{ backward: false }]).map((r) => (r.backward ? view.steps - view.step + 1 : view.step)) : []);
+  for (const t of current) if (t >= first && t < first + cols) { ctx.fillStyle = "#fef3c7"; ctx.fillRect(X(t) - colW / 2 + 2, 2, colW - 4, height - 4); }
   const arrow = (x1, y1, x2, y2, on, color) => {
     ctx.strokeStyle = on ? color || "#475569" : GRID; ctx.fillStyle = ctx.strokeStyle; ctx.lineWidth = on ? 1.6 : 1;
     const a = Math.atan2(y2 - y1, x2 - x1);
@@ -52,6 +57,8 @@ export function draw(canvas, cfg, view) {
   };
   const last = first + cols - 1;
   const done = (r, t) => (r.backward ? view.step > 0 && t >= view.steps - view.step + 1 : t <= view.step);
+  const outDone = (t) => (rows.length ? rows.every((r) => done(r, t)) : t <= view.step); // o_t needs every direction at t
+  const inRead = (t) => (rows.length ? rows.some((r) => done(r, t)) : t <= view.step); // some pass has read x_t
   // arrows first, nodes on top
   for (let t = first; t <= last; t++) {
     rows.forEach((r, i) => {
@@ -68,17 +75,24 @@ export function draw(canvas, cfg, view) {
       if (arch === "B" && t > first && i === rows.length - 1) arrow(X(t - 1) + NW / 4, Y(nRows - 1) + NODE_H / 2, X(t) - NW / 4, y - NODE_H / 2, on, "#15803d");
     });
     const top = rows.length ? Y(rows.length) : Y(0);
-    if (arch !== "C" || t === view.steps) arrow(X(t), top - NODE_H / 2, X(t), Y(nRows - 1) + NODE_H / 2, rows.length ? done(rows.at(-1), t) : t <= view.step);
+    if (arch !== "C" || t === view.steps) arrow(X(t), top - NODE_H / 2, X(t), Y(nRows - 1) + NODE_H / 2, outDone(t));
   }
   const box = (x, y, fill, stroke) => {
     ctx.fillStyle = fill; ctx.strokeStyle = stroke; ctx.lineWidth = 1.2;
     ctx.beginPath(); ctx.roundRect(x - NW / 2, y - NODE_H / 2, NW, NODE_H, 6); ctx.fill(); ctx.stroke();
   };
   const tokens = view.static.tokens || [];
+  const known = Number.isInteger(view.static.prompt_len) ? view.static.prompt_len : Infinity; // later tokens are sampled
+  const label = (t) => { // x_t's token, or null while it is not sampled yet
+    if (t > known && t > view.step) return null;
+    const s = tokens[t - 1] ?? view.metaAt(t)?.token;
+    return s !== undefined ? token(s).slice(0, 5) : `x${t}`;
+  };
   ctx.textAlign = "center";
   for (let t = first; t <= last; t++) {
-    box(X(t), Y(0), t <= view.step ? "#e0f2fe" : "#fff", "#7dd3fc");
-    ctx.font = FONT; ctx.fillStyle = INK; ctx.fillText(tokens[t - 1] !== undefined ? token(tokens[t - 1]).slice(0, 5) : `x${t}`, X(t), Y(0) + 1);
+    box(X(t), Y(0), inRead(t) ? "#e0f2fe" : "#fff", "#7dd3fc");
+    const s = label(t);
+    ctx.font = FONT; ctx.fillStyle = s === null ? MUTED : INK; ctx.fillText(s ?? "?", X(t), Y(0) + 1);
     rows.forEach((r, i) => {
       const y = Y(i + 1), t2 = t;
       const a = view.at(r.name, r.backward ? view.steps - t2 + 1 : t2); // a backward pass's step s is time T − s + 1
@@ -90,14 +104,15 @@ export function draw(canvas, cfg, view) {
       }
     });
     if (arch !== "C" || t === view.steps) {
-      box(X(t), Y(nRows - 1), t <= view.step ? "#dcfce7" : "#fff", "#86efac");
+      box(X(t), Y(nRows - 1), outDone(t) ? "#dcfce7" : "#fff", "#86efac");
       ctx.font = SMALL; ctx.fillStyle = INK; ctx.fillText(`o${t}`, X(t), Y(nRows - 1) + 1);
     }
     ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(String(t), X(t), height - 6);
   }
   if (arch === "C" && view.steps > last) { // C's one output lies beyond the window
     ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "right";
-    ctx.fillText(`one output only, after the last step (t = ${view.steps}) →`, width - 8, Y(nRows - 1) + 4);
+    const note = `one output only, after the last step (t = ${view.steps}) →`;
+    ctx.fillText(ctx.measureText(note).width < width - LEFT - 8 ? note : `output at t = ${view.steps} →`, width - 8, Y(nRows - 1) + 4);
   }
   ctx.textAlign = "left";
   if (first > 1) { ctx.fillStyle = MUTED; ctx.fillText("…", LEFT - 12, Y(1)); }

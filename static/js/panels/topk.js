@@ -1,18 +1,23 @@
 // topk draws a per-step softmax's k most likely entries as a ranked table with bars.
-// Labels come from the lesson's static "vocab" (or "labels"); a per-step meta "topk"
-// list of {token, p} is used when the lesson sends one instead of an array.
-import { fit, fmt, empty, FONT, SMALL, INK, MUTED } from "./common.js";
+// A per-step meta "topk" list of {token, p} is drawn whole: the lesson chose k (the
+// rnn page's slider) and ranked it. Otherwise the panel ranks its array itself, with
+// labels from the lesson's static "vocab" (or "labels"). The canvas grows with k.
+// Blank tokens are drawn visibly (␣, ↵), as in every panel.
+import { fit, fmt, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
 import { SERIES } from "../colors.js";
 
-const K = 5, ROW = 26, TOP = 8;
+const ARRAY_K = 5; // a bare probability array names no k: its five most likely entries (the attention page's title says "top 5")
+const ROW = 26, TOP = 8; // a row fits a 13 px label over a 16 px bar
+const LABEL_MIN = 40, LABEL_SHARE = 0.35; // the label column: at least this, at most this share of the width
+const LABEL_CHARS = 14; // longer labels (seq2seq's words are short) are cut
 
 function ranked(cfg, view) {
   const m = view.meta && view.meta.topk;
-  if (Array.isArray(m)) return m.slice(0, K).map((e) => ({ label: e.token ?? e.label, p: e.p }));
+  if (Array.isArray(m)) return m.map((e) => ({ label: e.token ?? e.label, p: e.p }));
   const a = cfg.arrays.length ? view.at(cfg.arrays[0], view.step) : null;
   if (!a) return [];
   const labels = view.static.vocab || view.static.labels || [];
-  const idx = Array.from(a.data.keys()).sort((i, j) => a.data[j] - a.data[i]).slice(0, K);
+  const idx = Array.from(a.data.keys()).sort((i, j) => a.data[j] - a.data[i]).slice(0, ARRAY_K);
   return idx.map((i) => ({ label: labels[i] ?? `#${i}`, p: a.data[i] }));
 }
 
@@ -23,15 +28,19 @@ function waiting(view) {
   return view.step === 0 ? "step forward to see predictions" : "no prediction at this step";
 }
 
+const shown = (label) => token(String(label)).slice(0, LABEL_CHARS);
+
 export function draw(canvas, cfg, view) {
   const rows = ranked(cfg, view);
-  const { ctx, width, height } = fit(canvas, TOP * 2 + K * ROW);
+  const { ctx, width, height } = fit(canvas, TOP * 2 + (rows.length || ARRAY_K) * ROW);
   if (!rows.length) { empty(ctx, width, height, waiting(view)); return null; }
-  const labelW = 70, barX = labelW + 10, barW = width - barX - 70;
+  ctx.font = FONT;
+  const widest = Math.max(...rows.map((r) => ctx.measureText(shown(r.label)).width));
+  const labelW = Math.min(width * LABEL_SHARE, Math.max(LABEL_MIN, widest + 6)), barX = labelW + 10, barW = width - barX - 70;
   rows.forEach((r, i) => {
     const y = TOP + i * ROW + ROW / 2;
     ctx.font = FONT; ctx.fillStyle = INK; ctx.textAlign = "right";
-    ctx.fillText(JSON.stringify(String(r.label)).slice(0, 10), labelW, y);
+    ctx.fillText(shown(r.label), labelW, y);
     ctx.textAlign = "left";
     ctx.fillStyle = "#eef2f7"; ctx.fillRect(barX, y - 8, barW, 16);
     ctx.fillStyle = i === 0 ? SERIES[0] : "#7fb2d6"; ctx.fillRect(barX, y - 8, Math.max(1, barW * Math.min(1, r.p)), 16);
@@ -40,7 +49,7 @@ export function draw(canvas, cfg, view) {
   return {
     hit(px, py) {
       const i = Math.floor((py - TOP) / ROW);
-      return rows[i] ? { lines: [`step ${view.step}, rank ${i + 1}`, `p(${JSON.stringify(String(rows[i].label))}) = ${fmt(rows[i].p)}`] } : null;
+      return rows[i] ? { lines: [`step ${view.step}, rank ${i + 1} of ${rows.length}`, `p(${token(String(rows[i].label))}) = ${fmt(rows[i].p)}`] } : null;
     },
   };
 }

@@ -2,16 +2,20 @@
 // step: one column per static "dec_rows" entry that names a per-step meta "topk" list
 // of {token, p}, headed by the run's label and its input. The reference label (meta
 // "label") is outlined wherever it appears, and a run's chosen token is the top row.
+// Each list is drawn whole (the lesson chose k); the canvas grows with the longest.
 import { fit, fmt, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
 import { SERIES } from "../colors.js";
 
-const K = 5, ROW = 24, HEAD = 38, GAP = 18;
+const ROW = 24, HEAD = 38, GAP = 18;
+const EMPTY_ROWS = 5; // the height while no list has arrived, the lessons' usual k
+const quoted = (s) => `“${token(String(s))}”`; // a token in running text, blanks visible
 
 export function draw(canvas, cfg, view) {
   const runs = (Array.isArray(view.static.dec_rows) ? view.static.dec_rows : []).filter((r) => r.topk);
-  const { ctx, width, height } = fit(canvas, HEAD + K * ROW + 10);
   const m = view.meta || {};
-  const lists = runs.map((r) => ({ r, list: Array.isArray(m[r.topk]) ? m[r.topk].slice(0, K) : null }));
+  const lists = runs.map((r) => ({ r, list: Array.isArray(m[r.topk]) ? m[r.topk] : null }));
+  const k = Math.max(0, ...lists.map((l) => (l.list ? l.list.length : 0)));
+  const { ctx, width, height } = fit(canvas, HEAD + (k || EMPTY_ROWS) * ROW + 10);
   if (!lists.some((l) => l.list)) {
     empty(ctx, width, height, m.phase === "encoder" || m.phase === "context" ? "the decoder has not started yet: step on past the context" : view.step === 0 ? "step forward to see predictions" : "no prediction at this step");
     return null;
@@ -24,7 +28,7 @@ export function draw(canvas, cfg, view) {
     ctx.font = "bold " + FONT; ctx.fillStyle = INK; ctx.textAlign = "left";
     ctx.fillText(r.label, x0, 10);
     ctx.font = SMALL; ctx.fillStyle = MUTED;
-    ctx.fillText(m[r.input] !== undefined ? `reads ${JSON.stringify(String(m[r.input]))}` + (label !== undefined ? `, label ${JSON.stringify(String(label))}` : "") : String(m[r.output] ?? "finished"), x0, 27);
+    ctx.fillText(m[r.input] !== undefined ? `reads ${quoted(m[r.input])}` + (label !== undefined ? `, label ${quoted(label)}` : "") : String(m[r.output] ?? "finished"), x0, 27);
     if (!list) return;
     const labelW = Math.min(96, colW * 0.35), barX = x0 + labelW + 8, barW = colW - labelW - 8 - 56;
     list.forEach((e, k) => {
@@ -38,7 +42,7 @@ export function draw(canvas, cfg, view) {
       if (isLabel) { ctx.strokeStyle = "#15803d"; ctx.lineWidth = 2; ctx.strokeRect(barX - 2, y - 10, barW + 4, 20); }
       ctx.font = SMALL; ctx.fillStyle = MUTED;
       ctx.fillText(e.p < 1e-4 ? "< 0.01 %" : `${(e.p * 100).toPrecision(3)} %`, barX + barW + 6, y);
-      rects.push({ x0, x1: x0 + colW, y0: y - ROW / 2, y1: y + ROW / 2, lines: [`${r.label}, rank ${k + 1}`, `p(${JSON.stringify(String(e.token))}) = ${fmt(e.p)}` + (isLabel ? " (the label)" : "")] });
+      rects.push({ x0, x1: x0 + colW, y0: y - ROW / 2, y1: y + ROW / 2, lines: [`${r.label}, rank ${k + 1}`, `p(${token(String(e.token))}) = ${fmt(e.p)}` + (isLabel ? " (the label)" : "")] });
     });
   });
   return {
