@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -15,6 +16,25 @@ import (
 const (
 	bpttHidden = 16 // h: a heatmap column a student can still read
 	bpttInput  = 4  // d: the inputs only drive the state; their meaning does not matter
+)
+
+// bpttRhoMax is the largest spectral radius ρ on the slider: 1.5 already explodes by
+// 1.5^30 ≈ 2·10⁵ over the default T = 30.
+const bpttRhoMax = 1.5
+
+// bpttJacobianScale is the Jacobian-norm panel's fixed y axis. Every activation has
+// γ ≤ 1, so ‖∂H_t/∂H_{t−1}‖₂ ≤ ργ ≤ bpttRhoMax for every setting, and 1.6 leaves the
+// curve at the largest ρ off the frame; the axis always shows 0 and 1, so a dip from 1
+// to 0.985 looks as small as it is.
+var bpttJacobianScale = []float64{0, 1.6}
+
+// The per-step arrays of the backward pass. Their names contain "back": the page
+// places a backward array's step s at time t = 2T + 1 − s (static/js/panels/common.js),
+// so the backward pass fills its columns from t = T down to 1.
+const (
+	bpttGradArray     = "dH_back"        // ∂L/∂H_t
+	bpttGradNormArray = "grad_norm_back" // ‖∂L/∂H_t‖
+	bpttClippedArray  = "clipped_back"   // 1 where clipping fired at t
 )
 
 var bpttLesson = &Lesson{
@@ -32,27 +52,27 @@ var bpttLesson = &Lesson{
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-H}{H_t} = \phi(X_t W_{xh} + H_{t-1} W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
 		{TeX: `\htmlClass{sym-dH}{\frac{\partial L}{\partial H_{t-1}}} = \frac{\partial L}{\partial H_t}\,\htmlClass{sym-J}{\frac{\partial H_t}{\partial H_{t-1}}}, \qquad \frac{\partial H_t}{\partial H_{t-1}} = \mathrm{diag}(\phi'(A_t))\,W_{hh}^\top`,
-			Symbols: []Symbol{{ID: "dH", Array: "dH"}, {ID: "J", Array: "jacobian_norm"}}},
+			Symbols: []Symbol{{ID: "dH", Array: bpttGradArray}, {ID: "J", Array: "jacobian_norm"}}},
 		{TeX: `\left\lVert \frac{\partial L}{\partial H_t} \right\rVert \le \htmlClass{sym-bound}{(\rho(W_{hh})\,\gamma)^{T-t}} \left\lVert \frac{\partial L}{\partial H_T} \right\rVert`,
 			Symbols: []Symbol{{ID: "bound", Array: "bound"}}},
 	},
 	Panels: []Panel{
-		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Symbol: "H",
-			Note: "The forward pass. With tanh the values stay in (−1, 1); identity and ReLU are unbounded."},
-		{ID: "dH", Kind: Heatmap, Title: `gradient \(\partial L / \partial H_t\)`, Arrays: []string{"dH"}, Symbol: "dH",
-			Note: "Zero until the backward pass reaches step t."},
-		{ID: "grad-norms", Kind: Line, Title: `\(\lVert \partial L / \partial H_t \rVert\) and the bound`, Arrays: []string{"grad_norm", "bound", "clipped"}, Legend: []string{"‖∂L/∂H_t‖", "bound (ρ(W)·γ)^(T−t)", "clipping fired"}, LogY: true, Symbol: "bound",
-			Note: "Log scale, absolute values. Markers: steps where clipping fired."},
-		{ID: "jacobian", Kind: Line, Title: `\(\lVert \partial H_t / \partial H_{t-1} \rVert_2\) per step`, Arrays: []string{"jacobian_norm"}, Symbol: "J",
-			Note: "Each factor of the product; the gradient shrinks where it is below 1."},
+		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\), \(t = 1, \dots, T\)`, Arrays: []string{"H"}, Symbol: "H",
+			Note: "Filled by the forward pass, left to right. With tanh the values stay in (−1, 1); identity and ReLU are unbounded, and their colour scale is fixed for the run at the largest |H_t|."},
+		{ID: "dH", Kind: Heatmap, Title: `gradient \(\partial L / \partial H_t\), \(t = 1, \dots, T\)`, Arrays: []string{bpttGradArray}, Symbol: "dH",
+			Note: "Filled by the backward pass from t = T down to 1. One colour scale for the whole run: ± the largest |∂L/∂H_t| entry over all t, so an explosion shows as colour."},
+		{ID: "grad-norms", Kind: Line, Title: `\(\lVert \partial L / \partial H_t \rVert\) so far, and its bound for every t`, Arrays: []string{bpttGradNormArray, "bound", bpttClippedArray}, Legend: []string{"‖∂L/∂H_t‖ (reached)", "bound (ρ(W)·γ)^(T−t)", "clipping fired"}, LogY: true, Symbol: "bound",
+			Note: "Log scale, absolute values, against t. The norm appears as the backward pass reaches each t; the bound is known in advance and drawn whole. Markers: where clipping fired."},
+		{ID: "jacobian", Kind: Line, Title: `\(\lVert \partial H_t / \partial H_{t-1} \rVert_2\) per time step and its bound \(\rho\gamma\)`, Arrays: []string{"jacobian_norm", "jacobian_bound"}, Legend: []string{"‖∂H_t/∂H_(t−1)‖₂", "bound ρ(W)·γ"}, Scale: bpttJacobianScale, Symbol: "J",
+			Note: "Each factor of the product; the gradient shrinks where it is below 1. The axis is fixed from 0 to 1.6, above the largest ργ (1.5) the sliders allow."},
 	},
 	Params: sim.Specs{
-		{Name: "rho", Label: "spectral radius ρ", Kind: sim.Float, Default: "1", Min: 0.5, Max: 1.5, Step: 0.05, Symbol: `\rho(W_{hh})`,
+		{Name: "rho", Label: "spectral radius", Kind: sim.Float, Default: "1", Min: 0.5, Max: bpttRhoMax, Step: 0.05, Symbol: `\rho(W_{hh})`,
 			Help: "W_hh is a random orthogonal matrix times ρ."},
-		{Name: "activation", Label: "activation φ", Kind: sim.Choice, Default: "tanh", Choices: []string{"tanh", "relu", "identity"}, Symbol: `\phi`},
-		{Name: "T", Label: "sequence length T", Kind: sim.Int, Default: "30", Min: 5, Max: 100, Step: 1, Symbol: "T"},
-		{Name: "truncate", Label: "truncation k (0 = full BPTT)", Kind: sim.Int, Default: "0", Min: 0, Max: 100, Step: 1, Symbol: "k"},
-		{Name: "clip", Label: "clipping threshold θ (0 = off)", Kind: sim.Float, Default: "0", Min: 0, Max: 100, Step: 0.5, Symbol: `\theta`},
+		{Name: "activation", Label: "activation", Kind: sim.Choice, Default: "tanh", Choices: []string{"tanh", "relu", "identity"}, Symbol: `\phi`},
+		{Name: "T", Label: "sequence length", Kind: sim.Int, Default: "30", Min: 5, Max: 100, Step: 1, Symbol: "T"},
+		{Name: "truncate", Label: "truncation window (0 = full BPTT)", Kind: sim.Int, Default: "0", Min: 0, Max: 100, Step: 1, Symbol: "k"},
+		{Name: "clip", Label: "clipping threshold (0 = off)", Kind: sim.Float, Default: "0", Min: 0, Max: 100, Step: 0.5, Symbol: `\theta`},
 		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
 			Help: "Draws W_hh, the inputs and u."},
 	},
@@ -94,7 +114,7 @@ func constant(n int, v float64) []float64 {
 func newBPTTRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0xb977)) }
 
 // bpttModel is the BPTT lesson's sim.Model: a forward pass of T steps, then the
-// backward pass from T down to 1, as 2T scrubber steps.
+// backward pass from T down to 1, as 2T scrubber steps over the T time steps.
 type bpttModel struct {
 	T, k          int
 	rho, gamma    float64
@@ -194,28 +214,25 @@ func (m *bpttModel) timeOf(s int) (phase string, t int) {
 	return "backward", 2*m.T + 1 - s
 }
 
+// Static holds what the whole run shares: the bound (ρ(W_hh)γ)^{T−t} and the Jacobian
+// norms ‖∂H_t/∂H_{t−1}‖₂ for t = 1..T (known once the forward pass is: the Jacobian
+// reads A_t), the time axis (T time steps on 2T scrubber steps) and each heatmap's
+// fixed colour scale.
 func (m *bpttModel) Static() sim.Frame {
-	clipped := make([]float64, m.T)
-	for t, c := range m.clipped {
-		clipped[t] = b2f(c)
-	}
 	nClipped, nCut := 0, 0
 	for t := range m.T {
 		nClipped += int(b2f(m.clipped[t]))
 		nCut += int(b2f(m.cut[t]))
 	}
-	scales := map[string][]float64{} // by panel: tanh's range is fixed; identity and ReLU are unbounded, so fitted
-	if m.act == models.ActTanh {
-		scales["H"] = []float64{-1, 1}
-	}
 	return sim.Frame{
 		Arrays: []sim.Array{
-			sim.Vector("grad_norm", m.gradNorm), sim.Vector("bound", m.bound),
-			sim.Vector("jacobian_norm", m.jacNorm), sim.Vector("clipped", clipped),
+			sim.Vector("bound", m.bound), sim.Vector("jacobian_norm", m.jacNorm),
+			sim.Vector("jacobian_bound", constant(m.T, m.rho*m.gamma)),
 		},
 		Meta: map[string]any{
 			"steps_layout":    fmt.Sprintf("steps 1..%d are the forward pass t = 1..%d; steps %d..%d are the backward pass t = %d..1", m.T, m.T, m.T+1, 2*m.T, m.T),
 			"T":               m.T,
+			"time_steps":      m.T, // the heatmaps' and curves' time axis t = 1..T (static/js/panels/common.js)
 			"rho":             m.rho,
 			"spectral_radius": round4(m.measuredRho),
 			"gamma":           m.gamma,
@@ -227,18 +244,75 @@ func (m *bpttModel) Static() sim.Frame {
 			"first_grad_norm": m.gradNorm[0],
 			"param_grad_norm": m.paramGradNorm,
 			"hidden":          bpttHidden,
-			"scales":          scales,
+			"scales":          map[string][]float64{"H": m.hiddenScale(), "dH": m.gradScale(), "grad-norms": m.normRange()},
 		},
 	}
 }
 
+// hiddenScale is the colour range of the H_t heatmap: tanh's (−1, 1); identity and
+// ReLU are unbounded, so ± max_t ‖H_t‖_∞ of this run (0 to it for ReLU, which is ≥ 0).
+func (m *bpttModel) hiddenScale() []float64 {
+	if m.act == models.ActTanh {
+		return []float64{-1, 1}
+	}
+	hi := symmetricMax(m.hs)
+	if m.act == models.ActReLU {
+		return []float64{0, hi}
+	}
+	return []float64{-hi, hi}
+}
+
+// gradScale is the colour range of the ∂L/∂H_t heatmap for the whole run: ± max_t
+// ‖∂L/∂H_t‖_∞ over t = 1..T (after clipping, as drawn). Fixed, so a gradient that
+// explodes towards t = 1 shows as deeper colour instead of being rescaled away.
+func (m *bpttModel) gradScale() []float64 {
+	hi := symmetricMax(m.dHs)
+	return []float64{-hi, hi}
+}
+
+// normRange is the y range of the log-scale norm panel for the whole run: the smallest
+// and largest value of ‖∂L/∂H_t‖ and of the bound over t = 1..T that the page can draw
+// (positive as a float32, the frames' type), so the axis stays put while the backward
+// pass adds points.
+func (m *bpttModel) normRange() []float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range append(slices.Clone(m.gradNorm), m.bound...) {
+		if float32(v) > 0 {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	return []float64{lo, hi}
+}
+
+// symmetricMax is the largest |v| over the vectors, or 1 when all are 0 (a colour
+// scale needs lo < hi).
+func symmetricMax(vs [][]float64) float64 {
+	hi := 0.0
+	for _, v := range vs {
+		for _, x := range v {
+			hi = max(hi, math.Abs(x))
+		}
+	}
+	if hi == 0 {
+		return 1
+	}
+	return hi
+}
+
+// At is scrubber step s. Every step carries every per-step array (the page fills
+// gaps by asking for a snapshot, so none may be missing): H is H_t of the time step
+// t the step works on, read by the heatmap during the forward pass (s = t ≤ T). The
+// backward arrays hold ∂L/∂H_t, ‖∂L/∂H_t‖ and whether clipping fired, for
+// t = 2T + 1 − s during the backward pass; during the forward pass nothing is known
+// yet, they are 0 and off the page's time axis (2T + 1 − s > T).
 func (m *bpttModel) At(s int) sim.Frame {
 	phase, t := m.timeOf(s)
 	i := t - 1
 	meta := map[string]any{"phase": phase, "t": t, "jacobian_norm": m.jacNorm[i]}
-	dH := make([]float64, bpttHidden) // not known yet during the forward pass
+	dH := make([]float64, bpttHidden)
+	norm, clipped := 0.0, 0.0
 	if phase == "backward" {
-		dH = m.dHs[i]
+		dH, norm, clipped = m.dHs[i], m.gradNorm[i], b2f(m.clipped[i])
 		meta["grad_norm"] = m.gradNorm[i]
 		meta["bound"] = m.bound[i]
 		meta["clipped"] = m.clipped[i]
@@ -248,7 +322,10 @@ func (m *bpttModel) At(s int) sim.Frame {
 		}
 	}
 	return sim.Frame{
-		Arrays: []sim.Array{sim.Vector("H", m.hs[i]), sim.Vector("dH", dH)},
-		Meta:   meta,
+		Arrays: []sim.Array{
+			sim.Vector("H", m.hs[i]), sim.Vector(bpttGradArray, dH),
+			sim.Vector(bpttGradNormArray, []float64{norm}), sim.Vector(bpttClippedArray, []float64{clipped}),
+		},
+		Meta: meta,
 	}
 }

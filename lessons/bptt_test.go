@@ -3,6 +3,7 @@ package lessons
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -152,12 +153,184 @@ func TestBPTTSteps(t *testing.T) {
 }
 
 // TestBPTTHiddenScale: under tanh the hidden-state heatmap uses tanh's fixed range
-// (−1, 1); identity and ReLU are unbounded, so their scale is fitted to the values.
+// (−1, 1); identity and ReLU are unbounded, so their scale is fixed for the run at the
+// largest |H_t| (from 0 for ReLU, whose states are ≥ 0).
 func TestBPTTHiddenScale(t *testing.T) {
-	for act, want := range map[string][]float64{"tanh": {-1, 1}, "relu": nil, "identity": nil} {
-		scales := buildBPTTWith(t, map[string]string{"activation": act}).Static().Meta["scales"].(map[string][]float64)
-		if got := scales["H"]; !slices.Equal(got, want) {
+	for _, act := range []string{"tanh", "relu", "identity"} {
+		m := buildBPTTWith(t, map[string]string{"activation": act, "rho": "1.2"})
+		got := m.Static().Meta["scales"].(map[string][]float64)["H"]
+		hi := 0.0
+		for _, h := range m.hs {
+			for _, v := range h {
+				hi = max(hi, math.Abs(v))
+			}
+		}
+		want := map[string][]float64{"tanh": {-1, 1}, "relu": {0, hi}, "identity": {-hi, hi}}[act]
+		if !slices.Equal(got, want) {
 			t.Errorf("%s: H scale %v, want %v", act, got, want)
+		}
+	}
+}
+
+// bpttTimeOf is where the page draws a per-step array's value at scrubber step s
+// (static/js/panels/common.js timeOf): time t = s, or t = steps + 1 − s for an array
+// whose name mentions "back"; 0 when that is off the time axis 1..time_steps.
+func bpttTimeOf(m *bpttModel, name string, s int) int {
+	T := m.Static().Meta["time_steps"].(int)
+	t := s
+	if strings.Contains(name, "back") {
+		t = m.Steps() + 1 - s
+	}
+	if t < 1 || t > T {
+		return 0
+	}
+	return t
+}
+
+// TestBPTTTimeAxis: both heatmaps have T columns, one per time step t. H fills
+// columns 1..T during the forward pass and nothing after; ∂L/∂H_t arrives only in the
+// backward pass, from t = T down to 1: after step T + k exactly the columns
+// T − k + 1..T hold it, each with ∂L/∂H_t of its own t. The norm ‖∂L/∂H_t‖ and the
+// clipping markers arrive the same way, so the curve covers only the reached t. Every
+// step carries every per-step array (the page asks for a snapshot when one is missing).
+func TestBPTTTimeAxis(t *testing.T) {
+	for _, c := range []map[string]string{{"T": "30"}, {"T": "7", "truncate": "3", "activation": "identity", "rho": "1.5", "clip": "2"}} {
+		m := buildBPTTWith(t, c)
+		T := m.T
+		if got := m.Static().Meta["time_steps"]; got != T {
+			t.Fatalf("%v: static time_steps %v, want T = %d", c, got, T)
+		}
+		names := []string{"H", bpttGradArray, bpttGradNormArray, bpttClippedArray}
+		filled := map[string]map[int]int{} // array → time step → scrubber step it arrived at
+		for _, name := range names {
+			filled[name] = map[int]int{}
+		}
+		for s := 1; s <= m.Steps(); s++ {
+			f := m.At(s)
+			for _, name := range names {
+				a := arrayOf(f, name)
+				if a == nil {
+					t.Fatalf("%v step %d: no %s", c, s, name)
+				}
+				tt := bpttTimeOf(m, name, s)
+				if tt == 0 {
+					if name != "H" && slices.ContainsFunc(a, func(v float64) bool { return v != 0 }) {
+						t.Errorf("%v step %d: %s = %v before the backward pass, want 0", c, s, name, a)
+					}
+					continue
+				}
+				if _, dup := filled[name][tt]; dup {
+					t.Errorf("%v step %d: %s fills t = %d a second time", c, s, name, tt)
+				}
+				filled[name][tt] = s
+				var want []float64
+				switch name {
+				case "H":
+					want = m.hs[tt-1]
+				case bpttGradArray:
+					want = m.dHs[tt-1]
+				case bpttGradNormArray:
+					want = []float64{m.gradNorm[tt-1]}
+				case bpttClippedArray:
+					want = []float64{b2f(m.clipped[tt-1])}
+				}
+				if !slices.Equal(a, want) {
+					t.Errorf("%v step %d: %s drawn at t = %d is %v, want its value at t = %d", c, s, name, tt, a, tt)
+				}
+				if f.Meta["t"] != tt {
+					t.Errorf("%v step %d: %s at t = %d but the step works on t = %v", c, s, name, tt, f.Meta["t"])
+				}
+			}
+		}
+		for _, name := range names {
+			if len(filled[name]) != T {
+				t.Errorf("%v: %s fills %d columns, want T = %d", c, name, len(filled[name]), T)
+			}
+			for tt, s := range filled[name] {
+				want := tt // the forward pass: step t
+				if name != "H" {
+					want = 2*T + 1 - tt // the backward pass: step T + k holds t = T − k + 1
+				}
+				if s != want {
+					t.Errorf("%v: %s's t = %d arrives at step %d, want %d", c, name, tt, s, want)
+				}
+			}
+		}
+	}
+}
+
+// TestBPTTGradientScale: the ∂L/∂H_t heatmap has one colour scale for the whole run,
+// sent once in the static frame: ± the largest |∂L/∂H_t| entry over all t, which
+// holds every value drawn at every step. With ρ = 1.2 and the identity it is far
+// beyond ±1: the explosion shows as colour.
+func TestBPTTGradientScale(t *testing.T) {
+	for _, c := range []map[string]string{{}, {"activation": "identity", "rho": "1.2"}, {"activation": "tanh", "rho": "0.5", "truncate": "5"}} {
+		m := buildBPTTWith(t, c)
+		hi := 0.0
+		for s := m.T + 1; s <= m.Steps(); s++ {
+			for _, v := range arrayOf(m.At(s), bpttGradArray) {
+				hi = max(hi, math.Abs(v))
+			}
+		}
+		scales := m.Static().Meta["scales"].(map[string][]float64)
+		if got, want := scales["dH"], []float64{-hi, hi}; !slices.Equal(got, want) {
+			t.Errorf("%v: dH scale %v, want ± max |∂L/∂H_t| = %v", c, got, want)
+		}
+		// The norm panel's log axis is fixed too: it holds every norm and bound to come.
+		r := scales["grad-norms"]
+		for i, v := range append(slices.Clone(m.gradNorm), m.bound...) {
+			if float32(v) > 0 && (v < r[0] || v > r[1]) {
+				t.Errorf("%v: value %d = %v outside the norm panel's range %v", c, i, v, r)
+			}
+		}
+	}
+	// With the identity ‖∂L/∂H_1‖₂ = ρ^{T−1}, and ‖v‖_∞ ≥ ‖v‖₂/√h.
+	m := buildBPTTWith(t, map[string]string{"activation": "identity", "rho": "1.2"})
+	low := math.Pow(1.2, float64(m.T-1)) / math.Sqrt(bpttHidden)
+	if hi := m.Static().Meta["scales"].(map[string][]float64)["dH"][1]; hi < low {
+		t.Errorf("identity ρ = 1.2, T = %d: dH scale ±%v, want ≥ ρ^(T−1)/√h = %v", m.T, hi, low)
+	}
+}
+
+// TestBPTTJacobianAxis: the Jacobian-norm panel's y axis is fixed, shows 0 and 1, and
+// holds every ‖∂H_t/∂H_{t−1}‖₂ and the bound ργ at every setting of the sliders.
+func TestBPTTJacobianAxis(t *testing.T) {
+	var scale []float64
+	for _, p := range bpttLesson.Panels {
+		if p.ID == "jacobian" {
+			scale = p.Scale
+		}
+	}
+	if len(scale) != 2 || scale[0] != 0 || scale[1] < 1 {
+		t.Fatalf("jacobian panel scale %v, want [0, ≥ 1]", scale)
+	}
+	for _, act := range []string{"tanh", "relu", "identity"} {
+		for _, rho := range []string{"0.5", "1", "1.5"} {
+			m := buildBPTTWith(t, map[string]string{"activation": act, "rho": rho})
+			for i, v := range append(slices.Clone(m.jacNorm), m.rho*m.gamma) {
+				if v < scale[0] || v > scale[1] {
+					t.Errorf("%s ρ = %s: value %d = %v outside the axis %v", act, rho, i, v, scale)
+				}
+			}
+		}
+	}
+}
+
+// TestBPTTLabels: the page prints a parameter's symbol before its label, so the label
+// does not repeat it ("ρ(W_hh) spectral radius", not "… spectral radius ρ").
+func TestBPTTLabels(t *testing.T) {
+	unicode := map[string]string{`\rho(W_{hh})`: "ρ", `\phi`: "φ", "T": "T", "k": "k", `\theta`: "θ"}
+	for _, p := range bpttLesson.Params {
+		if p.Symbol == "" {
+			continue
+		}
+		sym, ok := unicode[p.Symbol]
+		if !ok {
+			t.Errorf("%s: symbol %q not in this test's table", p.Name, p.Symbol)
+			continue
+		}
+		if slices.Contains(strings.Fields(p.Label), sym) {
+			t.Errorf("%s: label %q repeats its symbol %s", p.Name, p.Label, sym)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"gonum.org/v1/gonum/mat"
+
 	"unroll/sim"
 )
 
@@ -111,13 +113,26 @@ func (m *deepModel) Static() sim.Frame {
 	} else {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}
+	day := map[string]any{"col_title": "day"} // the line panels' x axis, named in their tooltips
+	meta["axes"] = map[string]any{"x": day, "regime_line": day}
+	slowPart := make([]float64, T)
+	for t := range T {
+		slowPart[t] = regimeDrift * m.series.Regime[t]
+	}
 	return sim.Frame{
 		Arrays: []sim.Array{
 			sim.Vector("slow_corr", slow), sim.Vector("fast_corr", fast),
 			sim.Vector("regime_line", bullLine(m.series.Regime[:T])),
+			sim.Vector("slow_part", slowPart),
 		},
 		Meta: meta,
 	}
+}
+
+// firstForecast is x̂_1, the forecast of day 1 "made on day 0": the output from the
+// initial state H_0^{(L)} = 0, which is b_q's first entry.
+func (m *deepModel) firstForecast() float64 {
+	return m.net.Out.Forward(mat.NewDense(1, DeepHidden, nil)).At(0, 0)
 }
 
 func bullLine(r []float64) []float64 {
@@ -165,13 +180,16 @@ func (m *deepModel) At(t int) sim.Frame {
 		"correct":    (r.PBull[t-1] > 0.5) == s.Bull(t-1),
 		"x_hat_next": round4(r.Next[t-1]),
 	}
+	forecast := m.firstForecast() // x̂_t, made on day t − 1
+	if t > 1 {
+		forecast = r.Next[t-2]
+	}
 	arrays := []sim.Array{
 		sim.Matrix("H", L, DeepHidden, flat),
 		sim.Vector("x", []float64{s.X[t-1]}),
 		sim.Vector("p_bull", []float64{r.PBull[t-1]}),
-	}
-	if t > 1 {
-		arrays = append(arrays, sim.Vector("x_hat", []float64{r.Next[t-2]})) // the forecast of x_t made on day t−1
+		sim.Vector("x_hat", []float64{forecast}),         // drawn at day t against x_t
+		sim.Vector("x_hat_next", []float64{r.Next[t-1]}), // x̂_{t+1}, made today: the equation's symbol
 	}
 	return sim.Frame{Arrays: arrays, Meta: meta}
 }
@@ -210,7 +228,7 @@ var deepLesson = &Lesson{
 	Equations: []Equation{
 		{TeX: `H_t^{(0)} = \htmlClass{sym-x}{X_t} = x_t`, Symbols: []Symbol{{ID: "x", Array: "x"}}},
 		{TeX: `\htmlClass{sym-H}{H_t^{(l)}} = \phi_l(H_t^{(l-1)} W_{xh}^{(l)} + H_{t-1}^{(l)} W_{hh}^{(l)} + b_h^{(l)}), \quad l = 1, \dots, L`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
-		{TeX: `O_t = H_t^{(L)} W_{hq} + b_q = (\htmlClass{sym-x_hat}{\hat x_{t+1}},\ o_t), \qquad \htmlClass{sym-p_bull}{P(\mathrm{bull})} = \sigma(o_t)`, Symbols: []Symbol{{ID: "x_hat", Array: "x_hat"}, {ID: "p_bull", Array: "p_bull"}}},
+		{TeX: `O_t = H_t^{(L)} W_{hq} + b_q = (\htmlClass{sym-x_hat}{\hat x_{t+1}},\ o_t), \qquad \htmlClass{sym-p_bull}{P(\mathrm{bull})} = \sigma(o_t)`, Symbols: []Symbol{{ID: "x_hat", Array: "x_hat_next"}, {ID: "p_bull", Array: "p_bull"}}},
 	},
 	Panels: []Panel{
 		{ID: "graph", Kind: Graph, Title: `the layers × time grid \(H_t^{(l)}\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H",
@@ -219,7 +237,10 @@ var deepLesson = &Lesson{
 			Note: "Slow units keep one colour through a whole regime; fast ones flicker from day to day."},
 		{ID: "layers", Kind: Bars, Title: `per layer: mean \(|\mathrm{corr}|\) with the regime \(r_t\) and with the fast part \(f_t\)`, Arrays: []string{"slow_corr", "fast_corr"}, Legend: []string{"with the regime r_t", "with the fast part f_t"}, Scale: []float64{0, 1},
 			Note: "Measured on 20 held-out series of 200 days; the facts list the numbers."},
-		{ID: "x", Kind: Line, Title: `the move \(x_t\) and the forecast \(\hat x_t\) made the day before`, Arrays: []string{"x", "x_hat"}, Legend: []string{"move x_t", "forecast x̂_t"}, Symbol: "x_hat"},
+		{ID: "x", Kind: Line, Title: `the move \(x_t = 0.5\,r_t + f_t\) and its slow part \(0.5\,r_t\)`, Arrays: []string{"x", "slow_part"}, Legend: []string{"move x_t", "slow part 0.5·r_t"}, Symbol: "x",
+			Note: "The regime sets the mean; the fast part f_t swings around it and partly undoes the previous day's move."},
+		{ID: "forecast", Kind: Line, Title: `the forecast \(\hat x_t\) made the day before, against the move \(x_t\) that came`, Arrays: []string{"x", "x_hat"}, Legend: []string{"move x_t", "forecast x̂_t (made on day t−1)"}, Symbol: "x_hat",
+			Note: "x̂_1 is the forecast from the initial state H_0 = 0, the bias b_q."},
 		{ID: "regime", Kind: Line, Title: `bull market (1) or bear (0), and the model's \(P(\mathrm{bull})\)`, Arrays: []string{"regime_line", "p_bull"}, Legend: []string{"bull (1) or bear (0)", "P(bull)"}, Scale: []float64{0, 1}, Symbol: "p_bull"},
 	},
 	Params: sim.Specs{

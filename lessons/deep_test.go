@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -117,8 +118,10 @@ func TestDeepCheckpoints(t *testing.T) {
 	}
 }
 
-// TestDeepFrames: step t carries every layer's H_t^{(l)} as an [L, h] array and the
-// forecast of x_t made on day t−1.
+// TestDeepFrames: step t carries every layer's H_t^{(l)} as an [L, h] array, the
+// forecast x̂_t of x_t made on day t−1 (on day 1 the forecast from H_0 = 0, which is
+// b_q's first entry) and x̂_{t+1}, made on day t. Every step carries the same arrays:
+// the page asks for a snapshot when a step lacks one.
 func TestDeepFrames(t *testing.T) {
 	v := deepLesson.Params.Defaults()
 	sm, err := deepLesson.Build(v)
@@ -142,8 +145,47 @@ func TestDeepFrames(t *testing.T) {
 				t.Fatalf("step %d: row %d of H is not H_t^(%d)", s, l, l+1)
 			}
 		}
-		if xh, ok := arrays["x_hat"]; ok != (s > 1) || (ok && xh[0] != r.Next[s-2]) {
-			t.Fatalf("step %d: x_hat = %v (present %v), want the forecast made on day %d", s, xh, ok, s-1)
+		want := m.net.Out.B.Value.At(0, 0)
+		if s > 1 {
+			want = r.Next[s-2]
+		}
+		if xh := arrays["x_hat"]; !slices.Equal(xh, []float64{want}) {
+			t.Fatalf("step %d: x_hat = %v, want [%v], the forecast made on day %d", s, xh, want, s-1)
+		}
+		if xn := arrays["x_hat_next"]; !slices.Equal(xn, []float64{r.Next[s-1]}) {
+			t.Fatalf("step %d: x_hat_next = %v, want [%v], the forecast made today", s, xn, r.Next[s-1])
+		}
+		if names := slices.Sorted(maps.Keys(arrays)); !slices.Equal(names, []string{"H", "p_bull", "x", "x_hat", "x_hat_next"}) {
+			t.Fatalf("step %d: arrays %v", s, names)
+		}
+	}
+}
+
+// TestDeepSymbolsLinkPanels: every symbol of the equations (x_t, H_t, x̂_{t+1},
+// P(bull)) is the symbol of a panel that draws its array's values, so hovering it
+// lights that panel up; x̂_{t+1}'s readout at step t is the forecast made on day t.
+func TestDeepSymbolsLinkPanels(t *testing.T) {
+	drawn := map[string][]string{} // symbol → the arrays its panels draw
+	for _, p := range deepLesson.Panels {
+		if p.Symbol != "" {
+			drawn[p.Symbol] = append(drawn[p.Symbol], p.Arrays...)
+		}
+	}
+	related := map[string]string{"x_hat_next": "x_hat"} // drawn one day later, against x_t
+	for _, eq := range deepLesson.Equations {
+		for _, sym := range eq.Symbols {
+			arr := sym.Array
+			if r, ok := related[arr]; ok {
+				arr = r
+			}
+			if !slices.Contains(drawn[sym.ID], arr) {
+				t.Errorf("symbol %s (array %s): no panel with this symbol draws %s (panels' arrays %v)", sym.ID, sym.Array, arr, drawn[sym.ID])
+			}
+		}
+	}
+	for _, id := range []string{"x", "x_hat"} {
+		if _, ok := drawn[id]; !ok {
+			t.Errorf("no panel for symbol %s", id)
 		}
 	}
 }

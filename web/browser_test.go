@@ -356,7 +356,7 @@ func hoverLinks(t *testing.T, ctx context.Context) {
 	if heat == "" {
 		return
 	}
-	waitForJS(t, ctx, "the heatmap tooltip", `(tip => !tip.hidden && /unit 1, step 1/.test(tip.textContent) && /value/.test(tip.textContent))(document.querySelector('[data-testid=tooltip]'))`)
+	waitForJS(t, ctx, "the heatmap tooltip", `(tip => !tip.hidden && /unit 1, (step|t =) 1(?!\d)/.test(tip.textContent) && /value/.test(tip.textContent))(document.querySelector('[data-testid=tooltip]'))`)
 	if heat != "-" && evalJS[bool](t, ctx, fmt.Sprintf(`!!document.querySelector('.equation .sym-' + CSS.escape(%q))`, heat)) {
 		waitForJS(t, ctx, "the heatmap's symbol to light up", fmt.Sprintf(`document.querySelector('.equation .sym-' + CSS.escape(%q)).classList.contains('sym-hot')`, heat))
 	}

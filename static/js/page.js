@@ -5,7 +5,7 @@
 import { connect } from "./socket.js";
 import { createStore, applySnapshot, applyFrame, applyTrain, gaps, view } from "./store.js";
 import { renderEquation, renderInline, fitEquation, whenReady } from "./math.js";
-import { fmt, token } from "./panels/common.js";
+import { fmt, fact, token } from "./panels/common.js";
 import { linkSymbols } from "./links.js";
 import * as heatmap from "./panels/heatmap.js";
 import * as bars from "./panels/bars.js";
@@ -317,7 +317,7 @@ function facts(dl, meta, heading) {
     if (v === null || typeof v === "object") continue;
     const dt = document.createElement("dt"), dd = document.createElement("dd");
     dt.textContent = k.replaceAll("_", " ");
-    dd.textContent = typeof v === "number" ? fmt(v) : typeof v === "boolean" ? (v ? "yes" : "no") : v.length === 1 ? token(v) : String(v);
+    dd.textContent = typeof v === "number" ? fact(v) : typeof v === "boolean" ? (v ? "yes" : "no") : v.length === 1 ? token(v) : String(v);
     if (dd.textContent.length > 60) { dd.className = "long"; long.push(dt, dd); } else items.push(dt, dd);
   }
   items.push(...long); // sentences after the numbers

@@ -1,6 +1,9 @@
 // bars draws one per-step vector at the current step: one bar per unit, coloured with
-// the same scale as the heatmaps, on a fixed axis when the panel has a scale.
-import { fit, fmt, tick, empty, SMALL, MUTED, GRID, INK } from "./common.js";
+// the same scale as the heatmaps, on a fixed axis when the panel has a scale. Bars are
+// named by the meta "axes" (col_title: what they count, "n" or "word"; cols: a name
+// each), else by the lesson's classes, labels or vocabulary when one has a name per
+// bar, else numbered as units.
+import { fit, fmt, tick, empty, axisOf, SMALL, MUTED, GRID, INK } from "./common.js";
 import { scaleFor, SERIES } from "../colors.js";
 
 const FONT_LABEL = SMALL.replace("11px", "13px");
@@ -9,7 +12,7 @@ const LEGEND = 16; // a row above the bars for the arrays' names when there are 
 
 export function draw(canvas, cfg, view) {
   const { ctx, width, height } = fit(canvas, HEIGHT);
-  const sets = cfg.arrays.map((name, i) => ({ name: cfg.legend?.[i] || name, a: view.at(name, view.step) || view.staticArray(name) })).filter((s) => s.a);
+  const sets = cfg.arrays.map((name, i) => ({ name: cfg.legend?.[i] || name, a: view.at(name, view.step) || view.staticArray(name), perStep: !!view.at(name, view.step) })).filter((s) => s.a);
   if (!sets.length) { empty(ctx, width, height, view.step === 0 ? "step forward to see values" : "nothing to show at this step"); return null; }
   const all = sets.flatMap((s) => Array.from(s.a.data));
   const scale = scaleFor(cfg.scale, all);
@@ -36,8 +39,10 @@ export function draw(canvas, cfg, view) {
     }
   });
   // units are numbered; a softmax over the lesson's classes is labelled with them
-  const names = [view.static.classes, view.static.labels, view.static.vocab].find((l) => Array.isArray(l) && l.length === n);
+  const axis = axisOf(view, cfg.arrays);
+  const names = [axis.cols, view.static.classes, view.static.labels, view.static.vocab].find((l) => Array.isArray(l) && l.length === n);
   const label = (i) => (names ? String(names[i]) : String(i + 1));
+  const what = (i) => (axis.col_title ? `${axis.col_title} = ${label(i)}` : names ? label(i) : `unit ${i + 1}`);
   const every = Math.max(1, Math.ceil(n / Math.floor(plotW / (names ? 60 : 20))));
   ctx.fillStyle = MUTED;
   if (names) ctx.font = FONT_LABEL;
@@ -49,7 +54,7 @@ export function draw(canvas, cfg, view) {
     hit(px, py) {
       if (px < LEFT || px >= width - RIGHT || py < top || py > top + plotH) return null;
       const i = Math.floor((px - LEFT) / group);
-      const lines = [names ? `${label(i)}, step ${view.step}` : `unit ${i + 1}, step ${view.step}`];
+      const lines = [sets.some((s) => s.perStep) ? `${what(i)}, step ${view.step}` : what(i)]; // static bars do not change with the step
       for (const s of sets) lines.push(`${s.name} = ${fmt(s.a.data[i])}`);
       return { lines, unit: i, t: view.step };
     },

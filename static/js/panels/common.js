@@ -26,14 +26,85 @@ export function fit(canvas, height) {
   return { ctx, width, height };
 }
 
-// fmt writes a value with 4 significant digits (what the lecture's tables show).
+// fmt writes a value for a tooltip or a readout with 4 significant digits, trailing
+// zeros kept and a true minus sign ("1.000", "−1.000", "0.002469", "1.235e−5"): a
+// saturated gate reads 1.000, which says it is a measured value and not a count. Exact
+// 0 is "0". A whole number of magnitude ≥ WHOLE is a count, a size or a step (238
+// tokens, T = 30) and is written whole: a continuous value is practically never whole
+// there. Magnitudes outside [SMALLEST, LARGEST) are written with an exponent.
+const DIGITS = 4; // the lecture's tables show 4 significant digits
+const WHOLE = 2; // ±1 is a saturated σ or tanh far more often than a count
+const SMALLEST = 1e-3; // below it, fixed notation needs too many zeros
+const LARGEST = 10 ** DIGITS; // from here toPrecision writes an exponent anyway
 export function fmt(v) {
   if (v === undefined || v === null) return "–";
   if (!Number.isFinite(v)) return String(v);
   if (v === 0) return "0";
   const a = Math.abs(v);
-  if (a >= 1e5 || a < 1e-3) return v.toExponential(3);
-  return Number(v.toPrecision(4)).toString();
+  if (Number.isInteger(v) && a >= WHOLE && a < Number.MAX_SAFE_INTEGER) return minus(String(v));
+  if (a >= LARGEST || a < SMALLEST) return minus(v.toExponential(DIGITS - 1).replace("e+", "e"));
+  return minus(v.toPrecision(DIGITS));
+}
+
+// fact writes a fact's number (the facts lists): whole numbers are counts, sizes and
+// steps (layers 1, not 1.000), anything else as fmt.
+export function fact(v) {
+  return Number.isInteger(v) && Math.abs(v) < Number.MAX_SAFE_INTEGER ? minus(String(v)) : fmt(v);
+}
+
+const minus = (s) => s.replaceAll("-", "\u2212"); // U+2212, as in the equations
+
+// The time axis. Heatmaps and line panels draw per-step arrays against the time step t.
+// Usually the scrubber's step s is t. A lesson whose scrubber runs longer than its
+// sequence (BPTT: the forward pass t = 1..T, then the backward pass t = T..1) gives its
+// number of time steps in the static meta "time_steps". A per-step array whose name
+// mentions "bwd" or "back" is computed from the end: its step s holds the time step
+// steps + 1 − s (a bidirectional RNN's backward direction; BPTT's backward pass, whose
+// steps T+1..2T hold t = T..1). The one rule for every panel that draws time.
+
+// timeSteps is the number of time steps t = 1..T the time axis shows.
+export function timeSteps(view) {
+  const T = Number(view.static.time_steps);
+  return Number.isInteger(T) && T > 0 ? T : view.steps;
+}
+
+// hasTimeAxis reports whether the time steps are not the scrubber's steps, so that
+// tooltips must say "t = 21" rather than "step 21".
+export const hasTimeAxis = (view) => timeSteps(view) !== view.steps;
+
+// backward reports whether a per-step array is computed from the end.
+export const backward = (name) => /bwd|back/i.test(name);
+
+// timeOf is the time step t that the per-step array holds at scrubber step s, or 0
+// when its value at s is off the time axis (a forward array during BPTT's backward
+// pass, a backward array during the forward pass).
+export function timeOf(view, name, s) {
+  const t = backward(name) ? view.steps + 1 - s : s;
+  return s >= 1 && t >= 1 && t <= timeSteps(view) ? t : 0;
+}
+
+// stepOf is the scrubber step at which the per-step array's value for time t arrives.
+export const stepOf = (view, name, t) => (backward(name) ? view.steps + 1 - t : t);
+
+// nowTime is the time step the current scrubber step works on, for a panel drawing
+// these arrays: the first per-step array's time, else the frame's meta "t" (BPTT: the
+// step being processed), else the step itself.
+export function nowTime(view, names) {
+  for (const n of names) { const t = view.known(n) ? timeOf(view, n, view.step) : 0; if (t) return t; }
+  const t = Number(view.meta.t);
+  return Number.isInteger(t) && t > 0 ? t : view.step;
+}
+
+// axisOf names a line or bars panel's x axis and its points, from the meta "axes"
+// (the same key the alignment panel reads): axes[array] = {col_title, cols}, the
+// step's meta over the static one, for the first of the arrays that has it. col_title
+// is what x counts ("rank", "n", "day"), cols a name per bar or point.
+export function axisOf(view, names) {
+  for (const n of names) {
+    const a = { ...(view.static.axes?.[n] || {}), ...(view.meta.axes?.[n] || {}) };
+    if (a.col_title || Array.isArray(a.cols)) return a;
+  }
+  return {};
 }
 
 // tick formats an axis label: short.

@@ -1,10 +1,13 @@
-// heatmap draws per-step vectors as a unit × time grid (one column per step, one row
-// per unit) with a fixed, labelled colour scale and the current step marked. A static
-// matrix of the same name is drawn as it is (rows × columns). A per-step array whose
-// name mentions "bwd" or "back" is a backward pass (bidirectional RNN): step s holds
-// the state at time T − s + 1, so it fills from the right.
-// A per-step array of shape [L, h] (a deep RNN's layers) is drawn as one block per layer.
-import { fit, fmt, empty, token, colourBar, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
+// heatmap draws per-step vectors as a unit × time grid (one column per time step t, one
+// row per unit) with a fixed, labelled colour scale and the current time step marked.
+// Columns follow common.js's time axis: usually step s fills column s; a per-step array
+// whose name mentions "bwd" or "back" is a backward pass (a bidirectional RNN's backward
+// direction, BPTT's ∂L/∂H_t) and fills from the right; with static meta "time_steps"
+// (BPTT) there are that many columns, and a step whose value is off the axis (H during
+// the backward pass) fills none. A static matrix of the same name is drawn as it is
+// (rows × columns). A per-step array of shape [L, h] (a deep RNN's layers) is drawn as
+// one block per layer.
+import { fit, fmt, empty, token, colourBar, timeSteps, hasTimeAxis, timeOf, stepOf, nowTime, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 34, RIGHT = 64, TOP = 8, AXIS = 34; // margins in CSS px: unit labels, colour bar, time axis
@@ -12,31 +15,33 @@ const MAX_BLOCK = 240; // tallest block of rows, so h = 64 still fits a laptop s
 const MIN_ROW = 3, MAX_ROW = 18, GAP = 14;
 const LAYER_GAP = 5; // between the blocks of a deep RNN's layers, which carry their name inside
 
-// blocks describes what to draw for each array: rows, columns and a value getter.
+// blocks describes what to draw for each array: rows, columns and a value getter. A
+// timed block's column c is time step t = c + 1, computed at scrubber step arrives(c).
 function blocks(cfg, view) {
   const out = [];
+  const T = timeSteps(view);
   for (const name of cfg.arrays) {
-    const perStep = [];
-    const back = /bwd|back/i.test(name);
+    const byTime = [];
     let rows = 0;
-    for (let t = 1; t <= view.steps; t++) {
-      const a = view.at(name, t);
-      if (a) { perStep[t] = a.data; rows = Math.max(rows, a.data.length); }
+    for (let s = 1; s <= view.steps; s++) {
+      const a = view.at(name, s), t = timeOf(view, name, s);
+      if (a && t) { byTime[t] = a.data; rows = Math.max(rows, a.data.length); }
     }
+    const arrives = (c) => stepOf(view, name, c + 1);
     const shape = view.knownShape(name);
     if (shape && shape.length === 2 && shape[0] > 1) { // layers × units (deep RNN): a block per layer, the top layer first as in the graph
       const [L, h] = shape;
-      for (let l = L - 1; l >= 0; l--) out.push({ name: `${name} layer ${l + 1}`, layer: l + 1, rows: h, cols: view.steps, timed: true, back, value: (r, c) => perStep[back ? view.steps - c : c + 1]?.[l * h + r] });
+      for (let l = L - 1; l >= 0; l--) out.push({ name: `${name} layer ${l + 1}`, array: name, layer: l + 1, rows: h, cols: T, timed: true, arrives, value: (r, c) => byTime[c + 1]?.[l * h + r] });
       continue;
     }
     if (rows > 0 || view.known(name)) {
-      out.push({ name, rows: rows || view.known(name) || 1, cols: view.steps, timed: true, back, value: (r, c) => perStep[back ? view.steps - c : c + 1]?.[r] });
+      out.push({ name, array: name, rows: rows || view.known(name) || 1, cols: T, timed: true, arrives, value: (r, c) => byTime[c + 1]?.[r] });
       continue;
     }
-    const s = view.staticArray(name);
-    if (s) {
-      const [r, c] = s.shape.length === 2 ? s.shape : [s.shape[0] || s.data.length, 1];
-      out.push({ name, rows: r, cols: c, timed: c === view.steps, value: (i, j) => s.data[i * c + j] });
+    const st = view.staticArray(name);
+    if (st) {
+      const [r, c] = st.shape.length === 2 ? st.shape : [st.shape[0] || st.data.length, 1];
+      out.push({ name, array: name, rows: r, cols: c, timed: c === T, arrives: (j) => j + 1, value: (i, j) => st.data[i * c + j] });
     }
   }
   return out;
@@ -63,7 +68,7 @@ export function draw(canvas, cfg, view) {
     if (named) { ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(b.name, LEFT, y + 6); y += GAP; }
     else if (layered && bi > 0) y += LAYER_GAP;
     for (let c = 0; c < b.cols; c++) {
-      const live = !b.timed || (b.back ? view.steps - c : c + 1) <= view.step;
+      const live = !b.timed || b.arrives(c) <= view.step;
       for (let r = 0; r < b.rows; r++) {
         const v = live ? b.value(r, c) : undefined;
         ctx.fillStyle = v === undefined ? "#f3f4f6" : scale.color(v);
@@ -91,26 +96,26 @@ export function draw(canvas, cfg, view) {
     y += b.rows * h;
   });
 
-  // time axis: step numbers, and the input tokens when the lesson has them
+  // time axis: time steps, and the input tokens when the lesson has them
   const tokens = view.static.tokens;
-  const steps = view.steps, cw = plotW / steps;
+  const T = timeSteps(view), cw = plotW / T;
+  const cur = view.step > 0 ? nowTime(view, cfg.arrays) : 0; // the time step being computed
   ctx.font = SMALL; ctx.textAlign = "center";
-  const labelEvery = Math.max(1, Math.ceil(steps / Math.floor(plotW / 22)));
-  for (let t = 1; t <= steps; t++) {
+  const labelEvery = Math.max(1, Math.ceil(T / Math.floor(plotW / 22)));
+  for (let t = 1; t <= T; t++) {
     const x = LEFT + (t - 0.5) * cw;
-    if (t === view.step) { ctx.font = "bold " + SMALL; ctx.fillStyle = INK; ctx.fillText(String(t), x, y + 9); ctx.font = SMALL; }
+    if (t === cur) { ctx.font = "bold " + SMALL; ctx.fillStyle = INK; ctx.fillText(String(t), x, y + 9); ctx.font = SMALL; }
     else if (t % labelEvery === 0 || t === 1) {
-      if (Math.abs(t - view.step) * cw >= 16 || view.step === 0) { ctx.fillStyle = MUTED; ctx.fillText(String(t), x, y + 9); }
+      if (Math.abs(t - cur) * cw >= 16 || cur === 0) { ctx.fillStyle = MUTED; ctx.fillText(String(t), x, y + 9); }
     }
     if (Array.isArray(tokens) && tokens[t - 1] !== undefined && cw >= 9) {
-      ctx.fillStyle = t === view.step ? INK : MUTED;
+      ctx.fillStyle = t === cur ? INK : MUTED;
       ctx.fillText(token(tokens[t - 1]).slice(0, Math.max(1, Math.floor(cw / 7))), x, y + 23);
     }
   }
   ctx.textAlign = "left";
-  // the current step: an outlined column and a marker under it
-  if (view.step > 0) {
-    const cur = bs.every((b) => b.back) ? view.steps - view.step + 1 : view.step; // a backward pass's column
+  // the current time step: an outlined column
+  if (cur >= 1 && cur <= T) {
     const x = LEFT + (cur - 1) * cw;
     ctx.strokeStyle = NOW; ctx.lineWidth = 2;
     ctx.strokeRect(x + 1, TOP + (named ? GAP : 0) - 1, Math.max(2, cw - 2), y - TOP - (named ? GAP : 0) + 2);
@@ -124,9 +129,10 @@ export function draw(canvas, cfg, view) {
         if (py < g.y || py >= g.y + g.b.rows * g.h || px < LEFT || px >= LEFT + plotW) continue;
         const row = Math.floor((py - g.y) / g.h), col = Math.floor((px - LEFT) / g.cw);
         const t = col + 1;
-        if (g.b.timed && (g.b.back ? view.steps - t + 1 : t) > view.step) return { lines: [`unit ${row + 1}, step ${t}`, "not computed yet"], block: i, row };
+        const when = hasTimeAxis(view) ? `t = ${t}` : `step ${t}`; // BPTT's columns are time steps, not the scrubber's
+        if (g.b.timed && g.b.arrives(col) > view.step) return { lines: [`${g.b.name}: unit ${row + 1}, ${when}`, `not computed yet (step ${g.b.arrives(col)})`], block: i, row };
         const v = g.b.value(row, col);
-        const where = g.b.timed ? `unit ${row + 1}, step ${t}` : `row ${row + 1}, column ${col + 1}`;
+        const where = g.b.timed ? `unit ${row + 1}, ${when}` : `row ${row + 1}, column ${col + 1}`;
         return { lines: [`${g.b.name}: ${where}`, `value ${fmt(v)}`], block: i, row, t };
       }
       return null;

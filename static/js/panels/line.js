@@ -1,8 +1,12 @@
 // line draws curves against the step: per-step scalars (one point per computed step) or
 // static curves (one value per step, or any length for training curves), on a linear or
-// logarithmic y axis, with the current step marked. Arrays whose name starts with
-// "clip" are markers: a triangle on the steps where the value is non-zero.
-import { fit, fmt, tick, empty, niceTicks, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
+// logarithmic y axis, with the current step marked. Per-step scalars are placed on
+// common.js's time axis: a backward array (BPTT's ‖∂L/∂H_t‖) grows from t = T down as
+// the backward pass reaches each t, and is absent during the forward pass. Arrays whose
+// name starts with "clip" are markers: a triangle on the steps where the value is
+// non-zero. Tooltips name x by the meta "axes" col_title ("rank", "n", "day"), else
+// "t = …" on a time axis and "step …" on the scrubber's.
+import { fit, fmt, tick, empty, niceTicks, timeSteps, hasTimeAxis, timeOf, nowTime, axisOf, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
 import { SERIES } from "../colors.js";
 
 const LEFT = 52, RIGHT = 12, BOTTOM = 26, HEIGHT = 200;
@@ -15,11 +19,13 @@ function curves(cfg, view) {
   }
   const out = [];
   for (const [i, name] of cfg.arrays.entries()) {
-    const xs = [], ys = [];
-    for (let t = 1; t <= Math.min(view.step, view.steps); t++) {
-      const a = view.at(name, t);
-      if (a) { xs.push(t); ys.push(a.data[0]); }
+    const pts = [];
+    for (let s = 1; s <= Math.min(view.step, view.steps); s++) {
+      const a = view.at(name, s), t = timeOf(view, name, s);
+      if (a && t) pts.push([t, a.data[0]]);
     }
+    pts.sort((p, q) => p[0] - q[0]); // a backward array arrives from the end
+    const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
     if (!xs.length && !view.known(name)) {
       const s = view.staticArray(name);
       if (s) s.data.forEach((v, i) => { xs.push(i + 1); ys.push(v); });
@@ -39,14 +45,19 @@ export function draw(canvas, cfg, view) {
   // training curve) span their own length, and the marker sits at the frame's "t"
   // when the lesson's steps are not the time steps (BPTT's forward then backward pass)
   const timed = cs.some((c) => view.known(c.name));
-  let xmax = timed ? view.steps : Math.max(...lines.map((c) => c.xs.at(-1) || 0));
+  let xmax = timed ? timeSteps(view) : Math.max(...lines.map((c) => c.xs.at(-1) || 0));
   xmax = Math.max(2, xmax);
   const mark = view.static.marks?.[cfg.id]; // a lesson may pin a static curve's marker (mt-data: the min-frequency cut)
-  const now = cfg.source === "train" ? 0 : timed ? view.step : mark !== undefined ? Number(mark) : Number(view.meta.t ?? view.step);
-  let lo = Math.min(...pts), hi = Math.max(...pts);
+  const now = cfg.source === "train" ? 0 : timed ? nowTime(view, cfg.arrays) : mark !== undefined ? Number(mark) : Number(view.meta.t ?? view.step);
+  // the y range: the panel's declared scale, or one the lesson fixes for its run in the
+  // static meta "scales" (BPTT: every ‖∂L/∂H_t‖ to come, so the axis does not move as
+  // the backward pass adds points), else fitted to the points drawn
+  const fixed = view.static.scales?.[cfg.id] || cfg.scale;
+  const usable = fixed && fixed.length === 2 && fixed[0] < fixed[1] && (!cfg.logy || fixed[0] > 0);
+  let [lo, hi] = usable ? fixed : [Math.min(...pts), Math.max(...pts)];
   const tr = cfg.logy ? Math.log10 : (v) => v;
   if (cfg.logy) { lo = Math.pow(10, Math.floor(Math.log10(lo))); hi = Math.pow(10, Math.ceil(Math.log10(hi))); if (lo === hi) hi = lo * 10; }
-  else if (cfg.scale) { [lo, hi] = cfg.scale; }
+  else if (usable) { /* as declared */ }
   else { const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.1 || 1; lo -= pad; hi += pad; if (Math.min(...pts) >= 0) lo = Math.max(0, lo); }
   const TOP = cs.length > 1 ? 10 + LEGEND : 12;
   const plotW = width - LEFT - RIGHT, plotH = height - TOP - BOTTOM;
@@ -99,7 +110,12 @@ export function draw(canvas, cfg, view) {
     hit(px) {
       if (px < LEFT || px > width - RIGHT) return null;
       const x = Math.round(1 + ((px - LEFT) / plotW) * Math.max(1, xmax - 1));
-      const out = [cfg.source === "train" ? `training step ${x}` : timed ? `step ${x}` : `t = ${x}`];
+      const axis = axisOf(view, cfg.arrays);
+      const named = Array.isArray(axis.cols) && axis.cols[x - 1] !== undefined ? `: ${axis.cols[x - 1]}` : "";
+      const out = [cfg.source === "train" ? `training step ${x}`
+        : axis.col_title ? `${axis.col_title} = ${x}${named}`
+        : timed && !hasTimeAxis(view) ? `step ${x}`
+        : xmax === timeSteps(view) ? `t = ${x}` : `point ${x}`];
       for (const c of cs) { const j = c.xs.indexOf(x); if (j >= 0) out.push(`${c.label} = ${fmt(c.ys[j])}`); }
       return out.length > 1 ? { lines: out, t: x } : null;
     },
