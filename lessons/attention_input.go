@@ -63,6 +63,14 @@ type attentionSource struct {
 // the student: an empty or too long source, a character the date model never saw,
 // or a sentence with no word of the corpus.
 func readSource(tr *Translator, text string) (attentionSource, error) {
+	if tr.Task.Name == "dates" { // Source speaks of sentences and words; a date has characters
+		switch n := len(tr.Task.Tokenize(text)); {
+		case n == 0:
+			return attentionSource{}, fmt.Errorf("the date is empty: type a date, such as 22 November 2026 or 22/11/26")
+		case n > tr.Task.MaxSource:
+			return attentionSource{}, fmt.Errorf("the date has %d characters; at most %d fit", n, tr.Task.MaxSource)
+		}
+	}
 	ids, tokens, err := tr.Source(text)
 	if err != nil {
 		return attentionSource{}, err

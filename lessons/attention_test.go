@@ -61,11 +61,11 @@ func TestAttentionBadInput(t *testing.T) {
 		changes map[string]string
 		want    string
 	}{
-		{map[string]string{"date": ""}, "empty"},
-		{map[string]string{"date": "   "}, "empty"},
+		{map[string]string{"date": ""}, "the date is empty: type a date"},
+		{map[string]string{"date": "   "}, "the date is empty: type a date"},
 		{map[string]string{"date": "22 novembre 2026 é"}, `"é"`},
 		{map[string]string{"date": "22 nov 2026 ~ ["}, `"~" and "["`},
-		{map[string]string{"date": strings.Repeat("1", 41)}, "at most 40"},
+		{map[string]string{"date": strings.Repeat("1", 41)}, "the date has 41 characters; at most 40"},
 		{map[string]string{"task": "corpus", "sentence": ""}, "empty"},
 		{map[string]string{"task": "corpus", "sentence": "xyzzy plugh"}, `none of the words "xyzzy" and "plugh"`},
 		{map[string]string{"task": "corpus", "sentence": "blorp blorp"}, `the word "blorp" is not in`},

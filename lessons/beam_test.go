@@ -279,6 +279,8 @@ func TestBeamBadInput(t *testing.T) {
 		{map[string]string{"tables": "*: 1 0 0 0 0; *: 1 0 0 0 0"}, `toy tables, entry 2`, "* is listed twice"},
 		{map[string]string{"tables": "hello"}, `toy tables, entry 1`, "a colon"},
 		{map[string]string{"tables": ": 1 0 0 0 0"}, `toy tables, entry 1`, "the prefix is empty"},
+		{map[string]string{"tables": ""}, "toy tables", `no entries; write at least one, such as "<bos>: 1/5 1/5 1/5 1/5 1/5"`},
+		{map[string]string{"tables": " ; ;"}, "toy tables", "no entries"},
 		{map[string]string{"words": "jane jane"}, "toy words", "appears twice"},
 		{map[string]string{"words": "a <eos>"}, "toy words", "reserved"},
 		{map[string]string{"words": "a b c d e f g"}, "toy words", "1 to 6 words"},

@@ -77,11 +77,17 @@ func parseProbability(s string) (float64, error) {
 }
 
 // parseToy reads the tables (the text form above) over words (ending in <eos>) into a
-// validated ToyDistribution. A missing "*" entry makes every unlisted prefix uniform.
+// validated ToyDistribution. A missing "*" entry makes every unlisted prefix uniform,
+// but tables without any entry are refused: an emptied field is far more likely a
+// slip than a wish for the uniform distribution, which "*" states explicitly.
 // Errors name the field and the entry, in words a student can act on.
 func parseToy(words []string, tables string) (*models.ToyDistribution, error) {
 	d := &models.ToyDistribution{Words: words, EOS: len(words) - 1, Tables: map[string][]float64{}}
 	order := strings.Join(words, " ")
+	if strings.Trim(tables, " \t\n;") == "" {
+		uniform := strings.TrimSpace(strings.Repeat(" 1/"+strconv.Itoa(len(words)), len(words)))
+		return nil, fmt.Errorf("toy tables: there are no entries; write at least one, such as \"<bos>: %s\" (every word equally likely), one per prefix, separated by ;", uniform)
+	}
 	n := 0
 	for entry := range strings.SplitSeq(tables, ";") {
 		if strings.TrimSpace(entry) == "" {

@@ -148,6 +148,7 @@ func (m *bleuSentence) Static() sim.Frame {
 		"first_reference_length_len_label": m.d2.RefLength,
 	}
 	meta["corpus"] = m.corpus
+	meta["axes"] = map[string]any{"p": map[string]any{"col_title": "n"}} // the bars are p_1 … p_N
 	switch m.example {
 	case bleuTyped:
 	case bleuModel:

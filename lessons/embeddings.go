@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -316,7 +317,7 @@ func (e *embedModel) analogyTable() mtTable {
 		row.Cells[0].Mark = "on"
 		return row
 	}
-	t.Rows = append(t.Rows, answers("lecture: king", featureTable, featureWords, [3]int{featureIndex("man"), featureIndex("woman"), featureIndex("king")}, 3))
+	t.Rows = append(t.Rows, answers("lecture, on features", featureTable, featureWords, [3]int{featureIndex("man"), featureIndex("woman"), featureIndex("king")}, 3))
 	missing := func(words []string, in func(string) bool) string {
 		for _, w := range words {
 			if !in(w) {
@@ -366,10 +367,12 @@ func (e *embedModel) At(t int) sim.Frame {
 	words := e.corpus.Words
 	scores := []float64{e.m.Score(p[0], p[1])}
 	names := make([]string, len(negs))
+	bars := []string{words[p[1]] + " (context)"} // the bars' names, for their tooltips
 	for i, n := range negs {
 		s := e.m.Score(p[0], n)
 		scores = append(scores, s)
 		names[i] = fmt.Sprintf("%s %.2f", words[n], s)
+		bars = append(bars, words[n])
 	}
 	loss, err := e.m.Loss([]models.SkipGramExample{{Centre: p[0], Context: p[1], Negatives: negs}})
 	if err != nil {
@@ -385,6 +388,7 @@ func (e *embedModel) At(t int) sim.Frame {
 			"example_loss":    round4(loss),
 			"pair":            fmt.Sprintf("%d of %d", t, len(e.pairs)),
 			"example":         map[string]any{"c": p[0], "t": p[1], "n": negs, "s": roundAll(scores)},
+			"axes":            map[string]any{"scores": map[string]any{"col_title": "word", "cols": bars}},
 		},
 	}
 }
@@ -428,10 +432,16 @@ func (e *embedModel) TrainStep() (sim.Frame, error) {
 }
 
 // spaceSeries is the map as one series of points per word class, the most frequent
-// content words labelled.
+// content words labelled, then the typed word w and its embedNeighbours nearest
+// neighbours argmax sim(e_v, e_w) as a last series of their own, all labelled: the
+// view the page's word field chose.
 func spaceSeries(sm sim.Model) []Series {
 	e := sm.(*embedModel)
 	c := e.corpus
+	focus := []int{e.query}
+	for _, n := range e.neighbours(e.query, embedNeighbours) {
+		focus = append(focus, n.Word)
+	}
 	out := make([]Series, len(wordClasses))
 	labelled := 0
 	for w := range c.Words {
@@ -440,8 +450,10 @@ func spaceSeries(sm sim.Model) []Series {
 		s.X, s.Y = append(s.X, e.points[2*w]), append(s.Y, e.points[2*w+1])
 		label := ""
 		if c.Class[w] != classFunction && labelled < embedPlotLabels {
-			label = c.Words[w]
 			labelled++
+			if !slices.Contains(focus, w) { // labelled once, by the last series
+				label = c.Words[w]
+			}
 		}
 		s.Labels = append(s.Labels, label)
 	}
@@ -451,7 +463,12 @@ func spaceSeries(sm sim.Model) []Series {
 			kept = append(kept, s)
 		}
 	}
-	return kept
+	near := Series{Label: fmt.Sprintf("%q and its %d nearest neighbours", c.Words[e.query], len(focus)-1)}
+	for _, w := range focus {
+		near.X, near.Y = append(near.X, e.points[2*w]), append(near.Y, e.points[2*w+1])
+		near.Labels = append(near.Labels, c.Words[w])
+	}
+	return append(kept, near)
 }
 
 // lossSeries is the bundled checkpoint's recorded training loss.
@@ -480,7 +497,7 @@ var embeddingsLesson = &Lesson{
 		`A <b>featurised</b> representation gives each word a short dense vector instead. In the lecture's table every word is scored by hand on a few features (gender, royal, age, food); similar words get similar vectors, and <b>cosine similarity</b> \(\mathrm{sim}(u, v) = u^\top v / (\lVert u\rVert\,\lVert v\rVert)\) measures it. Differences carry meaning too: \(e_{man} - e_{woman} \approx e_{king} - e_{queen} \approx [-2, 0, 0, 0]\), so the question “<i>man</i> → <i>woman</i> as <i>king</i> → ?” is answered by the word whose vector is closest to \(e_{king} - e_{man} + e_{woman}\). The three query words are left out, because the query vector is usually closest to \(e_{king}\) itself. On the table the answer is <i>queen</i>, with cosine 0.9998.`,
 		`Nobody writes such tables for a whole vocabulary: the vectors are learned. An <b>embedding matrix</b> \(E\) holds one vector per word (looking up \(e_w\) is the same as multiplying \(E\) by \(o_w\)). <b>Skip-gram</b> (word2vec) learns it from plain text by asking whether a word \(t\) appeared near a centre word \(c\). With <b>negative sampling</b> each question is a binary classifier, \(P(y{=}1 \mid c, t) = \sigma(\theta_t^\top e_c)\), trained on the true pair (label 1) and on \(k\) words drawn at random (label 0). The random words are drawn in proportion to \(f(w)^{3/4}\), which gives rare words a bigger share than their count. Words that occur in similar contexts end up with similar vectors.`,
 		`Here the model learns 32-dimensional embeddings from the English side of the page's translation corpus: about 3,600 short sentences and 262 words, with punctuation left out and frequent words like <i>the</i> subsampled. The scrubber walks through the training examples of one sentence: each step is one (centre, context) pair with its \(k\) negatives, scored by the current model, and the map marks the centre word (ringed), the true context word (green) and the negatives (red). The map shows every word projected on the first two principal components of its unit-length embedding, coloured by its word class in the corpus generator's lexicon. The model never sees these classes.`,
-		`The bundled embeddings (4,000 steps of Adam) put the nearest neighbour of 85% of the content words in the same class, against 32% by chance: pronouns sit with pronouns (<i>he</i> next to <i>she</i>, cosine 0.90), food with food (<i>apple</i> next to <i>orange</i>), things with things (<i>car</i> next to <i>house</i> and <i>bike</i>), adjectives together, and <i>school</i>, <i>paris</i> and <i>london</i> almost on top of each other, since all three only ever follow “to”. Analogies mostly fail, and that is a finding about the data: in these English sentences <i>man</i> and <i>woman</i> occur in exactly the same contexts (the grammar treats them alike), so nothing in the text separates them and no vector offset can encode gender. Of nine analogy questions from the corpus only <i>boy</i> → <i>boys</i> as <i>girl</i> → <i>girls</i> comes out right; type <i>king</i> to get the lecture's answer from the features. <b>Train</b> starts again from random vectors (drawn from the seed) and redraws the map as it learns: with seed 1, 200 steps already give 77% same-class neighbours and 400 steps 85%.`,
+		`The bundled embeddings (4,000 steps of Adam) put the nearest neighbour of 85% of the content words in the same class, against 32% by chance: pronouns sit with pronouns (<i>he</i> next to <i>she</i>, cosine 0.90), food with food (<i>apple</i> next to <i>orange</i>), things with things (<i>car</i> next to <i>house</i> and <i>bike</i>), adjectives together, and <i>school</i>, <i>paris</i> and <i>london</i> almost on top of each other, since all three only ever follow “to”. Analogies mostly fail, and that is a finding about the data: in these English sentences <i>man</i> and <i>woman</i> occur in exactly the same contexts (the grammar treats them alike), so nothing in the text separates them and no vector offset can encode gender. Of nine analogy questions from the corpus only <i>boy</i> → <i>boys</i> as <i>girl</i> → <i>girls</i> comes out right, and the analogy table opens on it: the trained vectors answer <i>girls</i>. The lecture's <i>man</i> → <i>woman</i> as <i>king</i> → ? is answered on the hand-made feature table (the table's first row, always shown), for two reasons: the corpus has no <i>king</i> or <i>queen</i> at all (its lexicon has no royals, so the trained vectors have no \(e_{king}\); type <i>king</i> and the trained row says so), and even <i>man</i> and <i>woman</i> carry no gender in this text. <b>Train</b> starts again from random vectors (drawn from the seed) and redraws the map as it learns: with seed 1, 200 steps already give 77% same-class neighbours and 400 steps 85%.`,
 	},
 	Equations: []Equation{
 		{TeX: `e_w = E\, o_w, \qquad \mathrm{sim}(o_u, o_v) = 0 \ \ (u \ne v)`},
@@ -499,16 +516,17 @@ var embeddingsLesson = &Lesson{
 		{ID: "similarity", Kind: Table, Title: "cosine similarity: one-hot, features, trained",
 			Note: "One-hot vectors of two different words are orthogonal: cosine 0 for every pair. On the hand-made table man and woman point opposite ways (gender ±1 outweighs the rest): similarity depends on the features. — : a word the corpus does not have."},
 		{ID: "analogy", Kind: Table, Title: "analogies by vector offset",
-			Note: "Top answers by cosine, the three query words left out; the best is green."},
+			Note: "Top answers by cosine, the three query words left out; the best is green. Row 1 is the lecture's question on the feature table: the corpus has no king or queen."},
 		{ID: "neighbours", Kind: Table, Title: "nearest neighbours by cosine"},
 	},
 	Params: sim.Specs{
 		{Name: "sentence", Label: "walk-through sentence", Kind: sim.Text, MaxLen: embedMaxSentence, Default: embedDefaultWords,
 			Help: "Its skip-gram pairs are the steps; every word must be in the corpus vocabulary."},
 		{Name: "word", Label: "neighbours of", Kind: sim.Text, MaxLen: 30, Default: "girl"},
-		{Name: "a", Label: "analogy: a", Kind: sim.Text, MaxLen: 30, Default: "man", Help: "a → b as c → ?"},
-		{Name: "b", Label: "analogy: b", Kind: sim.Text, MaxLen: 30, Default: "woman"},
-		{Name: "c", Label: "analogy: c", Kind: sim.Text, MaxLen: 30, Default: "boy"},
+		{Name: "a", Label: "analogy: a", Kind: sim.Text, MaxLen: 30, Default: "boy",
+			Help: "a → b as c → ?; the default is the corpus question the trained vectors get right. The lecture's man → woman as king → ? is answered on the feature table."},
+		{Name: "b", Label: "analogy: b", Kind: sim.Text, MaxLen: 30, Default: "boys"},
+		{Name: "c", Label: "analogy: c", Kind: sim.Text, MaxLen: 30, Default: "girl"},
 		{Name: "negatives", Label: "negatives k", Kind: sim.Int, Default: strconv.Itoa(EmbedNegatives), Min: 1, Max: 10, Step: 1, Symbol: "k",
 			Help: "Words drawn from f(w)^¾ per true pair, in the walk-through and in training."},
 		{Name: "window", Label: "context window", Kind: sim.Int, Default: strconv.Itoa(EmbedWindow), Min: 1, Max: 4, Step: 1,

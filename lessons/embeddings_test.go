@@ -3,6 +3,7 @@ package lessons
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,6 +63,49 @@ func TestEmbedCorpus(t *testing.T) {
 	for _, ex := range batch {
 		if len(ex.Negatives) != 3 {
 			t.Fatalf("got %d negatives want 3", len(ex.Negatives))
+		}
+	}
+}
+
+// TestEmbeddingsDefaultAnalogy: the page opens on the corpus analogy the trained
+// vectors answer right (boy → boys as girl → girls), with the lecture's king example
+// on the feature table above it, and its prose says why king is done there.
+func TestEmbeddingsDefaultAnalogy(t *testing.T) {
+	an := buildEmbed(t, nil).static.Meta["analogy"].(mtTable)
+	if got := an.Rows[0].Cells[0].Text; got != "queen" || !strings.Contains(an.Rows[0].Label, "features") {
+		t.Errorf("row 1 %q: got %q, want the lecture's man → woman as king → queen on the features", an.Rows[0].Label, got)
+	}
+	if row := an.Rows[len(an.Rows)-1]; row.Label != "trained" || row.Cells[0].Text != "girls" {
+		t.Errorf("trained row %q: got %q, want girls", row.Label, row.Cells[0].Text)
+	}
+	prose := strings.Join(embeddingsLesson.Prose, " ")
+	for _, want := range []string{"no <i>king</i> or <i>queen</i>", "feature table", "answer <i>girls</i>"} {
+		if !strings.Contains(prose, want) {
+			t.Errorf("prose does not say %q", want)
+		}
+	}
+}
+
+// TestEmbeddingsSpaceMarksTheWord: the map export labels the page's word and its
+// nearest neighbours in a series of their own, so two words export two figures.
+func TestEmbeddingsSpaceMarksTheWord(t *testing.T) {
+	for _, word := range []string{"girl", "paris"} {
+		e := buildEmbed(t, map[string]string{"word": word})
+		series := spaceSeries(e)
+		near := series[len(series)-1]
+		want := []string{word}
+		for _, n := range e.neighbours(e.query, embedNeighbours) {
+			want = append(want, e.corpus.Words[n.Word])
+		}
+		if !slices.Equal(near.Labels, want) || !strings.Contains(near.Label, `"`+word+`"`) || len(near.X) != len(want) {
+			t.Errorf("%s: last series %q labels %q, want %q", word, near.Label, near.Labels, want)
+		}
+		for _, s := range series[:len(series)-1] {
+			for _, l := range s.Labels {
+				if l != "" && slices.Contains(want, l) {
+					t.Errorf("%s: %q labelled twice", word, l)
+				}
+			}
 		}
 	}
 }

@@ -75,6 +75,16 @@ func norm2(v []float64) float64 {
 	return math.Sqrt(s)
 }
 
+// unknownFlags marks, per source token, whether the vocabulary reads it as <unk>
+// (the diagram marks those tokens).
+func unknownFlags(ids []int) []bool {
+	out := make([]bool, len(ids))
+	for i, id := range ids {
+		out[i] = id == models.UnkID
+	}
+	return out
+}
+
 // unknownWords lists the tokens of a sentence that the source vocabulary reads as <unk>.
 func unknownWords(tokens []string, ids []int) string {
 	var unk []string
@@ -92,14 +102,17 @@ func unknownWords(tokens []string, ids []int) string {
 type encDecModel struct {
 	tr      *Translator
 	weights string
+	seed    uint64            // draws the untrained weights
 	meta    map[string]string // the checkpoint's, nil when untrained
 	tokens  []string          // x_1 … x_T as typed, normalised
 	src     []int
 	run     *models.DecodeTrace // FreeRun: <bos>, then each step's own output
 }
 
+// buildEncDec makes the page's model: the bundled checkpoint, or untrained weights
+// drawn from the seed exactly as training from scratch would start (NewTranslator).
 func buildEncDec(v sim.Values) (sim.Model, error) {
-	m := &encDecModel{weights: v.String("weights")}
+	m := &encDecModel{weights: v.String("weights"), seed: uint64(v.Int("seed"))}
 	if m.weights == weightsTrained {
 		lt, err := sharedSeq2Seq()
 		if err != nil {
@@ -108,7 +121,9 @@ func buildEncDec(v sim.Values) (sim.Model, error) {
 		m.tr, m.meta = lt.tr, lt.meta
 	} else {
 		spec, _ := FindTranslatorSpec(seq2seqName)
-		m.tr = spec.New()
+		cfg := spec.Config
+		cfg.Seed = m.seed
+		m.tr = NewTranslator(spec.Task(), cfg)
 	}
 	var err error
 	if m.src, m.tokens, err = m.tr.Source(v.String("input")); err != nil {
@@ -140,6 +155,7 @@ func (m *encDecModel) Static() sim.Frame {
 	}
 	meta := map[string]any{
 		"source":            m.tokens,
+		"source_unk":        unknownFlags(m.src),
 		"tokens":            columns,
 		"enc_steps":         m.encSteps(),
 		"dec_rows":          []map[string]string{{"label": "greedy", "input": "input", "output": "output", "state": "s", "feedback": "true"}},
@@ -156,15 +172,18 @@ func (m *encDecModel) Static() sim.Frame {
 		meta["weights"] = fmt.Sprintf("bundled checkpoint, %s training steps", m.meta["steps"])
 		meta["held_out_bleu"] = metaFloat(m.meta, "test_bleu_greedy")
 	} else {
-		meta["weights"] = "untrained: random initial weights"
+		meta["weights"] = fmt.Sprintf("untrained: random initial weights (seed %d)", m.seed)
 	}
 	return sim.Frame{Meta: meta}
 }
 
+// At is step t's frame: the encoder's h_t (t ≤ T), the context c = h_T (t = T+1),
+// then the decoder's s_t'. Once the encoder has read x_T its state stays h_T, and c
+// is an input of every decoder step, so both are in the context's and every decoder
+// step's frame too.
 func (m *encDecModel) At(t int) sim.Frame {
 	T := m.encSteps()
-	switch {
-	case t <= T:
+	if t <= T {
 		h := rowOf(m.run.Encoder[t-1])
 		return sim.Frame{
 			Arrays: []sim.Array{sim.Vector("h", h), sim.Vector("state", heatUnits(h))},
@@ -173,10 +192,12 @@ func (m *encDecModel) At(t int) sim.Frame {
 				"h_t_norm": round4(norm2(h)),
 			},
 		}
-	case t == T+1:
-		c := append([]float64(nil), m.run.Steps[0].Context.RawRowView(0)...)
+	}
+	hT := rowOf(m.run.Encoder[T-1])
+	c := append([]float64(nil), m.run.Steps[0].Context.RawRowView(0)...)
+	if t == T+1 {
 		return sim.Frame{
-			Arrays: []sim.Array{sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
+			Arrays: []sim.Array{sim.Vector("h", hT), sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
 			Meta: map[string]any{
 				"phase": "context", "context": fmt.Sprintf("c = h_%d, the encoder's last state; the decoder starts from s_0 = c", T),
 				"c_norm": round4(norm2(c)),
@@ -191,7 +212,7 @@ func (m *encDecModel) At(t int) sim.Frame {
 		done = append(done, m.tr.Tgt.Token(prev.Output))
 	}
 	return sim.Frame{
-		Arrays: []sim.Array{sim.Vector("s", s), sim.Vector("state", heatUnits(s))},
+		Arrays: []sim.Array{sim.Vector("s", s), sim.Vector("state", heatUnits(s)), sim.Vector("h", hT), sim.Vector("c", c)},
 		Meta: map[string]any{
 			"phase": "decoder", "t'": tp,
 			"input":       m.tr.Tgt.Token(st.Input),
@@ -239,7 +260,7 @@ var encDecLesson = &Lesson{
 		`<b>Encoder, steps \(t = 1 \dots T\)</b>: the GRU reads one embedded token \(\mathbf{x}_t\) per step and updates its hidden state, \(\mathbf{h}_t = f(\mathbf{x}_t, \mathbf{h}_{t-1})\) from \(\mathbf{h}_0 = \mathbf{0}\). The token being read is marked in the diagram and each \(\mathbf{h}_t\) fills one column of the heatmap.`,
 		`<b>Context</b>: the encoder turns all its states into the <b>context variable</b> \(\mathbf{c} = q(\mathbf{h}_1, \dots, \mathbf{h}_T)\). This model takes the simplest choice, \(q = \mathbf{h}_T\): whatever the sentence's length, everything the decoder will know about it must fit into these \(h = 64\) numbers.`,
 		`<b>Decoder, steps \(t' = 1, 2, \dots\)</b>: the decoder starts from \(\mathbf{s}_0 = \mathbf{c}\) and the token <code>&lt;bos&gt;</code>. At each step it reads its previous output \(y_{t'-1}\) together with \(\mathbf{c}\), updates its state \(\mathbf{s}_{t'}\), and a softmax over the French vocabulary gives \(P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})\). The most probable token (listed with its runners-up) is written and fed back in as the next input, until the decoder writes <code>&lt;eos&gt;</code>. The symbol \(t'\) is deliberately different from the encoder's \(t\): the two sequences have their own lengths.`,
-		`Type any English sentence. Words the corpus never saw are read as <code>&lt;unk&gt;</code> and listed under "about this model". Switch to <b>untrained</b> weights to see that the architecture alone translates nothing: the decoder's distribution is nearly flat and its outputs are arbitrary.`,
+		`Type any English sentence. Words the corpus never saw are read as <code>&lt;unk&gt;</code> and listed under "about this model". Switch to <b>untrained</b> weights to see that the architecture alone translates nothing: the decoder's distribution is nearly flat and its outputs are arbitrary. Those weights are drawn from the <i>seed</i> (under Advanced), the same draw training from scratch starts from on the next page.`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-h}{\mathbf{h}_t} = f(\mathbf{x}_t, \mathbf{h}_{t-1}), \quad \mathbf{h}_0 = \mathbf{0}`, Symbols: []Symbol{{ID: "h", Array: "h"}}},
@@ -249,17 +270,21 @@ var encDecLesson = &Lesson{
 	},
 	Panels: []Panel{
 		{ID: "diagram", Kind: EncDec, Title: `encoder \(\to\) context \(\mathbf{c}\) \(\to\) decoder`, Arrays: []string{"h", "c", "s"}, Scale: []float64{-1, 1}, Symbol: "c",
-			Note: "Each node's strip shows its first units. The context c is the encoder's last state, and it feeds every decoder step."},
+			Note: "Each node's strip shows its first units. The context c is the encoder's last state, and it feeds every decoder step. Red tokens are not in the vocabulary: the model reads <unk>."},
 		{ID: "states", Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), then \(\mathbf{c}\), then \(\mathbf{s}_{t'}\), units 1–32 of 64`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h",
 			Note: "One column per step: the encoder's tokens, the context c (a copy of the last encoder state), then the decoder's steps t'."},
 		{ID: "topk", Kind: TopK, Title: `\(P(y_{t'} \mid y_{<t'}, \mathbf{c})\): the five most probable tokens`,
 			Note: "The decoder writes the top token and reads it back in at the next step."},
+		{ID: "s", Kind: Bars, Title: `decoder state \(\mathbf{s}_{t'}\) at this step, all 64 units`, Arrays: []string{"s"}, Scale: []float64{-1, 1}, Symbol: "s",
+			Note: "Empty until the decoder starts; the heatmap's last columns show the first 32 units of each s_t'."},
 	},
 	Params: sim.Specs{
 		{Name: "input", Label: "English sentence", Kind: sim.Text, Default: "They are watching .", MaxLen: 120,
 			Help: "Any sentence; words the corpus does not know become <unk>."},
 		{Name: "weights", Label: "weights", Kind: sim.Choice, Default: weightsTrained, Choices: []string{weightsTrained, weightsUntrained},
 			Help: "trained: the bundled checkpoint; untrained: random initial weights."},
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: strconv.Itoa(seq2seqTrainSeed), Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
+			Help: "Draws the untrained weights (the trained checkpoint ignores it)."},
 	},
 	Plots: []Plot{
 		{Name: "state-norms", Title: "size of the hidden states ‖h_t‖, ‖s_t'‖", XLabel: "page step (encoder, context, decoder)", YLabel: "Euclidean norm", Series: encDecNorms},

@@ -5,8 +5,11 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"unroll/models"
 	"unroll/sim"
@@ -192,6 +195,68 @@ func TestEncDecPlots(t *testing.T) {
 	units := encoderUnits(func(sm sim.Model) *models.DecodeTrace { return sm.(*encDecModel).run })(m)
 	if len(units) != 6 || units[0].Y[1] != m.run.Encoder[1].Next.H.At(0, 0) {
 		t.Errorf("encoder units: got %d series", len(units))
+	}
+}
+
+// TestEncDecContextAtEveryDecoderStep: c is an input of every decoder step, so the
+// symbol c has values there (not "no values at this step"), and h stays h_T once the
+// encoder has read x_T; s_t' has its own panel.
+func TestEncDecContextAtEveryDecoderStep(t *testing.T) {
+	m := buildEncDecModel(t, nil)
+	T := m.encSteps()
+	c, hT := arrayOf(m.At(T+1), "c"), arrayOf(m.At(T), "h")
+	if c == nil || !slices.Equal(c, hT) {
+		t.Fatalf("step %d: c = %v, want h_T", T+1, c)
+	}
+	for s := T + 1; s <= m.Steps(); s++ {
+		f := m.At(s)
+		if got := arrayOf(f, "c"); !slices.Equal(got, c) {
+			t.Errorf("step %d: c = %.3v, want the context at every decoder step", s, got)
+		}
+		if got := arrayOf(f, "h"); !slices.Equal(got, hT) {
+			t.Errorf("step %d: h = %.3v, want h_T", s, got)
+		}
+		if s > T+1 && arrayOf(f, "s") == nil {
+			t.Errorf("step %d: no s_t'", s)
+		}
+	}
+	var sPanel bool
+	for _, p := range encDecLesson.Panels {
+		sPanel = sPanel || p.Symbol == "s" && slices.Contains(p.Arrays, "s")
+	}
+	if !sPanel {
+		t.Errorf("no panel shows the symbol s")
+	}
+}
+
+// TestEncDecSeed: the untrained weights come from the seed, the same seed gives the
+// same weights, the default seed gives the checkpoint's starting weights
+// (TranslatorSpec.New), and the trained weights ignore it.
+func TestEncDecSeed(t *testing.T) {
+	state := func(changes map[string]string) []float64 {
+		m := buildEncDecModel(t, changes)
+		return arrayOf(m.At(m.encSteps()), "h")
+	}
+	untrained := func(seed string) map[string]string {
+		return map[string]string{"weights": weightsUntrained, "seed": seed}
+	}
+	a, a2, b := state(untrained("7")), state(untrained("7")), state(untrained("8"))
+	if !slices.Equal(a, a2) {
+		t.Errorf("seed 7 twice: the untrained weights differ")
+	}
+	if slices.Equal(a, b) {
+		t.Errorf("seeds 7 and 8: the same untrained weights")
+	}
+	spec, _ := FindTranslatorSpec(seq2seqName)
+	def := buildEncDecModel(t, untrained(strconv.Itoa(int(spec.Config.Seed))))
+	if !mat.Equal(def.tr.Model.SrcEmbed.E.Value, spec.New().Model.SrcEmbed.E.Value) {
+		t.Errorf("seed %d: the untrained weights are not the checkpoint's starting weights", spec.Config.Seed)
+	}
+	if got := buildEncDecModel(t, untrained("8")).Static().Meta["weights"]; !strings.Contains(got.(string), "seed 8") {
+		t.Errorf("weights fact: got %q, want it to name seed 8", got)
+	}
+	if !slices.Equal(state(map[string]string{"seed": "7"}), state(map[string]string{"seed": "8"})) {
+		t.Errorf("trained weights: the seed changed them")
 	}
 }
 

@@ -157,14 +157,29 @@ type MTSide struct {
 	IDs         []int // Tokens' ids, <unk> for tokens below the cut
 	Padded      []int // IDs + <eos>, truncated or padded to num_steps
 	ValidLen    int   // L = min(len(IDs)+1, num_steps): the non-<pad> entries
+	// Missing: the student typed the other sentence of the pair and not this one
+	// yet (or only spaces). The page follows the typed side alone and says so.
+	Missing bool
 }
 
+// mtSide follows raw through the pipeline; text without a token is a Missing side.
 func mtSide(raw string, v *models.Vocab, steps int) MTSide {
 	s := MTSide{Raw: raw, Normal: models.NormalizeMT(raw)}
 	s.Tokens = models.Tokenize(s.Normal)
+	if len(s.Tokens) == 0 {
+		return MTSide{Missing: true}
+	}
 	s.IDs = v.IDs(s.Tokens)
 	s.Padded, s.ValidLen = models.TruncatePad(append(slices.Clone(s.IDs), models.EosID), steps, models.PadID)
 	return s
+}
+
+// mtMissingNote is what the page shows in place of a side not typed yet.
+func mtMissingNote(french bool) string {
+	if french {
+		return "type a French sentence to see the target side"
+	}
+	return "type an English sentence to see the source side"
 }
 
 // DecoderInput is the decoder's input under teacher forcing (lecture 4.6): <bos>
@@ -186,11 +201,14 @@ func Mask(validLen, steps int) []int {
 }
 
 type mtDataModel struct {
-	index            int // the pair's index in the training split, -1 for typed text
-	minFreq, steps   int
-	src, tgt         MTSide
-	vs, vt           *models.Vocab
-	batch            []int // training-split indices of rows 2..B, drawn by the seed
+	index          int // the pair's index in the training split, -1 for typed text
+	minFreq, steps int
+	src, tgt       MTSide
+	vs, vt         *models.Vocab
+	// ownRow: the followed pair is row 1 of the minibatch. A half-typed pair is not a
+	// training example, so then all B rows are corpus pairs.
+	ownRow           bool
+	batch            []int // training-split indices of the corpus rows, drawn by the seed
 	batchSrc, batchY [][]int
 	srcLens, yLens   []int
 }
@@ -199,17 +217,12 @@ func buildMTData(v sim.Values) (sim.Model, error) {
 	train, _ := Corpus()
 	en, fr := strings.TrimSpace(v.String("english")), strings.TrimSpace(v.String("french"))
 	m := &mtDataModel{index: -1, minFreq: v.Int("min_freq"), steps: v.Int("num_steps")}
-	switch {
-	case en == "" && fr == "":
+	if en == "" && fr == "" {
 		m.index = v.Int("pair")
 		if m.index < 0 || m.index >= len(train) {
 			return nil, fmt.Errorf("pair must be between 0 and %d, got %d", len(train)-1, m.index)
 		}
 		en, fr = mtRawForm(train[m.index].En, false), mtRawForm(train[m.index].Fr, true)
-	case en == "":
-		return nil, fmt.Errorf("type an English sentence too (or clear the French one to use pair %d of the corpus)", v.Int("pair"))
-	case fr == "":
-		return nil, fmt.Errorf("type a French sentence too (or clear the English one to use pair %d of the corpus)", v.Int("pair"))
 	}
 	if m.minFreq < 1 || m.minFreq > mtMaxMinFreq {
 		return nil, fmt.Errorf("minimum frequency must be between 1 and %d, got %d", mtMaxMinFreq, m.minFreq)
@@ -220,13 +233,20 @@ func buildMTData(v sim.Values) (sim.Model, error) {
 	vocabs := mtVocabs()[m.minFreq]
 	m.vs, m.vt = vocabs[0], vocabs[1]
 	m.src, m.tgt = mtSide(en, m.vs, m.steps), mtSide(fr, m.vt, m.steps)
-	if len(m.src.Tokens) == 0 || len(m.tgt.Tokens) == 0 {
-		return nil, fmt.Errorf("both sentences need at least one word")
+	if m.src.Missing && m.tgt.Missing {
+		return nil, fmt.Errorf("type at least one word in English or in French (or clear both to use pair %d of the corpus)", v.Int("pair"))
 	}
+	m.ownRow = !m.src.Missing && !m.tgt.Missing
 	b := v.Int("batch_size")
+	corpusRows := b
+	var srcs, tgts [][]string
+	if m.ownRow {
+		corpusRows = b - 1
+		srcs, tgts = append(srcs, m.src.Tokens), append(tgts, m.tgt.Tokens)
+	}
 	rng := rand.New(rand.NewPCG(uint64(v.Int("seed")), mtBatchStream))
 	for _, i := range rng.Perm(len(train)) {
-		if len(m.batch) == b-1 {
+		if len(m.batch) == corpusRows {
 			break
 		}
 		if i != m.index {
@@ -234,8 +254,6 @@ func buildMTData(v sim.Values) (sim.Model, error) {
 		}
 	}
 	srcTok, tgtTok := mtDataTokens()
-	var srcs, tgts [][]string
-	srcs, tgts = append(srcs, m.src.Tokens), append(tgts, m.tgt.Tokens)
 	for _, i := range m.batch {
 		srcs, tgts = append(srcs, srcTok[i]), append(tgts, tgtTok[i])
 	}
@@ -307,57 +325,83 @@ func stepsHead(n int) []string {
 	return h
 }
 
+// sideRows are one side's rows of a stage's table, or, when the student has not
+// typed that side yet, one row with the note instead.
+func sideRows(label string, s MTSide, french bool, rows ...mtRow) []mtRow {
+	if s.Missing {
+		return []mtRow{{Label: label, Cells: []mtCell{{Text: mtMissingNote(french), Mark: "off"}}, Inline: true}}
+	}
+	return rows
+}
+
+// sideFacts sets a stage's facts for the sides that were typed: key(side) = value.
+func sideFacts(meta map[string]any, s, g MTSide, key func(side string) string, value func(MTSide) any) {
+	if !s.Missing {
+		meta[key("source")] = value(s)
+	}
+	if !g.Missing {
+		meta[key("target")] = value(g)
+	}
+}
+
 // stage returns step t's table and facts.
 func (m *mtDataModel) stage(t int) (mtTable, map[string]any) {
 	s, g := m.src, m.tgt
 	meta := map[string]any{}
+	if s.Missing || g.Missing {
+		meta["missing"] = mtMissingNote(g.Missing)
+	}
+	rows := func(en, fr []mtRow) []mtRow {
+		return append(sideRows("English", s, false, en...), sideRows("French", g, true, fr...)...)
+	}
 	switch t {
 	case 1:
 		meta["stage"] = "1 · raw text"
 		meta["what"] = "The pair as it is written: capitals, punctuation glued to the words, perhaps French non-breaking spaces."
-		return mtTable{Title: "1 · raw text", Rows: []mtRow{
-			{Label: "English", Cells: mtChars(s.Raw), Inline: true},
-			{Label: "French", Cells: mtChars(g.Raw), Inline: true}}}, meta
+		return mtTable{Title: "1 · raw text", Rows: rows(
+			[]mtRow{{Label: "English", Cells: mtChars(s.Raw), Inline: true}},
+			[]mtRow{{Label: "French", Cells: mtChars(g.Raw), Inline: true}})}, meta
 	case 2:
 		meta["stage"] = "2 · normalisation"
 		meta["what"] = "Lowercase, non-breaking spaces become spaces, and a space goes before , . ! ? so punctuation becomes its own token. Changed characters are marked, inserted spaces shown as ␣."
-		return mtTable{Title: "2 · normalisation", Rows: []mtRow{
-			{Label: "English", Cells: mtMarkNormalize(s.Raw), Inline: true},
-			{Label: "French", Cells: mtMarkNormalize(g.Raw), Inline: true}}}, meta
+		return mtTable{Title: "2 · normalisation", Rows: rows(
+			[]mtRow{{Label: "English", Cells: mtMarkNormalize(s.Raw), Inline: true}},
+			[]mtRow{{Label: "French", Cells: mtMarkNormalize(g.Raw), Inline: true}})}, meta
 	case 3:
 		meta["stage"] = "3 · tokens"
 		meta["what"] = "Split at spaces: each word and each punctuation mark is one token."
-		meta["source_tokens"], meta["target_tokens"] = len(s.Tokens), len(g.Tokens)
-		return mtTable{Title: "3 · tokens", Rows: []mtRow{
-			{Label: "English", Cells: tokenCells(s.Tokens, nil)},
-			{Label: "French", Cells: tokenCells(g.Tokens, nil)}}}, meta
+		sideFacts(meta, s, g, func(side string) string { return side + "_tokens" }, func(x MTSide) any { return len(x.Tokens) })
+		return mtTable{Title: "3 · tokens", Rows: rows(
+			[]mtRow{{Label: "English", Cells: tokenCells(s.Tokens, nil)}},
+			[]mtRow{{Label: "French", Cells: tokenCells(g.Tokens, nil)}})}, meta
 	case 4:
 		meta["stage"] = "4 · vocabulary ids"
 		meta["what"] = fmt.Sprintf("Each token becomes its id in the vocabulary. Ids 0–3 are <unk>, <pad>, <bos>, <eos>; the corpus's words follow by frequency. A word seen fewer than %d times in the training split has no id of its own and becomes <unk> (0).", m.minFreq)
 		meta["source_vocabulary_size"], meta["target_vocabulary_size"] = m.vs.Len(), m.vt.Len()
-		meta["source_unk"], meta["target_unk"] = countID(s.IDs, models.UnkID), countID(g.IDs, models.UnkID)
-		return mtTable{Title: "4 · vocabulary ids", Rows: []mtRow{
-			{Label: "English", Cells: idCells(m.vs, s.IDs)},
-			{Label: "French", Cells: idCells(m.vt, g.IDs)}}}, meta
+		sideFacts(meta, s, g, func(side string) string { return side + "_unk" }, func(x MTSide) any { return countID(x.IDs, models.UnkID) })
+		return mtTable{Title: "4 · vocabulary ids", Rows: rows(
+			[]mtRow{{Label: "English", Cells: idCells(m.vs, s.IDs)}},
+			[]mtRow{{Label: "French", Cells: idCells(m.vt, g.IDs)}})}, meta
 	case 5:
 		meta["stage"] = "5 · <eos>, truncation, padding"
 		meta["what"] = fmt.Sprintf("Append <eos> (3), then cut to the first T = %d ids or fill with <pad> (1) up to T. The valid length L counts the entries that are not <pad>; ids struck out were cut off.", m.steps)
-		meta["source_valid_length"], meta["target_valid_length"] = s.ValidLen, g.ValidLen
-		return mtTable{Title: fmt.Sprintf("5 · <eos>, truncation and padding to T = %d", m.steps), Head: stepsHead(m.steps), Rows: []mtRow{
-			{Label: fmt.Sprintf("English L=%d", s.ValidLen), Cells: append(idCells(m.vs, s.Padded), cutCells(m.vs, s.IDs, m.steps)...)},
-			{Label: fmt.Sprintf("French L=%d", g.ValidLen), Cells: append(idCells(m.vt, g.Padded), cutCells(m.vt, g.IDs, m.steps)...)}}}, meta
+		sideFacts(meta, s, g, func(side string) string { return side + "_valid_length" }, func(x MTSide) any { return x.ValidLen })
+		return mtTable{Title: fmt.Sprintf("5 · <eos>, truncation and padding to T = %d", m.steps), Head: stepsHead(m.steps), Rows: rows(
+			[]mtRow{{Label: fmt.Sprintf("English L=%d", s.ValidLen), Cells: append(idCells(m.vs, s.Padded), cutCells(m.vs, s.IDs, m.steps)...)}},
+			[]mtRow{{Label: fmt.Sprintf("French L=%d", g.ValidLen), Cells: append(idCells(m.vt, g.Padded), cutCells(m.vt, g.IDs, m.steps)...)}})}, meta
 	case 6:
 		meta["stage"] = "6 · valid-length mask"
 		meta["what"] = "m_t = 1 for t ≤ L and 0 after: the encoder ignores padded steps and the loss sums only the decoder's valid steps."
-		meta["source_valid_length"], meta["target_valid_length"] = s.ValidLen, g.ValidLen
-		return mtTable{Title: "6 · the valid-length mask", Head: stepsHead(m.steps), Rows: []mtRow{
-			{Label: "English ids", Cells: idCells(m.vs, s.Padded)},
-			{Label: "English mask", Cells: maskCells(Mask(s.ValidLen, m.steps))},
-			{Label: "French ids", Cells: idCells(m.vt, g.Padded)},
-			{Label: "French mask", Cells: maskCells(Mask(g.ValidLen, m.steps))}}}, meta
+		sideFacts(meta, s, g, func(side string) string { return side + "_valid_length" }, func(x MTSide) any { return x.ValidLen })
+		return mtTable{Title: "6 · the valid-length mask", Head: stepsHead(m.steps), Rows: rows(
+			[]mtRow{{Label: "English ids", Cells: idCells(m.vs, s.Padded)}, {Label: "English mask", Cells: maskCells(Mask(s.ValidLen, m.steps))}},
+			[]mtRow{{Label: "French ids", Cells: idCells(m.vt, g.Padded)}, {Label: "French mask", Cells: maskCells(Mask(g.ValidLen, m.steps))}})}, meta
 	default:
 		meta["stage"] = "7 · a minibatch"
 		meta["what"] = "What the model receives: the source ids X (B × T) and their valid lengths, the decoder input (<bos> then the labels shifted right by one — teacher forcing) and the labels Y with their mask. Row 1 is the pair followed above; the others are drawn from the training split by the seed."
+		if !m.ownRow {
+			meta["what"] = fmt.Sprintf("What the model receives: the source ids X (B × T) and their valid lengths, the decoder input (<bos> then the labels shifted right by one — teacher forcing) and the labels Y with their mask. A training example needs both sentences, so your half pair is not in it: all %d rows are drawn from the training split by the seed (%s to put yours in row 1).", len(m.batchSrc), mtMissingNote(g.Missing))
+		}
 		meta["batch_size"] = len(m.batchSrc)
 		tab := mtTable{Title: fmt.Sprintf("7 · a minibatch, B = %d, T = %d", len(m.batchSrc), m.steps), Head: stepsHead(m.steps)}
 		for i := range m.batchSrc {
@@ -398,23 +442,35 @@ func matrixOf(name string, rows [][]int) sim.Array {
 	return sim.Matrix(name, len(rows), len(rows[0]), data)
 }
 
+// At is stage t's table and facts, with the arrays of the stages reached so far:
+// ids from stage 4, the mask m_t and the valid length L from stage 5, the minibatch
+// at stage 7. A side the student has not typed has no arrays.
 func (m *mtDataModel) At(t int) sim.Frame {
 	tab, meta := m.stage(t)
 	meta["pipeline"] = tab
 	f := sim.Frame{Meta: meta}
-	switch {
-	case t == 4:
-		f.Arrays = []sim.Array{sim.Vector("src_ids", intsToFloats(m.src.IDs)), sim.Vector("tgt_ids", intsToFloats(m.tgt.IDs))}
-	case t == 5 || t == 6:
-		f.Arrays = []sim.Array{sim.Vector("src_mask", intsToFloats(Mask(m.src.ValidLen, m.steps))), sim.Vector("tgt_mask", intsToFloats(Mask(m.tgt.ValidLen, m.steps)))}
-	case t == 7:
+	side := func(prefix string, x MTSide) {
+		if x.Missing {
+			return
+		}
+		if t >= 4 {
+			f.Arrays = append(f.Arrays, sim.Vector(prefix+"_ids", intsToFloats(x.IDs)))
+		}
+		if t >= 5 {
+			f.Arrays = append(f.Arrays, sim.Vector(prefix+"_mask", intsToFloats(Mask(x.ValidLen, m.steps))),
+				sim.Vector(prefix+"_L", []float64{float64(x.ValidLen)}))
+		}
+	}
+	side("src", m.src)
+	side("tgt", m.tgt)
+	if t == 7 {
 		dec := make([][]int, len(m.batchY))
 		mask := make([][]int, len(m.batchY))
 		for i, y := range m.batchY {
 			dec[i], mask[i] = DecoderInput(y), Mask(m.yLens[i], m.steps)
 		}
-		f.Arrays = []sim.Array{matrixOf("X", m.batchSrc), sim.Vector("X_valid_len", intsToFloats(m.srcLens)),
-			matrixOf("dec_input", dec), matrixOf("Y", m.batchY), sim.Vector("Y_valid_len", intsToFloats(m.yLens)), matrixOf("mask", mask)}
+		f.Arrays = append(f.Arrays, matrixOf("X", m.batchSrc), sim.Vector("X_valid_len", intsToFloats(m.srcLens)),
+			matrixOf("dec_input", dec), matrixOf("Y", m.batchY), sim.Vector("Y_valid_len", intsToFloats(m.yLens)), matrixOf("mask", mask))
 	}
 	return f
 }
@@ -463,18 +519,35 @@ func (m *mtDataModel) Static() sim.Frame {
 		tab.Rows = append(tab.Rows, row)
 	}
 	source := "typed by you"
-	if m.index >= 0 {
+	switch {
+	case m.index >= 0:
 		source = fmt.Sprintf("pair %d of the training split, shown raw as a translation file writes it (capital letter, punctuation attached, French narrow no-break space before ! and ?)", m.index)
+	case m.src.Missing:
+		source = "typed by you: French only so far"
+	case m.tgt.Missing:
+		source = "typed by you: English only so far"
 	}
 	meta := map[string]any{
-		"english": m.src.Raw, "french": m.tgt.Raw, "pair_from": source,
-		"min_freq": m.minFreq, "num_steps": m.steps,
+		"pair_from": source,
+		"min_freq":  m.minFreq, "num_steps": m.steps,
 		"source_vocabulary_size": m.vs.Len(), "target_vocabulary_size": m.vt.Len(),
 		"training_pairs": len(src),
 		"unk_table":      tab,
 		"marks":          map[string]int{"frequencies": mtKept(ce, m.minFreq), "unk-rate": m.minFreq},
+		// the line panels' x axes, named in their tooltips
+		"axes": map[string]any{"count_en": map[string]any{"col_title": "rank"}, "unk_percent_en": map[string]any{"col_title": "min_freq"}},
+	}
+	if m.src.Missing || m.tgt.Missing {
+		meta["missing"] = mtMissingNote(m.tgt.Missing)
+	}
+	if !m.src.Missing {
+		meta["english"] = m.src.Raw
+	}
+	if !m.tgt.Missing {
+		meta["french"] = m.tgt.Raw
 	}
 	return sim.Frame{Meta: meta, Arrays: []sim.Array{
+		sim.Vector("T", []float64{float64(m.steps)}),
 		sim.Vector("count_en", ce), sim.Vector("count_fr", cf), sim.Vector("min_freq", cut),
 		sim.Vector("unk_percent_en", ue), sim.Vector("unk_percent_fr", uf),
 	}}
@@ -495,15 +568,24 @@ func frequencySeries(sm sim.Model) []Series {
 	return []Series{curve("English", ce), curve("French", cf), cut}
 }
 
+// unkRateSeries is the share of <unk> tokens u(f) = Σ_{w: n_w < f} n_w / Σ_w n_w
+// of each side of the training split against the cut f = min_freq = 1 … mtMaxMinFreq,
+// with the page's current f marked by a vertical line.
 func unkRateSeries(sm sim.Model) []Series {
+	m := sm.(*mtDataModel)
 	src, tgt := mtDataTokens()
 	all := mtVocabs()
 	en, fr := Series{Label: "English"}, Series{Label: "French"}
+	top := 0.0
 	for f := 1; f <= mtMaxMinFreq; f++ {
-		en.X, en.Y = append(en.X, float64(f)), append(en.Y, 100*UnkShare(all[f][0], src))
-		fr.X, fr.Y = append(fr.X, float64(f)), append(fr.Y, 100*UnkShare(all[f][1], tgt))
+		ue, uf := 100*UnkShare(all[f][0], src), 100*UnkShare(all[f][1], tgt)
+		en.X, en.Y = append(en.X, float64(f)), append(en.Y, ue)
+		fr.X, fr.Y = append(fr.X, float64(f)), append(fr.Y, uf)
+		top = max(top, ue, uf)
 	}
-	return []Series{en, fr}
+	now := Series{Label: fmt.Sprintf("min_freq = %d (this page)", m.minFreq),
+		X: []float64{float64(m.minFreq), float64(m.minFreq)}, Y: []float64{0, top}}
+	return []Series{en, fr, now}
 }
 
 func mtTrainSize() int {
@@ -521,28 +603,33 @@ var mtDataLesson = &Lesson{
 		`A translation model does not read text: it reads rectangles of integers. This page follows one English–French pair of Unroll's corpus (the lectures' “they are watching .” → “ils regardent .” opens it) through every step of the lecture's preprocessing, one stage per step of the scrubber.`,
 		`<b>Normalise</b>: lowercase, replace the non-breaking spaces of French typography, and put a space before each , . ! ? so that punctuation becomes a token of its own. <b>Tokenise</b> at spaces. <b>Map to ids</b> with a vocabulary built on the training split: four special tokens come first — <code>&lt;unk&gt;</code> 0 for unknown words, <code>&lt;pad&gt;</code> 1 for padding, <code>&lt;bos&gt;</code> 2 and <code>&lt;eos&gt;</code> 3 for the beginning and end of a sequence — then the words by frequency. A word seen fewer than <i>min_freq</i> times gets no id of its own and becomes <code>&lt;unk&gt;</code>: a smaller vocabulary, at the price of the sentences it blurs.`,
 		`A minibatch needs every sequence to have the same length \(T\) (<i>num_steps</i>). Append <code>&lt;eos&gt;</code>, cut longer sequences to their first \(T\) ids and fill shorter ones with <code>&lt;pad&gt;</code>. The <b>valid length</b> \(L\) remembers how many entries are real, and its mask \(m_t\) tells the encoder and the loss to ignore the padding. Finally the decoder is trained with <b>teacher forcing</b> (lecture 4.6): its input is <code>&lt;bos&gt;</code> followed by the labels shifted right by one, so at step \(t\) it reads the true \(y_{t-1}\) and must predict \(y_t\).`,
-		`Pick another pair by its index, or type your own English and French (words the corpus does not know become <code>&lt;unk&gt;</code>). Move <i>min_freq</i> and watch the frequency plot's cut and the <code>&lt;unk&gt;</code> table; shorten <i>num_steps</i> to see truncation cut off the <code>&lt;eos&gt;</code>.`,
+		`Pick another pair by its index, or type your own English and French (words the corpus does not know become <code>&lt;unk&gt;</code>). Type one side alone and the page follows it as far as it goes, with a note for the other; the minibatch needs both, because a training example is a pair. Move <i>min_freq</i> and watch the frequency plot's cut and the <code>&lt;unk&gt;</code> table; shorten <i>num_steps</i> to see truncation cut off the <code>&lt;eos&gt;</code>.`,
 	},
 	Equations: []Equation{
-		{TeX: `L = \min(|y| + 1,\ T) \qquad \text{(the tokens plus } \langle\mathrm{eos}\rangle\text{, at most } T)`},
-		{TeX: `m_t = \begin{cases} 1 & t \le L \\ 0 & t > L \end{cases}, \qquad \ell = \sum_{t=1}^{T} m_t\, \ell_t`},
-		{TeX: `\text{decoder input} = (\langle\mathrm{bos}\rangle, y_1, \dots, y_{T-1}), \qquad \text{labels} = (y_1, \dots, y_T)`},
+		{TeX: `\htmlClass{sym-L}{L} = \min(|\htmlClass{sym-y}{y}| + 1,\ \htmlClass{sym-T}{T}) \qquad \text{(the tokens plus } \langle\mathrm{eos}\rangle\text{, at most } T)`,
+			Symbols: []Symbol{{ID: "L", Array: "tgt_L"}, {ID: "y", Array: "tgt_ids"}, {ID: "T", Array: "T"}}},
+		{TeX: `\htmlClass{sym-m}{m_t} = \begin{cases} 1 & t \le L \\ 0 & t > L \end{cases}, \qquad \ell = \sum_{t=1}^{T} m_t\, \ell_t`,
+			Symbols: []Symbol{{ID: "m", Array: "tgt_mask"}}},
+		{TeX: `\htmlClass{sym-dec}{\text{decoder input}} = (\langle\mathrm{bos}\rangle, y_1, \dots, y_{T-1}), \qquad \htmlClass{sym-Y}{\text{labels}} = (y_1, \dots, y_T)`,
+			Symbols: []Symbol{{ID: "dec", Array: "dec_input"}, {ID: "Y", Array: "Y"}}},
+		{TeX: `\htmlClass{sym-u}{u}(f) = 100\,\% \cdot \frac{\sum_{w:\ n_w < f} n_w}{\sum_w \htmlClass{sym-n}{n_w}}, \qquad f = \text{min\_freq}`,
+			Symbols: []Symbol{{ID: "u", Array: "unk_percent_en"}, {ID: "n", Array: "count_en"}}},
 	},
 	Panels: []Panel{
-		{ID: "pipeline", Kind: Table, Title: "the pair, stage by stage",
+		{ID: "pipeline", Kind: Table, Title: "the pair, stage by stage", Symbol: "m",
 			Note: "Each step adds one stage. Grey ids are <pad>, red <unk>, blue <bos>/<eos>; a mask's 0s are the padded steps."},
-		{ID: "frequencies", Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, Legend: []string{"English", "French", "min_freq"}, LogY: true,
+		{ID: "frequencies", Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, Legend: []string{"English", "French", "min_freq"}, LogY: true, Symbol: "n",
 			Note: "Few words are frequent, most are rare (Zipf). Below the flat min_freq line words become <unk>; the dashed line is the English vocabulary's last kept rank."},
-		{ID: "unk-rate", Kind: Line, Title: "share of <unk> tokens (%) vs min_freq", Arrays: []string{"unk_percent_en", "unk_percent_fr"}, Legend: []string{"English", "French"},
+		{ID: "unk-rate", Kind: Line, Title: "share of <unk> tokens (%) vs min_freq", Arrays: []string{"unk_percent_en", "unk_percent_fr"}, Legend: []string{"English", "French"}, Symbol: "u",
 			Note: "x is min_freq 1…5; the dashed line is the current value."},
-		{ID: "unk_table", Kind: Table, Title: "vocabulary size and <unk> share vs min_freq",
+		{ID: "unk_table", Kind: Table, Title: "vocabulary size and <unk> share vs min_freq", Symbol: "u",
 			Note: "The current min_freq's row is marked."},
 	},
 	Params: sim.Specs{
 		{Name: "pair", Label: "pair index", Kind: sim.Int, Default: "0", Min: 0, Max: float64(mtTrainSize() - 1), Step: 1,
 			Help: "Which pair of the training split to follow (0 is “they are watching .”, 1 is “go .”). Used when both sentences below are empty."},
 		{Name: "english", Label: "your English", Kind: sim.Text, MaxLen: 100, Default: "",
-			Help: "Type an English sentence and its French translation to follow them instead of a corpus pair."},
+			Help: "Type an English sentence and its French translation to follow them instead of a corpus pair; one side alone is followed as far as it goes."},
 		{Name: "french", Label: "your French", Kind: sim.Text, MaxLen: 100, Default: ""},
 		{Name: "min_freq", Label: "minimum frequency", Kind: sim.Int, Default: "2", Min: 1, Max: mtMaxMinFreq, Step: 1,
 			Help: "Words seen fewer times than this in the training split become <unk>."},

@@ -205,8 +205,6 @@ func TestMTDataErrors(t *testing.T) {
 		params map[string]string
 		want   string
 	}{
-		{map[string]string{"english": "Go."}, "French"},
-		{map[string]string{"french": "Va !"}, "English"},
 		{map[string]string{"pair": "999999"}, "pair must be between"},
 	}
 	for _, c := range cases {
@@ -221,6 +219,94 @@ func TestMTDataErrors(t *testing.T) {
 	}
 	if _, err := (mtDataLesson.Params).Parse(map[string][]string{"num_steps": {"2"}}); err == nil {
 		t.Errorf("num_steps 2: got no error want the slider's range")
+	}
+}
+
+// TestMTDataHalfPair: a pair typed one field at a time (as the page sends it) is
+// followed one side at a time. The typed side goes through every stage; the missing
+// side is a note in the tables and the facts, never an error; the minibatch, which
+// needs pairs, is drawn from the corpus alone.
+func TestMTDataHalfPair(t *testing.T) {
+	cases := []struct {
+		params  map[string]string
+		typed   []string
+		missing string // the note's words
+	}{
+		{map[string]string{"english": "i lost ."}, []string{"i", "lost", "."}, "type a French sentence"},
+		{map[string]string{"french": "j'ai perdu ."}, []string{"j'ai", "perdu", "."}, "type an English sentence"},
+	}
+	for _, c := range cases {
+		m := buildMT(t, c.params)
+		typed, missing, prefix := m.src, m.tgt, "src"
+		if m.src.Missing {
+			typed, missing, prefix = m.tgt, m.src, "tgt"
+		}
+		if !missing.Missing || typed.Missing || !slices.Equal(typed.Tokens, c.typed) {
+			t.Fatalf("%v: got tokens %q (missing %v) and %q (missing %v), want %q and a missing side", c.params, m.src.Tokens, m.src.Missing, m.tgt.Tokens, m.tgt.Missing, c.typed)
+		}
+		if got, _ := m.Static().Meta["missing"].(string); !strings.Contains(got, c.missing) {
+			t.Errorf("%v: static note %q, want it to say %q", c.params, got, c.missing)
+		}
+		for s := 1; s <= mtStages; s++ {
+			f := m.At(s)
+			if got, _ := f.Meta["missing"].(string); !strings.Contains(got, c.missing) {
+				t.Errorf("%v step %d: note %q, want it to say %q", c.params, s, got, c.missing)
+			}
+			if s == 7 {
+				continue
+			}
+			var note bool
+			for _, r := range f.Meta["pipeline"].(mtTable).Rows {
+				note = note || len(r.Cells) == 1 && strings.Contains(r.Cells[0].Text, c.missing)
+			}
+			if !note {
+				t.Errorf("%v step %d: no table row says %q", c.params, s, c.missing)
+			}
+			if s >= 4 && (arrayOf(f, prefix+"_ids") == nil || arrayOf(f, map[string]string{"src": "tgt", "tgt": "src"}[prefix]+"_ids") != nil) {
+				t.Errorf("%v step %d: want ids of the typed side only", c.params, s)
+			}
+		}
+		if s := arrayOf(m.At(5), prefix+"_L"); len(s) != 1 || int(s[0]) != typed.ValidLen || typed.ValidLen != len(c.typed)+1 {
+			t.Errorf("%v: valid length %v, want [%d]", c.params, s, len(c.typed)+1)
+		}
+		if m.ownRow || len(m.batchSrc) != 4 || len(m.batch) != 4 {
+			t.Errorf("%v: minibatch of %d rows, %d from the corpus (own row %v), want 4 corpus pairs", c.params, len(m.batchSrc), len(m.batch), m.ownRow)
+		}
+		if what, _ := m.At(7).Meta["what"].(string); !strings.Contains(what, c.missing) {
+			t.Errorf("%v: the minibatch's explanation %q does not say %q", c.params, what, c.missing)
+		}
+	}
+	// the page sends one field at a time: both sets are taken, and the run ends on the pair
+	run, err := sim.NewRun(mtDataLesson.Params, mtDataLesson.Build, mtDataLesson.Params.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Seek(4)
+	for _, change := range []map[string]string{{"english": "i lost ."}, {"french": "j'ai perdu ."}} {
+		if _, err := run.Apply(sim.Command{Type: sim.SetCommand, Params: change}); err != nil {
+			t.Fatalf("set %v: %v", change, err)
+		}
+	}
+	m := run.Model().(*mtDataModel)
+	if m.src.Missing || m.tgt.Missing || !m.ownRow || !slices.Equal(m.tgt.Tokens, []string{"j'ai", "perdu", "."}) {
+		t.Errorf("after both sets: got %q → %q (own row %v), want the typed pair in row 1", m.src.Tokens, m.tgt.Tokens, m.ownRow)
+	}
+}
+
+// TestMTDataUnkRateMarksMinFreq: the unk-rate export marks the page's min_freq, so two
+// views export two figures.
+func TestMTDataUnkRateMarksMinFreq(t *testing.T) {
+	var marks [][]float64
+	for _, f := range []string{"2", "4"} {
+		series := unkRateSeries(buildMT(t, map[string]string{"min_freq": f}))
+		last := series[len(series)-1]
+		if !strings.Contains(last.Label, "min_freq = "+f) {
+			t.Errorf("min_freq %s: marker labelled %q", f, last.Label)
+		}
+		marks = append(marks, last.X)
+	}
+	if !slices.Equal(marks[0], []float64{2, 2}) || !slices.Equal(marks[1], []float64{4, 4}) {
+		t.Errorf("markers at x = %v and %v, want the vertical lines x = 2 and x = 4", marks[0], marks[1])
 	}
 }
 

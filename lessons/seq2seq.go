@@ -150,6 +150,7 @@ func (m *seq2seqModel) staticMeta() map[string]any {
 	n := len(m.labels)
 	meta := map[string]any{
 		"source":       m.srcTokens,
+		"source_unk":   unknownFlags(m.src),
 		"tokens":       columns, // one label per step: x_t, c, then the padded labels y_t'
 		"enc_steps":    m.encSteps(),
 		"labels":       labels,
@@ -337,20 +338,25 @@ func (m *seq2seqModel) Static() sim.Frame {
 	return sim.Frame{Meta: m.static}
 }
 
+// At is step t's frame: the encoder's h_t (t ≤ T), the context c = h_T (t = T+1),
+// then decoder step t' = t − T − 1 under teacher forcing and free running. The
+// encoder's state stays h_T once it has read x_T, and c is an input of every decoder
+// step, so both are in the context's and every decoder step's frame too.
 func (m *seq2seqModel) At(t int) sim.Frame {
 	tf, fr := m.traces()
 	T := m.encSteps()
-	switch {
-	case t <= T:
+	if t <= T {
 		h := rowOf(tf.Encoder[t-1])
 		return sim.Frame{
 			Arrays: []sim.Array{sim.Vector("h", h), sim.Vector("state", heatUnits(h))},
 			Meta:   map[string]any{"phase": "encoder", "t": t, "reading": m.srcTokens[t-1]},
 		}
-	case t == T+1:
-		c := append([]float64(nil), tf.Steps[0].Context.RawRowView(0)...)
+	}
+	hT := rowOf(tf.Encoder[T-1])
+	c := append([]float64(nil), tf.Steps[0].Context.RawRowView(0)...)
+	if t == T+1 {
 		return sim.Frame{
-			Arrays: []sim.Array{sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
+			Arrays: []sim.Array{sim.Vector("h", hT), sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
 			Meta: map[string]any{"phase": "context",
 				"context": fmt.Sprintf("c = h_%d; both decoder runs start from s_0 = c", T)},
 		}
@@ -372,7 +378,7 @@ func (m *seq2seqModel) At(t int) sim.Frame {
 	if mask == 1 {
 		meta["teacher_correct"] = st.Output == m.padded[tp-1]
 	}
-	arrays := []sim.Array{sim.Vector("s", s), sim.Vector("state", heatUnits(s)),
+	arrays := []sim.Array{sim.Vector("s", s), sim.Vector("state", heatUnits(s)), sim.Vector("h", hT), sim.Vector("c", c),
 		sim.Vector(stepLossArray, []float64{st.Loss}), sim.Vector(maskedLossArray, []float64{st.Loss * mask})}
 	if tp <= len(fr.Steps) {
 		fs := fr.Steps[tp-1]
@@ -494,7 +500,7 @@ var seq2seqLesson = &Lesson{
 	},
 	Panels: []Panel{
 		{ID: "diagram", Kind: EncDec, Title: `encoder \(\to\) \(\mathbf{c}\) \(\to\) decoder, teacher-forced and free-running`, Arrays: []string{"h", "c", "s", "s_free"}, Scale: []float64{-1, 1}, Symbol: "c",
-			Note: "Outputs are green where they match the label, orange where not; the red mark is the first step where free running leaves the reference."},
+			Note: "Outputs are green where they match the label, orange where not; the red mark is the first step where free running leaves the reference. Red tokens are not in the vocabulary (<unk>)."},
 		{ID: "padding", Kind: Table, Title: `labels padded to \(L\), the mask \(m_{t'}\), the shifted decoder input`,
 			Note: "Grey cells are padding: the mask is 0 there."},
 		{ID: "step-loss", Kind: Line, Title: `per-step loss \(\ell_{t'}\) and \(m_{t'}\ell_{t'}\) (teacher forcing)`, Arrays: []string{stepLossArray, maskedLossArray}, Symbol: "loss",
@@ -502,6 +508,8 @@ var seq2seqLesson = &Lesson{
 		{ID: "topks", Kind: TopKs, Title: `\(P(y_{t'} \mid \dots)\): top 5 under each run`,
 			Note: "Identical until the runs diverge; after that free running conditions on its own outputs."},
 		{ID: "states", Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), \(\mathbf{c}\), then teacher-forced \(\mathbf{s}_{t'}\), units 1–32 of 64`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h"},
+		{ID: "s", Kind: Bars, Title: `decoder state \(\mathbf{s}_{t'}\) at this step, both runs, all 64 units`, Arrays: []string{"s", "s_free"}, Legend: []string{"teacher forcing", "free running"}, Scale: []float64{-1, 1}, Symbol: "s",
+			Note: "The two runs' states agree while both have read the same inputs; from the step after free running first writes something else, its history and its state differ."},
 		{ID: "samples", Kind: Samples, Title: "held-out BLEU and sample translations (updated while training)",
 			Note: "Corpus BLEU of greedy translations of 100 held-out test pairs, rescored every 25 training steps."},
 	},

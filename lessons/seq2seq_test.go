@@ -298,6 +298,30 @@ func TestSeq2SeqLearnsFromScratch(t *testing.T) {
 	t.Logf("held-out BLEU %v on %d test pairs after %d steps in %v (whole test split: %.4f)", m.static["held_out_bleu"], seq2seqEvalPairs, m.trained, elapsed.Round(time.Millisecond), full.BLEU)
 }
 
+// TestSeq2SeqContextAtEveryDecoderStep: both runs read c at every decoder step, so c
+// (and h = h_T) are in every decoder step's frame, and s_t' has its own panel.
+func TestSeq2SeqContextAtEveryDecoderStep(t *testing.T) {
+	m := buildSeq2SeqModel(t, nil)
+	T := m.encSteps()
+	hT := arrayOf(m.At(T), "h")
+	for s := T + 1; s <= m.Steps(); s++ {
+		f := m.At(s)
+		if got := arrayOf(f, "c"); !slices.Equal(got, hT) {
+			t.Errorf("step %d: c = %.3v, want c = h_T at every decoder step", s, got)
+		}
+		if got := arrayOf(f, "h"); !slices.Equal(got, hT) {
+			t.Errorf("step %d: h = %.3v, want h_T", s, got)
+		}
+	}
+	var sPanel bool
+	for _, p := range seq2seqLesson.Panels {
+		sPanel = sPanel || p.Symbol == "s" && slices.Contains(p.Arrays, "s")
+	}
+	if !sPanel {
+		t.Errorf("no panel shows the symbol s")
+	}
+}
+
 func TestSeq2SeqGolden(t *testing.T) {
 	checkFramesGolden(t, buildSeq2SeqModel(t, nil), "seq2seq")
 }

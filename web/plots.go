@@ -34,7 +34,21 @@ const (
 // Layout of an exported plot.
 const (
 	plotMargin     = vg.Inch / 6 // white space around the figure, so nothing touches the slide edge
-	legendHeadroom = 0.18        // fraction of the y range added on top, where the legend goes
+	legendHeadroom = 0.18        // fraction of the y range added on top, where the legend goes (at least)
+	// legendInset lowers a legend that reaches under the title, so the two never touch
+	// (a viewer without the Liberation fonts draws an SVG's text wider than measured).
+	legendInset = 8 // points
+)
+
+// Ticks of an axis of whole numbers (steps, positions, k, n, min_freq).
+const (
+	// maxWholeLabels is how many whole-number ticks are labelled at most: up to 7 every
+	// one is, beyond that every 2nd, 5th, 10th … so the labels never crowd.
+	maxWholeLabels = 7
+	// minWholeSpan: an axis is read as whole numbers only when it spans at least three
+	// of them; on [0, 1] (a precision that happens to be 0 or 1) decimals say more.
+	minWholeSpan  = 2
+	maxMinorTicks = 60 // unlabelled ticks at whole numbers between the labels, if no more
 )
 
 // logTicks marks a log axis with powers of ten, or with ordinary ticks when the data
@@ -80,6 +94,67 @@ func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// wholeTicks mark an axis of whole numbers: a tick at each whole number, all labelled
+// when there are at most maxWholeLabels, else labels every 1, 2 or 5 × 10^k so that
+// at most maxWholeLabels are, with unlabelled ticks between the first and the last
+// label. Never "17.50".
+type wholeTicks struct{}
+
+func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
+	first, last := math.Ceil(lo), math.Floor(hi)
+	if first > last {
+		return linearTicks{}.Ticks(lo, hi)
+	}
+	count := func(step float64) float64 { return math.Floor(last/step) - math.Ceil(first/step) + 1 }
+	step, minor := 1.0, 0.0
+	for mag := 1.0; count(step) > maxWholeLabels; mag *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if step = m * mag; count(step) <= maxWholeLabels {
+				minor = mag // 2 and 5 × 10^k: minor ticks at 10^k
+				if m == 1 && mag > 1 {
+					minor = mag / 5 // 10^k: at 2 × 10^(k−1)
+				}
+				break
+			}
+		}
+	}
+	var ticks []plot.Tick
+	lo1, hi1 := math.Ceil(first/step)*step, math.Floor(last/step)*step // the first and last labels
+	for v := lo1; v <= hi1; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	if minor >= 1 && (hi1-lo1)/minor <= maxMinorTicks {
+		for v := lo1 + minor; v < hi1; v += minor {
+			if math.Mod(v, step) != 0 {
+				ticks = append(ticks, plot.Tick{Value: v})
+			}
+		}
+	}
+	return ticks
+}
+
+// wholeAxis reports whether an axis shows whole numbers: it spans at least
+// minWholeSpan, and some series's values on it are all whole and not all equal
+// (steps, positions, a count). Other series may fall between those numbers (the
+// expected source position next to the most attended one) and still read against
+// whole ticks.
+func wholeAxis(values [][]float64, lo, hi float64) bool {
+	if hi-lo < minWholeSpan {
+		return false
+	}
+	for _, vs := range values {
+		whole, varied := len(vs) > 0, false
+		for _, v := range vs {
+			whole = whole && v == math.Trunc(v) && !math.IsInf(v, 0)
+			varied = varied || v != vs[0]
+		}
+		if whole && varied {
+			return true
+		}
+	}
+	return false
 }
 
 // distinctLabels reports whether no two labelled ticks share a label.
@@ -195,16 +270,49 @@ func findPlot(l *lessons.Lesson, name string) (lessons.Plot, bool) {
 	return lessons.Plot{}, false
 }
 
-// addPoints draws one series of a Points plot: a dot per point in colour c, the
-// series in the legend, and the points' labels (those that are not "") beside them.
-func addPoints(pl *plot.Plot, s lessons.Series, pts plotter.XYs, c color.RGBA) error {
+// Glyphs of a Points plot: a dot, and for the series after the palette's colours
+// are used up, a ring around the point (a lesson puts a marked subset there, such as
+// a word and its neighbours, drawn over the dots of the same points).
+const (
+	dotRadius  = 2.5 // points: small enough for 262 words to stay apart
+	ringRadius = 5   // points: around a dot, with room for the dot's own colour
+	ringWidth  = 1.5 // points: visible at a slide's distance
+	// ringFirstColour makes the first ring series black (okabeIto[6]), which stands
+	// out over dots of every colour.
+	ringFirstColour = 6
+)
+
+// ringGlyph is draw.RingGlyph with a line ringWidth wide (RingGlyph's 0.5 pt
+// disappears on a projector).
+type ringGlyph struct{}
+
+func (ringGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(ringWidth)})
+	var path vg.Path
+	path.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
+	path.Arc(pt, sty.Radius, 0, 2*math.Pi)
+	path.Close()
+	c.Stroke(path)
+}
+
+// addPoints draws series i of a Points plot: a dot per point in colour c (once i has
+// gone through the palette, a ring, in another colour of the palette), the series in
+// the legend, and the points' labels (those that are not "") beside them.
+func addPoints(pl *plot.Plot, s lessons.Series, pts plotter.XYs, c color.RGBA, i int) error {
 	dots, err := plotter.NewScatter(pts)
 	if err != nil {
 		return err
 	}
 	dots.GlyphStyle.Color = c
 	dots.GlyphStyle.Shape = draw.CircleGlyph{}
-	dots.GlyphStyle.Radius = vg.Points(2.5)
+	dots.GlyphStyle.Radius = vg.Points(dotRadius)
+	offset := vg.Points(3)
+	if i >= len(okabeIto) {
+		dots.GlyphStyle.Color = okabeIto[(i+ringFirstColour)%len(okabeIto)]
+		dots.GlyphStyle.Shape = ringGlyph{}
+		dots.GlyphStyle.Radius = vg.Points(ringRadius)
+		offset = vg.Points(ringRadius + 1)
+	}
 	pl.Add(dots)
 	pl.Legend.Add(s.Label, dots)
 	var labelled plotter.XYLabels
@@ -226,7 +334,7 @@ func addPoints(pl *plot.Plot, s lessons.Series, pts plotter.XYs, c color.RGBA) e
 		labels.TextStyle[j].Color = color.RGBA{0x1d, 0x24, 0x30, 0xff}
 		labels.TextStyle[j].XAlign = draw.XLeft
 	}
-	labels.Offset = vg.Point{X: vg.Points(3), Y: vg.Points(1)}
+	labels.Offset = vg.Point{X: offset, Y: vg.Points(1)}
 	pl.Add(labels)
 	return nil
 }
@@ -247,7 +355,8 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 		pl.Y.Tick.Marker = logTicks{}
 	}
 	pl.Add(plotter.NewGrid())
-	drawn := 0
+	var legend []string // the labels in the legend, in order
+	var xs, ys [][]float64
 	for i, s := range series {
 		pts := make(plotter.XYs, 0, len(s.Y))
 		for j := range min(len(s.X), len(s.Y)) {
@@ -260,11 +369,16 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 		if len(pts) == 0 {
 			continue
 		}
+		x, y := make([]float64, len(pts)), make([]float64, len(pts))
+		for j, pt := range pts {
+			x[j], y[j] = pt.X, pt.Y
+		}
+		xs, ys = append(xs, x), append(ys, y)
+		legend = append(legend, s.Label)
 		if p.Points {
-			if err := addPoints(pl, s, pts, okabeIto[i%len(okabeIto)]); err != nil {
+			if err := addPoints(pl, s, pts, okabeIto[i%len(okabeIto)], i); err != nil {
 				return nil, err
 			}
-			drawn++
 			continue
 		}
 		line, err := plotter.NewLine(pts)
@@ -276,9 +390,8 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 		line.Dashes = dashes[i%len(dashes)]
 		pl.Add(line)
 		pl.Legend.Add(s.Label, line)
-		drawn++
 	}
-	if drawn == 0 { // an empty log axis has no range: give it one
+	if len(legend) == 0 { // an empty log axis has no range: give it one
 		pl.Y.Min, pl.Y.Max = 1, 10
 		pl.X.Min, pl.X.Max = 0, 1
 	}
@@ -287,14 +400,44 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 		// widen the range to [y−1, y+1], which reaches 0 on a log axis: widen it by a decade.
 		pl.Y.Min, pl.Y.Max = pl.Y.Min/math.Sqrt(10), pl.Y.Max*math.Sqrt(10)
 	}
-	// Headroom above the curves for the legend, which sits at the top right.
-	if p.LogY {
-		pl.Y.Max *= math.Pow(pl.Y.Max/pl.Y.Min, legendHeadroom)
-	} else {
-		pl.Y.Max += legendHeadroom * (pl.Y.Max - pl.Y.Min)
+	if wholeAxis(xs, pl.X.Min, pl.X.Max) {
+		pl.X.Tick.Marker = wholeTicks{}
 	}
+	return drawExport(format, func(c draw.Canvas) {
+		makeLegendRoom(pl, c, legend, p.LogY)
+		if !p.LogY && wholeAxis(ys, pl.Y.Min, pl.Y.Max) {
+			pl.Y.Tick.Marker = wholeTicks{}
+		}
+		pl.Draw(c)
+	})
+}
 
-	return drawExport(format, func(c draw.Canvas) { pl.Draw(c) })
+// makeLegendRoom adds headroom above the curves for the legend at the top right:
+// legendHeadroom of the y range, or more when the legend's rows need it, so no curve
+// runs through the legend. A legend wide enough to reach under the title is lowered
+// by legendInset, and the headroom grows by as much.
+func makeLegendRoom(pl *plot.Plot, c draw.Canvas, labels []string, logY bool) {
+	sty := pl.Legend.TextStyle
+	var width vg.Length
+	for _, l := range labels {
+		width = max(width, pl.Legend.ThumbnailWidth+sty.Width(" "+l))
+	}
+	titleRight := (c.Min.X+c.Max.X)/2 + pl.Title.TextStyle.Width(pl.Title.Text)/2
+	var inset vg.Length
+	if len(labels) > 0 && c.Max.X-width < titleRight+vg.Points(legendInset) {
+		inset = vg.Points(legendInset)
+		pl.Legend.YOffs = -inset
+	}
+	rows := vg.Length(len(labels))
+	need := rows*sty.FontExtents().Height + max(0, rows-1)*pl.Legend.Padding + inset
+	dc := pl.DataCanvas(c)
+	share := float64(need / (dc.Max.Y - dc.Min.Y)) // of the data area's height
+	headroom := max(legendHeadroom, share/(1-min(share, 0.5)))
+	if logY {
+		pl.Y.Max *= math.Pow(pl.Y.Max/pl.Y.Min, headroom)
+	} else {
+		pl.Y.Max += headroom * (pl.Y.Max - pl.Y.Min)
+	}
 }
 
 // drawExport draws a figure with draw onto a plotWidth × plotHeight canvas in the

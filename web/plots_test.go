@@ -6,10 +6,15 @@ import (
 	"flag"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"unroll/lessons"
 )
@@ -226,5 +231,88 @@ func TestRenderGrid(t *testing.T) {
 		if _, err := renderGrid(p, lessons.Grid{Lo: 0, Hi: 1}, format); err != nil {
 			t.Errorf("empty grid as %s: %v", format, err)
 		}
+	}
+}
+
+// TestWholeTicks: an axis of whole numbers gets whole ticks only, every one labelled
+// when there are few (min_freq 1…5), every 2nd, 5th … when there are more, never
+// "17.50".
+func TestWholeTicks(t *testing.T) {
+	cases := []struct {
+		lo, hi float64
+		want   string // the labels
+	}{
+		{1, 5, "1 2 3 4 5"},
+		{1, 7, "1 2 3 4 5 6 7"},
+		{1, 8, "2 4 6 8"},
+		{1, 11, "2 4 6 8 10"},
+		{1.9, 18.5, "5 10 15"},
+		{50, 4000, "1000 2000 3000 4000"},
+	}
+	for _, c := range cases {
+		var labels []string
+		for _, tk := range (wholeTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Value != math.Trunc(tk.Value) {
+				t.Errorf("[%v, %v]: a tick at %v", c.lo, c.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != c.want {
+			t.Errorf("[%v, %v]: labels %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+	if !wholeAxis([][]float64{{1, 2, 3}}, 1, 3) || wholeAxis([][]float64{{0, 1}}, 0, 1.18) || wholeAxis([][]float64{{0.5, 2.5}}, 0, 3) {
+		t.Errorf("wholeAxis: steps 1…3 are whole, precisions 0 and 1 and halves are not")
+	}
+	if !wholeAxis([][]float64{{16, 16, 3, 2}, {15.2, 14.8, 3.1, 2.4}}, 2, 18) {
+		t.Errorf("wholeAxis: positions with their expected value between them are whole")
+	}
+}
+
+// TestLegendClearsTitle: a legend wide enough to reach under the title is lowered,
+// and the headroom grows with its rows; a short legend stays where it was.
+func TestLegendClearsTitle(t *testing.T) {
+	c := draw.New(vgsvg.New(plotWidth, plotHeight))
+	short, long := plot.New(), plot.New()
+	for _, pl := range []*plot.Plot{short, long} {
+		pl.Title.Text = "where the decoder looks: source position per output step t'"
+		pl.Y.Min, pl.Y.Max = 0, 10
+	}
+	makeLegendRoom(short, c, []string{"a"}, false)
+	labels := []string{"argmax_j α_t'j (the most attended source position)", "Σ_j j α_t'j (the expected source position)", "third", "fourth", "fifth", "sixth"}
+	makeLegendRoom(long, c, labels, false)
+	if short.Legend.YOffs != 0 || short.Y.Max != 10*(1+legendHeadroom) {
+		t.Errorf("short legend: offset %v, y max %v, want 0 and %v", short.Legend.YOffs, short.Y.Max, 10*(1+legendHeadroom))
+	}
+	if long.Legend.YOffs >= 0 || long.Y.Max <= short.Y.Max {
+		t.Errorf("six wide rows: offset %v, y max %v, want it lowered and more headroom than %v", long.Legend.YOffs, long.Y.Max, short.Y.Max)
+	}
+}
+
+// TestExportsFollowTheView: exports are drawn from the page's state: min_freq moves
+// the unk-rate marker, the word picks the embedding map's labelled points, the seed
+// draws the untrained encoder-decoder.
+func TestExportsFollowTheView(t *testing.T) {
+	s, err := New(testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newHTTPTestServer(t, s)
+	pairs := [][2]string{
+		{"/lessons/mt-data/plots/unk-rate.svg?min_freq=2", "/lessons/mt-data/plots/unk-rate.svg?min_freq=4"},
+		{"/lessons/embeddings/plots/space.svg?word=girl", "/lessons/embeddings/plots/space.svg?word=paris"},
+		{"/lessons/encoder-decoder/plots/state-norms.svg?weights=untrained&seed=1", "/lessons/encoder-decoder/plots/state-norms.svg?weights=untrained&seed=2"},
+	}
+	for _, p := range pairs {
+		_, _, a := fetch(t, "GET", ts.URL+p[0], nil)
+		_, _, b := fetch(t, "GET", ts.URL+p[1], nil)
+		if a == b || !strings.Contains(a, "<svg") {
+			t.Errorf("%s and %s: got the same figure", p[0], p[1])
+		}
+	}
+	if _, _, body := fetch(t, "GET", ts.URL+pairs[0][1], nil); !strings.Contains(body, "min_freq = 4") {
+		t.Errorf("unk-rate at min_freq 4: no marker named in the legend")
 	}
 }

@@ -7,13 +7,52 @@
 // (static "enc_steps") are the encoder's, step T+1 the context's, the rest the
 // decoder's; a column appears when its step has been computed, and the current step is
 // highlighted. Outputs are green when meta says they are correct, orange when not; a
-// run's first divergence (meta "diverges_here") is circled in red.
-import { fit, empty, token, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
+// run's first divergence (meta "diverges_here") is circled in red. Source tokens the
+// vocabulary reads as <unk> (static "source_unk") and <unk> tokens of the decoder are
+// drawn red. Columns share the panel's width while they are at least MIN_COL wide (or
+// as wide as the longest token needs); a longer sentence gets columns as wide as its
+// longest token needs (in the small font, up to MAX_COL), and the diagram scrolls
+// sideways, keeping the current step in view.
+import { empty, token, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 58, RIGHT = 8, HEAD = 32, ROW = 48, NODE_H = 32, BAND_GAP = 10;
 const MAX_COL = 96; // widest column, so a short sentence does not spread over the panel
+const MIN_COL = 48; // narrowest column before the diagram scrolls: a 38 px node still shows five or six letters
 const STRIP = 12; // units shown in a node's colour strip
+const UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
+const UNK = "<unk>";
+const EMOJI = /\p{Extended_Pictographic}/u;
+const JOINERS = /[\u200d\ufe0e\ufe0f\u{1f3fb}-\u{1f3ff}]/gu; // zero-width joiner, variation selectors, skin tones
+
+// shown writes a token for the canvas: blanks visible (token), and emoji, which the
+// classroom's fonts often lack (an empty box), as their code points, U+1F600.
+export function shown(s) {
+  const t = token(String(s));
+  if (!EMOJI.test(t)) return t;
+  return [...t.replace(JOINERS, "")].map((ch) => (EMOJI.test(ch) && ch.codePointAt(0) >= 0x1f000 ? "U+" + ch.codePointAt(0).toString(16).toUpperCase() : ch)).join("");
+}
+
+// fitWide sizes the canvas to its box, or wider when the diagram needs minWidth:
+// then the box scrolls sideways. It returns a cleared 2-D context in CSS pixels.
+function fitWide(canvas, height, minWidth) {
+  const wrap = canvas.parentElement;
+  const avail = Math.max(120, wrap.clientWidth);
+  const width = Math.max(avail, Math.ceil(minWidth));
+  const wide = width > avail;
+  wrap.style.overflowX = wide ? "auto" : "";
+  canvas.style.width = wide ? width + "px" : "";
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.round(width * dpr), h = Math.round(height * dpr);
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; canvas.style.height = height + "px"; }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  ctx.font = FONT; ctx.textBaseline = "middle";
+  return { ctx, width, wide };
+}
+
+const lastStep = new WeakMap(); // canvas → the step it last scrolled to
 
 // clipText shortens s to fit w pixels in the current font.
 function clipText(ctx, s, w) {
@@ -29,12 +68,23 @@ export function draw(canvas, cfg, view) {
   const D = Math.max(0, view.steps - T - 1);
   const bandH = HEAD + 3 * ROW;
   const height = 6 + rows.length * bandH + Math.max(0, rows.length - 1) * BAND_GAP + 18;
-  const { ctx, width } = fit(canvas, Math.max(120, height));
+  const cols = T + 1 + D;
+  // the column width every token needs in the small font (the outputs the decoder
+  // will write are in the translation and, for seq2seq, the labels)
+  const probe = canvas.getContext("2d");
+  probe.font = SMALL;
+  const words = [...(view.static.source || []), ...(view.static.tokens || []), ...String(view.static.translation || "").split(" ")];
+  const need = Math.min(MAX_COL, Math.max(MIN_COL, ...words.map((w) => probe.measureText(shown(w)).width + 14)));
+  const avail = Math.max(120, canvas.parentElement.clientWidth);
+  const natural = (avail - LEFT - RIGHT) / Math.max(1, cols);
+  // the panel's width when the columns stay legible there (a token may be shortened),
+  // else as wide as the tokens need, scrolling
+  const colW = Math.min(MAX_COL, natural >= MIN_COL ? natural : need);
+  const { ctx, width, wide } = fitWide(canvas, Math.max(120, height), T && rows.length ? LEFT + cols * colW + RIGHT : 0);
   if (!T || !rows.length) { empty(ctx, width, 120, "waiting for the model…"); return null; }
 
-  const cols = T + 1 + D;
-  const colW = Math.min(MAX_COL, (width - LEFT - RIGHT) / cols);
   const NW = Math.max(14, Math.min(64, colW - 10));
+  const unkSrc = Array.isArray(view.static.source_unk) ? view.static.source_unk : [];
   const X = (c) => LEFT + (c - 0.5) * colW; // column c = 1..cols (page step c)
   const bandTop = (b) => 6 + b * (bandH + BAND_GAP);
   const yOut = (b) => bandTop(b) + HEAD + ROW / 2;
@@ -74,13 +124,17 @@ export function draw(canvas, cfg, view) {
     const k = Math.min(STRIP, a.data.length), w = NW - 6;
     for (let u = 0; u < k; u++) { ctx.fillStyle = scale.color(a.data[u]); ctx.fillRect(x - w / 2 + (u * w) / k, y - 7, w / k + 0.5, 14); }
   };
-  const label = (s, x, y, w, bold) => { // the normal font, a smaller one if that does not fit, then clipped
-    const text = token(String(s));
+  const label = (s, x, y, w, bold, unk) => { // the normal font, a smaller one if that does not fit, then clipped
+    const text = shown(s);
     ctx.font = (bold ? "bold " : "") + FONT;
-    if (ctx.measureText(text).width > w - 4) ctx.font = (bold ? "bold " : "") + SMALL;
+    if (unk || ctx.measureText(text).width > w - 4) ctx.font = (bold ? "bold " : "") + SMALL;
     ctx.fillStyle = INK; ctx.textAlign = "center";
-    ctx.fillText(clipText(ctx, text, w - 4), x, y + 1); ctx.textAlign = "left";
+    const dy = unk && text !== UNK ? -6 : 0; // room for the "<unk>" under the word
+    ctx.fillText(clipText(ctx, text, w - 4), x, y + 1 + dy);
+    if (dy) { ctx.font = SMALL; ctx.fillStyle = UNK_LINE; ctx.fillText(clipText(ctx, UNK, w - 4), x, y + 8); }
+    ctx.textAlign = "left";
   };
+  const unkLines = (s) => (EMOJI.test(String(s)) ? [[...String(s)].map((ch) => "U+" + ch.codePointAt(0).toString(16).toUpperCase()).join(" ")] : []);
 
   // ---- the encoder: x_t → h_t, h_{t-1} → h_t ----
   const source = view.static.source || [];
@@ -88,9 +142,11 @@ export function draw(canvas, cfg, view) {
     const done = t <= step, now = t === step;
     arrow(X(t), yIn(0) - NODE_H / 2, X(t), yState(0) + NODE_H / 2, done);
     if (t > 1) arrow(X(t - 1) + NW / 2, yState(0), X(t) - NW / 2, yState(0), done);
-    box(X(t), yIn(0), NW, NODE_H, now ? "#fde68a" : done ? "#e0f2fe" : "#fff", now ? "#b45309" : "#7dd3fc", now ? 2 : 1.2);
-    label(source[t - 1] ?? `x${t}`, X(t), yIn(0), NW, now);
-    hits.push({ x: X(t), y: yIn(0), lines: [`x_${t}: the encoder reads`, JSON.stringify(String(source[t - 1] ?? ""))] });
+    const unk = unkSrc[t - 1] === true;
+    box(X(t), yIn(0), NW, NODE_H, unk ? UNK_FILL : now ? "#fde68a" : done ? "#e0f2fe" : "#fff", now ? "#b45309" : unk ? UNK_LINE : "#7dd3fc", now || unk ? 2 : 1.2);
+    label(source[t - 1] ?? `x${t}`, X(t), yIn(0), NW, now, unk);
+    hits.push({ x: X(t), y: yIn(0), lines: [`x_${t}: the encoder reads`, JSON.stringify(String(source[t - 1] ?? ""))]
+      .concat(unkLines(source[t - 1] ?? ""), unk ? ["not in the vocabulary: read as <unk>"] : []) });
     const a = view.at("h", t);
     box(X(t), yState(0), NW, NODE_H, "#fff", done ? "#64748b" : "#cbd5e1");
     if (a && done) { strip(X(t), yState(0), a); hits.push({ x: X(t), y: yState(0), lines: [`h_${t}, encoder state after "${source[t - 1]}"`, Array.from(a.data.slice(0, 8), fmt).join("  ") + " …"], t }); }
@@ -131,12 +187,13 @@ export function draw(canvas, cfg, view) {
         arrow(x + NW / 2 - 4, yOut(b) + NODE_H / 2 - 2, X(s + 1) - NW / 2 + 4, yIn(b) - NODE_H / 2 + 2, true, "#16a34a"); // the output fed back in
       }
       const now = s === step;
-      box(x, yIn(b), NW, NODE_H, done ? "#e0f2fe" : "#fff", done ? "#7dd3fc" : "#eef0f3");
+      const unkIn = done && m[r.input] === UNK, unkOut = done && m[r.output] === UNK;
+      box(x, yIn(b), NW, NODE_H, unkIn ? UNK_FILL : done ? "#e0f2fe" : "#fff", unkIn ? UNK_LINE : done ? "#7dd3fc" : "#eef0f3");
       const a = r.state ? view.at(r.state, s) : null;
       box(x, yState(b), NW, NODE_H, "#fff", done ? "#64748b" : "#e5e7eb");
       const verdict = m ? m[r.correct] : undefined;
       const stopped = m && m[r.input] === undefined && m[r.output] !== undefined;
-      box(x, yOut(b), NW, NODE_H, !done ? "#fff" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : "#f1f5f9", done ? "#86efac" : "#eef0f3");
+      box(x, yOut(b), NW, NODE_H, !done ? "#fff" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : unkOut ? UNK_FILL : "#f1f5f9", unkOut ? UNK_LINE : done ? "#86efac" : "#eef0f3");
       if (m && m.mask === 0 && b === 0) { // a padded step: the mask zeros its loss; say so once
         ctx.fillStyle = "rgba(229,231,235,0.55)";
         ctx.fillRect(x - colW / 2 + 1, yOut(b) - ROW / 2, colW - 2, 3 * ROW);
@@ -172,6 +229,13 @@ export function draw(canvas, cfg, view) {
     ctx.fillText(c <= T ? `t=${c}` : c === T + 1 ? "c" : `t'=${c - T - 1}`, X(c), height - 8);
   }
   ctx.textAlign = "left";
+  // a wide diagram scrolls: bring the current step's column into view when it moves
+  const wrap = canvas.parentElement;
+  if (wide && step > 0 && lastStep.get(canvas) !== step) {
+    const x = X(step), left = wrap.scrollLeft, w = wrap.clientWidth;
+    if (x - colW < left || x + colW > left + w) wrap.scrollLeft = Math.max(0, x - w / 2);
+  }
+  lastStep.set(canvas, step);
   return {
     hit(px, py) {
       const h = hits.find((h) => Math.abs(px - h.x) <= NW / 2 && Math.abs(py - h.y) <= (h.h || NODE_H) / 2);

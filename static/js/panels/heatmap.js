@@ -97,7 +97,9 @@ export function draw(canvas, cfg, view) {
   });
 
   // time axis: time steps, and the input tokens when the lesson has them
+  // Tokens after "prompt_len" are the model's own samples: x_t is shown once step t is drawn.
   const tokens = view.static.tokens;
+  const known = Number.isInteger(view.static.prompt_len) ? view.static.prompt_len : Infinity;
   const T = timeSteps(view), cw = plotW / T;
   const cur = view.step > 0 ? nowTime(view, cfg.arrays) : 0; // the time step being computed
   ctx.font = SMALL; ctx.textAlign = "center";
@@ -108,7 +110,7 @@ export function draw(canvas, cfg, view) {
     else if (t % labelEvery === 0 || t === 1) {
       if (Math.abs(t - cur) * cw >= 16 || cur === 0) { ctx.fillStyle = MUTED; ctx.fillText(String(t), x, y + 9); }
     }
-    if (Array.isArray(tokens) && tokens[t - 1] !== undefined && cw >= 9) {
+    if (Array.isArray(tokens) && tokens[t - 1] !== undefined && cw >= 9 && (t <= known || t <= view.step)) {
       ctx.fillStyle = t === cur ? INK : MUTED;
       ctx.fillText(token(tokens[t - 1]).slice(0, Math.max(1, Math.floor(cw / 7))), x, y + 23);
     }

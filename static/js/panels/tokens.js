@@ -2,14 +2,23 @@
 // (static "tokens"), the targets when the lesson has them (static "targets" or
 // "answers", blank where a step has none) and what the model predicted at each
 // computed step (per-step meta "pred" or "prediction"; green when meta "correct" is
-// true, orange when false).
-import { fit, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
+// true, orange when false). A <unk> token is drawn red, and emoji, which classroom
+// fonts often lack, as their code points (encdec.js's shown).
+import { fit, empty, FONT, SMALL, INK, MUTED } from "./common.js";
+import { shown as token } from "./encdec.js";
+
+const UNK = "<unk>", UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
 
 const BOX = 30, GAP = 4, LABEL = 64, ROWGAP = 8;
 
 function rows(view) {
   const out = [];
-  if (Array.isArray(view.static.tokens)) out.push({ label: "input", items: view.static.tokens, timed: true });
+  if (Array.isArray(view.static.tokens)) {
+    // Tokens after "prompt_len" are the model's own samples: x_t shows once step t is drawn.
+    const known = Number.isInteger(view.static.prompt_len) ? view.static.prompt_len : Infinity;
+    const items = view.static.tokens.map((x, i) => (i < known || i < view.step ? x : undefined));
+    out.push({ label: "input", items, timed: true });
+  }
   const targets = view.static.targets || view.static.answers;
   if (Array.isArray(targets)) out.push({ label: "answer", items: targets.map((x) => (x === null ? undefined : x)), timed: true });
   const preds = [], right = [];
@@ -62,8 +71,9 @@ export function draw(canvas, cfg, view) {
     for (const b of boxes) {
       const now = b.t === view.step, past = b.t < view.step;
       const verdict = r.right && r.right[b.t - 1];
-      ctx.fillStyle = now ? "#fde68a" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : past ? "#eef2f7" : "#ffffff";
-      ctx.strokeStyle = now ? "#b45309" : "#cbd5e1"; ctx.lineWidth = now ? 2 : 1;
+      const unk = b.s === UNK;
+      ctx.fillStyle = now ? "#fde68a" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : unk ? UNK_FILL : past ? "#eef2f7" : "#ffffff";
+      ctx.strokeStyle = now ? "#b45309" : unk ? UNK_LINE : "#cbd5e1"; ctx.lineWidth = now || unk ? 2 : 1;
       if (b.s === "" && !now) { ctx.strokeStyle = "#eef0f3"; }
       ctx.beginPath(); ctx.roundRect(b.x + 0.5, b.y + 0.5, b.w, BOX, 5); ctx.fill(); ctx.stroke();
       ctx.fillStyle = past || now ? INK : MUTED;
