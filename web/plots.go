@@ -462,8 +462,20 @@ func drawExport(format string, drawFigure func(draw.Canvas)) ([]byte, error) {
 	if _, err := canvas.WriteTo(&buf); err != nil {
 		return nil, err
 	}
+	if format == "svg" {
+		return []byte(svgFontFallbacks.Replace(buf.String())), nil
+	}
 	return buf.Bytes(), nil
 }
+
+// svgFontFallbacks gives the SVG's fonts the metric-compatible fonts slide software
+// has (Liberation Serif was drawn to Times New Roman's widths, Liberation Sans to
+// Arial's), so text keeps the width gonum measured where Liberation is not installed.
+// Embedding the fonts instead (vgsvg.EmbedFonts) would make each SVG about 30 times larger.
+var svgFontFallbacks = strings.NewReplacer(
+	"font-family:Liberation Serif;", `font-family:'Liberation Serif','Times New Roman',Times,serif;`,
+	"font-family:Liberation Sans;", `font-family:'Liberation Sans',Arial,Helvetica,sans-serif;`,
+)
 
 // viridis returns the sequential colour scale of the pages' heatmaps
 // (static/js/colors.js), a new one each call: SetMin and SetMax change it.

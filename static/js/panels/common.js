@@ -155,3 +155,14 @@ export function colourBar(ctx, scale, x, y, h) {
   ctx.fillText(tick((scale.hi + scale.lo) / 2), x + w + 4, y + h / 2);
   ctx.fillText(tick(scale.lo), x + w + 4, y + h - 5);
 }
+
+export const EMOJI = /\p{Extended_Pictographic}/u; // a character the classroom's fonts may lack
+const JOINERS = /[\u200d\ufe0e\ufe0f\u{1f3fb}-\u{1f3ff}]/gu; // zero-width joiner, variation selectors, skin tones
+
+// shown writes a token for the canvas: blanks visible (token), and emoji, which the
+// classroom's fonts often lack (an empty box), as their code points, U+1F600.
+export function shown(s) {
+  const t = token(String(s));
+  if (!EMOJI.test(t)) return t;
+  return [...t.replace(JOINERS, "")].map((ch) => (EMOJI.test(ch) && ch.codePointAt(0) >= 0x1f000 ? "U+" + ch.codePointAt(0).toString(16).toUpperCase() : ch)).join("");
+}

@@ -13,7 +13,7 @@
 // as wide as the longest token needs); a longer sentence gets columns as wide as its
 // longest token needs (in the small font, up to MAX_COL), and the diagram scrolls
 // sideways, keeping the current step in view.
-import { empty, token, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
+import { empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 58, RIGHT = 8, HEAD = 32, ROW = 48, NODE_H = 32, BAND_GAP = 10;
@@ -22,17 +22,6 @@ const MIN_COL = 48; // narrowest column before the diagram scrolls: a 38 px node
 const STRIP = 12; // units shown in a node's colour strip
 const UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
 const UNK = "<unk>";
-const EMOJI = /\p{Extended_Pictographic}/u;
-const JOINERS = /[\u200d\ufe0e\ufe0f\u{1f3fb}-\u{1f3ff}]/gu; // zero-width joiner, variation selectors, skin tones
-
-// shown writes a token for the canvas: blanks visible (token), and emoji, which the
-// classroom's fonts often lack (an empty box), as their code points, U+1F600.
-export function shown(s) {
-  const t = token(String(s));
-  if (!EMOJI.test(t)) return t;
-  return [...t.replace(JOINERS, "")].map((ch) => (EMOJI.test(ch) && ch.codePointAt(0) >= 0x1f000 ? "U+" + ch.codePointAt(0).toString(16).toUpperCase() : ch)).join("");
-}
-
 // fitWide sizes the canvas to its box, or wider when the diagram needs minWidth:
 // then the box scrolls sideways. It returns a cleared 2-D context in CSS pixels.
 function fitWide(canvas, height, minWidth) {

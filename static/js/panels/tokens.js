@@ -3,9 +3,8 @@
 // "answers", blank where a step has none) and what the model predicted at each
 // computed step (per-step meta "pred" or "prediction"; green when meta "correct" is
 // true, orange when false). A <unk> token is drawn red, and emoji, which classroom
-// fonts often lack, as their code points (encdec.js's shown).
-import { fit, empty, FONT, SMALL, INK, MUTED } from "./common.js";
-import { shown as token } from "./encdec.js";
+// fonts often lack, as their code points (common.js's shown).
+import { fit, empty, shown as token, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const UNK = "<unk>", UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
 
