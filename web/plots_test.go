@@ -38,6 +38,9 @@ func TestPlotExport(t *testing.T) {
 			if !strings.Contains(body, "<svg") || !strings.Contains(body, "per step") {
 				t.Errorf("got %.200s, want an SVG with the title", body)
 			}
+			if !strings.Contains(body, "'Times New Roman'") || strings.Contains(body, "font-family:Liberation Serif;") {
+				t.Errorf("the SVG's text has no metric-compatible fallback font")
+			}
 		}},
 		{"/lessons/tiny/plots/state.pdf", "application/pdf", func(t *testing.T, body string) {
 			if !strings.HasPrefix(body, "%PDF") {
