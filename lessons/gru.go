@@ -497,7 +497,15 @@ func clampName(c Clamp) string {
 	return fmt.Sprintf("%s_t = %g", c.Gate, c.Value)
 }
 
+// round4 rounds to 4 decimal places: for values near 1 (losses, accuracies, scores).
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// sig4 rounds to 4 significant digits: for probabilities that may be tiny, which
+// round4 would turn into 0.
+func sig4(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	return v
+}
 
 func (m *gruModel) At(t int) sim.Frame {
 	st := m.run()[t-1]

@@ -585,7 +585,7 @@ var lstmLesson = &Lesson{
 		{ID: "C_tilde", Kind: Heatmap, Title: `candidate memory cell \(\tilde C_t\)`, Arrays: []string{"C_tilde"}, Scale: []float64{-1, 1}, Symbol: "C_tilde"},
 		{ID: "C", Kind: Heatmap, Title: `memory cell \(C_t\) (unbounded; colour scale fixed at ±15)`, Arrays: []string{"C"}, Scale: []float64{-LSTMCellScale, LSTMCellScale}, Symbol: "C",
 			Note: "Values beyond ±15 are drawn in the end colours; hover for the exact value. Rows that keep their colour across steps are memory."},
-		{ID: "cell-update", Kind: Bars, Title: `the update of \(C_t\) at this step: kept \(F_t \odot C_{t-1}\) and written \(I_t \odot \tilde C_t\)`, Arrays: []string{"kept F⊙C_{t-1}", "written I⊙C̃_t"}, Symbol: "C",
+		{ID: "cell-update", Kind: Bars, Title: `the update of \(C_t\) at this step: kept \(F_t \odot C_{t-1}\) and written \(I_t \odot \tilde C_t\)`, Arrays: []string{"kept F⊙C_{t-1}", "written I⊙C̃_t"}, Legend: []string{"kept F⊙Cₜ₋₁", "written I⊙C̃ₜ"}, Symbol: "C",
 			Note: "The written part lies in (−1, 1); the kept part can be as large as the cell."},
 		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
 		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},

@@ -376,7 +376,7 @@ func (m *rnnModel) At(t int) sim.Frame {
 	sort.SliceStable(order, func(a, b int) bool { return st.Probs[order[a]] > st.Probs[order[b]] })
 	top := make([]map[string]any, m.topK)
 	for i := range top {
-		top[i] = map[string]any{"token": CharVocab[order[i]], "p": round4(st.Probs[order[i]])}
+		top[i] = map[string]any{"token": CharVocab[order[i]], "p": sig4(st.Probs[order[i]])}
 	}
 	phase := "prompt"
 	if t > len(m.prompt) {

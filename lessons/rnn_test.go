@@ -137,7 +137,7 @@ func TestRNNTopK(t *testing.T) {
 			probs := f.Arrays[slices.IndexFunc(f.Arrays, func(a sim.Array) bool { return a.Name == "P" })].Data
 			for i, e := range top {
 				p, id := e["p"].(float64), charID(e["token"].(string))
-				if id < 0 || p != round4(probs[id]) {
+				if id < 0 || p != sig4(probs[id]) {
 					t.Fatalf("k = %d, step %d, rank %d: got %q with p = %v want a character of the vocabulary with p = P[id]", k, step, i+1, e["token"], p)
 				}
 				if i > 0 && p > top[i-1]["p"].(float64) {

@@ -615,3 +615,26 @@ func TestBrowserBadInput(t *testing.T) {
 		t.Errorf("console error: %s", e)
 	}
 }
+
+// TestBrowserReplayKeepsURL: a shared URL with trained=N is trained again on opening;
+// while it trains the page says so and the URL keeps trained=N (a reload then still
+// asks for the trained model).
+func TestBrowserReplayKeepsURL(t *testing.T) {
+	ctx := startBrowser(t)
+	srv := browserServer(t)
+	errs := watchConsole(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?task=skip&trained=3000")); err != nil {
+		t.Fatalf("loading the page: %v", err)
+	}
+	waitForJS(t, ctx, "the replay's progress", `document.querySelector('[data-testid=train-status]').textContent.startsWith("training again, as the URL says")`)
+	if got := evalJS[string](t, ctx, `new URLSearchParams(location.search).get("trained")`); got != "3000" {
+		t.Errorf("while training again: the URL says trained=%q, want 3000", got)
+	}
+	waitForJS(t, ctx, "the trained model", `document.querySelector('[data-testid=facts-model]').textContent.includes("trained from scratch for 3000 steps")`)
+	if got := evalJS[string](t, ctx, `new URLSearchParams(location.search).get("trained")`); got != "3000" {
+		t.Errorf("after training again: the URL says trained=%q, want 3000", got)
+	}
+	for _, e := range errs.list() {
+		t.Errorf("console error: %s", e)
+	}
+}

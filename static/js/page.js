@@ -27,6 +27,7 @@ const URL_EVERY_MS = 250; // step changes while playing rewrite the URL at most 
 const GAP_FILL_MS = 150; // after a seek, wait this long for the scrubber to settle before asking for a snapshot
 const ERROR_SHOW_MS = 10000;
 const MAX_COMMAND_BYTES = 16 << 10; // sim.MaxCommandBytes: a larger command closes the socket
+const MAX_TRAIN_STEPS = 10000; // sim.MaxTrainSteps: the most a URL's trained=N replays
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
@@ -54,6 +55,9 @@ function start(root) {
     hover: null, layout: null,
   }));
   const controls = $$("[data-param]");
+  // A URL with trained=N (a shared trained model) is trained again by the server when the
+  // socket opens; until its trained snapshot arrives, N stays in the URL.
+  let replayTo = wantedTraining(location.search);
   const scrubber = tid("scrubber"), speed = tid("speed");
   let live = false;
 
@@ -63,6 +67,7 @@ function start(root) {
       const type = msg.header.type;
       if (type === "snapshot") {
         applySnapshot(store, msg); setInFlight = false; flushSet(); syncControls();
+        if (store.trained > 0 || accepted) replayTo = 0; // the server has the trained model now, or a new one
         writeURL(accepted || "replace"); accepted = null; // an edit enters the history once the server took it
       }
       else if (type === "frame") { applyFrame(store, msg); writeURLSoon(); if (gaps(store)) fillGapsSoon(); }
@@ -76,6 +81,7 @@ function start(root) {
       schedule();
     },
     onStatus(state, seconds) {
+      if (state === "retry") replayTo = Math.max(replayTo, store.trained); // a new server may have to train it again
       const el = tid("conn");
       el.dataset.state = state;
       el.textContent = state === "retry" ? `reconnecting in ${seconds.toFixed(1)} s…` : {
@@ -128,8 +134,8 @@ function start(root) {
     const t = store.train;
     prog.max = t.of || 1; prog.value = t.done || 0;
     const status = tid("train-status");
-    if (t.running) status.textContent = `${t.done} / ${t.of}` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
-    else if (t.done) status.textContent = `trained ${t.done} steps` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
+    if (t.running) status.textContent = (replayTo ? "training again, as the URL says: " : "") + `${t.done} / ${t.of}` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
+    else if (t.done) status.textContent = `trained ${store.trained || t.done} steps` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
     const button = tid("train");
     button.textContent = t.running ? "Stop" : "Train";
     button.dataset.cmd = t.running ? "stop" : "train";
@@ -164,7 +170,7 @@ function start(root) {
       schedule();
     },
     train: () => {
-      const n = Math.max(1, Math.min(10000, Number(tid("train-steps").value) || 1));
+      const n = Math.max(1, Math.min(MAX_TRAIN_STEPS, Number(tid("train-steps").value) || 1));
       if (send({ type: "train", steps: n })) { store.train = { curve: [], done: 0, of: n, running: true }; schedule(); }
     },
   };
@@ -262,7 +268,8 @@ function start(root) {
     const q = new URLSearchParams();
     for (const k of Object.keys(params).sort()) q.set(k, params[k]);
     if (store.step > 0) q.set("step", String(store.step));
-    if (store.trained > 0) q.set("trained", String(store.trained)); // the server trains it again from the seed
+    const trained = store.trained || replayTo; // the server trains it again from the seed
+    if (trained > 0) q.set("trained", String(trained));
     return q.toString();
   }
   function writeURL(how, overrides) {
@@ -317,7 +324,7 @@ function facts(dl, meta, heading) {
     if (v === null || typeof v === "object") continue;
     const dt = document.createElement("dt"), dd = document.createElement("dd");
     dt.textContent = k.replaceAll("_", " ");
-    dd.textContent = typeof v === "number" ? fact(v) : typeof v === "boolean" ? (v ? "yes" : "no") : v.length === 1 ? token(v) : String(v);
+    dd.textContent = typeof v === "number" ? fact(v, k) : typeof v === "boolean" ? (v ? "yes" : "no") : v.length === 1 ? token(v) : String(v);
     if (dd.textContent.length > 60) { dd.className = "long"; long.push(dt, dd); } else items.push(dt, dd);
   }
   items.push(...long); // sentences after the numbers
@@ -326,6 +333,12 @@ function facts(dl, meta, heading) {
   const h = document.createElement("dt");
   h.className = "head"; h.textContent = heading;
   dl.replaceChildren(h, document.createElement("dd"), ...items);
+}
+
+// wantedTraining is the URL's trained=N when it is one the server replays (1…10000), else 0.
+function wantedTraining(search) {
+  const n = Number(new URLSearchParams(search).get("trained"));
+  return Number.isInteger(n) && n > 0 && n <= MAX_TRAIN_STEPS ? n : 0;
 }
 
 // wsURL is the socket's address for the page's current state.

@@ -47,8 +47,12 @@ export function fmt(v) {
 }
 
 // fact writes a fact's number (the facts lists): whole numbers are counts, sizes and
-// steps (layers 1, not 1.000), anything else as fmt.
-export function fact(v) {
+// steps (layers 1, not 1.000), anything else as fmt — except facts whose name says
+// they are measured (MEASURED), which the server may have rounded to a whole 1 or 0:
+// an accuracy of 1 reads 1.000.
+const MEASURED = /probab|accuracy|precision|bleu|score|loss|norm|share|rate|corr|mse|(^|_)p($|_)/i;
+export function fact(v, name = "") {
+  if (MEASURED.test(name)) return fmt(v);
   return Number.isInteger(v) && Math.abs(v) < Number.MAX_SAFE_INTEGER ? minus(String(v)) : fmt(v);
 }
 
