@@ -198,10 +198,10 @@ var birnnLesson = &Lesson{
 		{TeX: `\htmlClass{sym-P_uni}{\hat y} = \mathrm{softmax}(H_t W_{hq} + b_q)`, Symbols: []Symbol{{ID: "P_uni", Array: "P_uni"}}},
 	},
 	Panels: []Panel{
-		{ID: "tokens", Kind: Tokens, Title: "sentence", Arrays: []string{"H_fwd"},
+		{ID: "tokens", Kind: Tokens, Title: "sentence", Arrays: []string{"H_fwd", "H_bwd"}, // marks both passes' current tokens
 			Note: "The blank's right answer is under it when the sentence is one the task generates."},
 		{ID: "graph", Kind: Graph, Title: "forward and backward passes", Arrays: []string{"H_fwd", "H_bwd"}, Scale: []float64{-1, 1},
-			Note: "The forward row fills from the left, the backward row from the right; both meet at the blank."},
+			Note: "The forward row fills from the left, the backward row from the right; o_t needs both, so an output appears once the two passes have crossed at t. Each x_t feeds both rows."},
 		{ID: "H_fwd", Kind: Heatmap, Title: `forward state \(\overrightarrow{H}_t\)`, Arrays: []string{"H_fwd"}, Scale: []float64{-1, 1}, Symbol: "H_fwd"},
 		{ID: "H_bwd", Kind: Heatmap, Title: `backward state \(\overleftarrow{H}_t\)`, Arrays: []string{"H_bwd"}, Scale: []float64{-1, 1}, Symbol: "H_bwd",
 			Note: "Step s computes the state at time T − s + 1: this pass starts at the end."},

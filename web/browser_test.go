@@ -341,7 +341,7 @@ func hoverLinks(t *testing.T, ctx context.Context) {
 	} else {
 		evalJS[chromedp.Void](t, ctx, fmt.Sprintf(`document.querySelector('.equation .sym-' + CSS.escape(%q)).dispatchEvent(new MouseEvent("mouseover", {bubbles: true}))`, id))
 		waitForJS(t, ctx, "the panel of symbol "+id+" to light up", fmt.Sprintf(
-			`document.querySelector('.panel[data-symbol=%q]').classList.contains('panel-hot') && !document.querySelector('[data-testid=symbol-readout]').hidden && /at step/.test(document.querySelector('[data-testid=symbol-readout]').textContent)`, id))
+			`document.querySelector('.panel[data-symbol=%q]').classList.contains('panel-hot') && !document.querySelector('[data-testid=symbol-readout]').hidden && /at (step|t =)/.test(document.querySelector('[data-testid=symbol-readout]').textContent)`, id))
 		evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid=title]').dispatchEvent(new MouseEvent("mouseover", {bubbles: true}))`)
 	}
 	heat := evalJS[string](t, ctx, `(() => {

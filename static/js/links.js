@@ -15,7 +15,8 @@
 // 'a' 0.91, 'e' 0.05, …. Labels come from the static meta: the first of "vocab",
 // "classes" and "labels" as long as the vector (one label per entry); for a one-hot
 // input without such a list, the step's input token (static "tokens", x_t at step t).
-import { fmt, token } from "./panels/common.js";
+import { fmt, token, hasTimeAxis, nowTime, backward, timeOf } from "./panels/common.js";
+import { view } from "./store.js";
 
 const $$ = (sel) => [...document.querySelectorAll(sel)];
 const tid = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -105,13 +106,19 @@ export function linkSymbols(panels, store, schedule) {
   const readout = tid("symbol-readout");
   function showSymbol(id) {
     const arr = symbolArray.get(id);
-    const perStep = store.perStep.get(arr)?.[store.step];
-    const a = arr && (perStep || store.staticArrays.get(arr));
+    let perStep = store.perStep.get(arr)?.[store.step];
+    const v = view(store);
+    // On a time axis (BPTT) a step works on time t: name it, and a backward array has
+    // nothing before its pass reaches the step.
+    const t = arr && hasTimeAxis(v) ? nowTime(v, [arr]) : 0;
+    const notYet = perStep && hasTimeAxis(v) && backward(arr) && !timeOf(v, arr, store.step);
+    if (notYet) perStep = undefined;
+    const a = arr && (perStep || (notYet ? undefined : store.staticArrays.get(arr)));
     readout.hidden = false;
     readout.replaceChildren();
     const head = document.createElement("strong");
-    head.textContent = `${arr || id} at step ${store.step}`;
-    const lines = a ? describe(arr, a, store, !!perStep) : [store.step === 0 ? "step forward to compute it" : "no values at this step"];
+    head.textContent = `${arr || id} at ${t ? `t = ${t} (step ${store.step})` : `step ${store.step}`}`;
+    const lines = a ? describe(arr, a, store, !!perStep) : [store.step === 0 ? "step forward to compute it" : notYet ? "not computed yet: the backward pass has not reached this step" : "no values at this step"];
     const body = lines.map((l) => Object.assign(document.createElement("div"), { className: "values", textContent: l }));
     readout.append(head, ...body);
     const where = away(id);

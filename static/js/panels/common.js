@@ -95,6 +95,8 @@ export const stepOf = (view, name, t) => (backward(name) ? view.steps + 1 - t : 
 // step being processed), else the step itself.
 export function nowTime(view, names) {
   for (const n of names) { const t = view.known(n) ? timeOf(view, n, view.step) : 0; if (t) return t; }
+  // BPTT's gradient before the backward pass: nothing is being computed there yet
+  if (hasTimeAxis(view) && names.length && names.every(backward)) return 0;
   const t = Number(view.meta.t);
   return Number.isInteger(t) && t > 0 ? t : view.step;
 }

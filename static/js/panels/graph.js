@@ -55,6 +55,17 @@ export function draw(canvas, cfg, view) {
     ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x2, y2); ctx.stroke();
     ctx.beginPath(); ctx.moveTo(x2, y2); ctx.lineTo(x2 - 7 * Math.cos(a - 0.4), y2 - 7 * Math.sin(a - 0.4)); ctx.lineTo(x2 - 7 * Math.cos(a + 0.4), y2 - 7 * Math.sin(a + 0.4)); ctx.fill();
   };
+  // a polyline with an arrowhead at its end: an arrow that goes around a node
+  const bent = (pts, on) => {
+    for (let k = 0; k < pts.length - 2; k++) {
+      ctx.strokeStyle = on ? "#475569" : GRID; ctx.lineWidth = on ? 1.6 : 1;
+      ctx.beginPath(); ctx.moveTo(...pts[k]); ctx.lineTo(...pts[k + 1]); ctx.stroke();
+    }
+    arrow(...pts[pts.length - 2], ...pts[pts.length - 1], on);
+  };
+  // Two directions of one layer (a bidirectional RNN) sit in parallel rows, not stacked
+  // layers: x_t feeds both, and o_t reads both; the arrows that skip a row go around it.
+  const parallel = rows.length > 1 && rows.every((r) => r.layers === 1);
   const last = first + cols - 1;
   const done = (r, t) => (r.backward ? view.step > 0 && t >= view.steps - view.step + 1 : t <= view.step);
   const outDone = (t) => (rows.length ? rows.every((r) => done(r, t)) : t <= view.step); // o_t needs every direction at t
@@ -64,8 +75,15 @@ export function draw(canvas, cfg, view) {
     rows.forEach((r, i) => {
       const y = Y(i + 1), on = done(r, t);
       const below = i === 0 || rows[i - 1].name !== r.name ? Y(0) : Y(i);
-      if (r.layer === 0) arrow(X(t), Y(0) - NODE_H / 2, X(t), y + NODE_H / 2, on);
+      if (parallel && i > 0) { // from x_t, around the rows below, on the right
+        const side = X(t) + NW / 2 + 4;
+        bent([[X(t) + NW / 2 - 4, Y(0) - NODE_H / 2], [side, Y(0) - NODE_H / 2 - 6], [side, y + NODE_H / 2 + 6], [X(t) + NW / 2 - 4, y + NODE_H / 2]], on);
+      } else if (r.layer === 0) arrow(X(t), Y(0) - NODE_H / 2, X(t), y + NODE_H / 2, on);
       else arrow(X(t), below - NODE_H / 2, X(t), y + NODE_H / 2, on);
+      if (parallel && i < rows.length - 1 && arch !== "C") { // to o_t, around the rows above, on the left
+        const side = X(t) - NW / 2 - 4, o = Y(nRows - 1) + NODE_H / 2;
+        bent([[X(t) - NW / 2 + 4, y - NODE_H / 2], [side, y - NODE_H / 2 - 6], [side, o + 6], [X(t) - NW / 2 + 4, o]], outDone(t));
+      }
       const prev = r.backward ? t + 1 : t - 1;
       if (arch !== "B" && prev >= first && prev <= last) {
         const dir = r.backward ? -1 : 1;

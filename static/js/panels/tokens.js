@@ -4,7 +4,7 @@
 // computed step (per-step meta "pred" or "prediction"; green when meta "correct" is
 // true, orange when false). A <unk> token is drawn red, and emoji, which classroom
 // fonts often lack, as their code points (common.js's shown).
-import { fit, empty, shown as token, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, empty, shown as token, timeOf, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const UNK = "<unk>", UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
 
@@ -32,6 +32,9 @@ function rows(view) {
 
 export function draw(canvas, cfg, view) {
   const rs = rows(view);
+  // the tokens being read now: one per array of the panel (a backward pass reads from
+  // the end), or the step's own token
+  const nowT = new Set((cfg.arrays.length ? cfg.arrays.map((n) => timeOf(view, n, view.step)) : [view.step]).filter((t) => t > 0));
   const probe = canvas.getContext("2d");
   probe.font = FONT;
   const width = Math.max(120, canvas.parentElement.clientWidth);
@@ -68,7 +71,7 @@ export function draw(canvas, cfg, view) {
     ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(r.label, 0, y0 + BOX / 2);
     ctx.font = FONT; ctx.textAlign = "center";
     for (const b of boxes) {
-      const now = b.t === view.step, past = b.t < view.step;
+      const now = nowT.has(b.t), past = b.t < view.step;
       const verdict = r.right && r.right[b.t - 1];
       const unk = b.s === UNK;
       ctx.fillStyle = now ? "#fde68a" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : unk ? UNK_FILL : past ? "#eef2f7" : "#ffffff";
