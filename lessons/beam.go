@@ -268,12 +268,14 @@ type treeNode struct {
 	More   int     `json:"more,omitempty"`
 }
 
-// round5 keeps 5 significant digits: what a node shows, and a smaller snapshot.
-func round5(v float64) float64 {
+// sig6 keeps 6 significant digits: a smaller snapshot, and still two more than a node
+// shows, so the page's rounding to 4 is not a rounding of a rounding (−0.693147 must
+// read −0.6931, not −0.6932).
+func sig6(v float64) float64 {
 	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return v
 	}
-	scale := math.Pow(10, 4-math.Floor(math.Log10(math.Abs(v))))
+	scale := math.Pow(10, 5-math.Floor(math.Log10(math.Abs(v))))
 	return math.Round(v*scale) / scale
 }
 
@@ -322,7 +324,7 @@ func (m *beamModel) tree() map[string]any {
 				shown[n.Parent]++
 			}
 			nodes = append(nodes, treeNode{ID: n.ID, Parent: n.Parent, T: n.T, Word: m.words[n.Token],
-				P: round5(math.Exp(n.LogProb)), LogP: round5(n.Cum), Score: round5(n.Score),
+				P: sig6(math.Exp(n.LogProb)), LogP: sig6(n.Cum), Score: sig6(n.Score),
 				Rank: n.Rank, Fate: string(n.Fate), Best: best[n.ID], Greedy: onGreedy[n.ID]})
 		}
 		for _, p := range order {

@@ -241,7 +241,7 @@ var bleuLesson = &Lesson{
 			Note: "Green: credited; orange: in a reference but clipped; grey: in no reference."},
 		{ID: "corpus", Kind: Table, Title: "corpus BLEU of the bundled translators on the held-out split",
 			Note: "Corpus BLEU adds up the clipped matches and lengths of all sentences before dividing, so it is not the mean of sentence scores."},
-		{ID: "scores", Kind: Bars, Title: `brevity penalties and scores`, Arrays: []string{"BP", "BP_d2l", "BLEU", "BLEU_d2l"}, Legend: []string{"BP (standard)", "BP in eq. (7)", "BLEU (standard)", "BLEU by eq. (7)"}, Scale: []float64{0, 1}, Symbol: "BP",
+		{ID: "scores", Kind: Bars, Title: `brevity penalties and scores`, Arrays: []string{"BP", "BP_d2l", "BLEU", "BLEU_d2l"}, Legend: []string{"BP (standard)", "BP in eq. (7)", "BLEU (standard)", "BLEU by eq. (7)"}, Scale: []float64{0, 1}, Symbol: "BP", Also: []string{"BP_d2l"},
 			Note: "Shown at the last step: standard (1/N, closest reference) beside eq. (7) (1/2ⁿ, first reference)."},
 	},
 	Params: sim.Specs{

@@ -48,7 +48,7 @@ type tokenProb struct {
 func topKMeta(tr *Translator, st models.DecodeStep) []tokenProb {
 	var out []tokenProb
 	for _, tp := range st.TopK(translationTopK) {
-		out = append(out, tokenProb{Token: tr.Tgt.Token(tp.ID), P: round4(tp.Prob)})
+		out = append(out, tokenProb{Token: tr.Tgt.Token(tp.ID), P: sig4(tp.Prob)})
 	}
 	return out
 }
@@ -260,7 +260,7 @@ var encDecLesson = &Lesson{
 		`<b>Encoder, steps \(t = 1 \dots T\)</b>: the GRU reads one embedded token \(\mathbf{x}_t\) per step and updates its hidden state, \(\mathbf{h}_t = f(\mathbf{x}_t, \mathbf{h}_{t-1})\) from \(\mathbf{h}_0 = \mathbf{0}\). The token being read is marked in the diagram and each \(\mathbf{h}_t\) fills one column of the heatmap.`,
 		`<b>Context</b>: the encoder turns all its states into the <b>context variable</b> \(\mathbf{c} = q(\mathbf{h}_1, \dots, \mathbf{h}_T)\). This model takes the simplest choice, \(q = \mathbf{h}_T\): whatever the sentence's length, everything the decoder will know about it must fit into these \(h = 64\) numbers.`,
 		`<b>Decoder, steps \(t' = 1, 2, \dots\)</b>: the decoder starts from \(\mathbf{s}_0 = \mathbf{c}\) and the token <code>&lt;bos&gt;</code>. At each step it reads its previous output \(y_{t'-1}\) together with \(\mathbf{c}\), updates its state \(\mathbf{s}_{t'}\), and a softmax over the French vocabulary gives \(P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})\). The most probable token (listed with its runners-up) is written and fed back in as the next input, until the decoder writes <code>&lt;eos&gt;</code>. The symbol \(t'\) is deliberately different from the encoder's \(t\): the two sequences have their own lengths.`,
-		`Type any English sentence. Words the corpus never saw are read as <code>&lt;unk&gt;</code> and listed under "about this model". Switch to <b>untrained</b> weights to see that the architecture alone translates nothing: the decoder's distribution is nearly flat and its outputs are arbitrary. Those weights are drawn from the <i>seed</i> (under Advanced), the same draw training from scratch starts from on the next page.`,
+		`Type any English sentence. Words the corpus never saw are read as <code>&lt;unk&gt;</code> and listed under "about this model". Switch to <b>untrained</b> weights to see that the architecture alone translates nothing: the decoder's distribution is nearly flat and its outputs are arbitrary. Those weights are drawn from the <i>seed</i> (beside the step controls), the same draw training from scratch starts from on the next page.`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-h}{\mathbf{h}_t} = f(\mathbf{x}_t, \mathbf{h}_{t-1}), \quad \mathbf{h}_0 = \mathbf{0}`, Symbols: []Symbol{{ID: "h", Array: "h"}}},

@@ -69,8 +69,11 @@ type Panel struct {
 	Arrays []string  // the arrays it draws, by name
 	Scale  []float64 // fixed value range [lo, hi] for colour or axis; nil = from the data
 	Symbol string    // the equation symbol this panel shows, if any
-	LogY   bool      // log-scale y axis (gradient norms)
-	Note   string    // one line under the panel: what to look for
+	// Also lists more equation symbols this panel shows (a table of the whole pipeline):
+	// hovering them highlights it too. Its hover still lights Symbol only.
+	Also []string
+	LogY bool   // log-scale y axis (gradient norms)
+	Note string // one line under the panel: what to look for
 	// Legend names the arrays in a line or bars panel's legend and tooltips, in the
 	// order of Arrays ("" keeps the array's name); nil uses the names.
 	Legend []string

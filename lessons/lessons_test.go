@@ -132,14 +132,18 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 			}
 		}
 	}
+	shown := map[string]bool{} // the symbols whose hover highlights a panel
 	for _, p := range l.Panels {
 		for _, a := range p.Arrays {
 			if _, ok := shapes[a]; !ok {
 				t.Errorf("panel %s draws array %q, which no frame has", p.ID, a)
 			}
 		}
-		if p.Symbol != "" && !symbols[p.Symbol] {
-			t.Errorf("panel %s has symbol %q, which no equation marks", p.ID, p.Symbol)
+		for _, sym := range append([]string{p.Symbol}, p.Also...) {
+			if sym != "" && !symbols[sym] {
+				t.Errorf("panel %s has symbol %q, which no equation marks", p.ID, sym)
+			}
+			shown[sym] = true
 		}
 		if p.Legend != nil && len(p.Legend) != len(p.Arrays) {
 			t.Errorf("panel %s: %d legend names for %d arrays", p.ID, len(p.Legend), len(p.Arrays))
@@ -155,6 +159,11 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 					t.Errorf("heatmap %s draws %q, which is not a per-step array", p.ID, a)
 				}
 			}
+		}
+	}
+	for sym := range symbols { // hovering any symbol of the equations lights the panel that shows it
+		if !shown[sym] {
+			t.Errorf("equation symbol %s lights no panel: give a panel Symbol %q or list it in a panel's Also", sym, sym)
 		}
 	}
 	for _, pl := range l.Plots {

@@ -616,7 +616,7 @@ var mtDataLesson = &Lesson{
 			Symbols: []Symbol{{ID: "u", Array: "unk_percent_en"}, {ID: "n", Array: "count_en"}}},
 	},
 	Panels: []Panel{
-		{ID: "pipeline", Kind: Table, Title: "the pair, stage by stage", Symbol: "m",
+		{ID: "pipeline", Kind: Table, Title: "the pair, stage by stage", Symbol: "m", Also: []string{"L", "T", "y", "dec", "Y"},
 			Note: "Each step adds one stage. Grey ids are <pad>, red <unk>, blue <bos>/<eos>; a mask's 0s are the padded steps."},
 		{ID: "frequencies", Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, Legend: []string{"English", "French", "min_freq"}, LogY: true, Symbol: "n",
 			Note: "Few words are frequent, most are rare (Zipf). Below the flat min_freq line words become <unk>; the dashed line is the English vocabulary's last kept rank."},

@@ -43,6 +43,9 @@ type ParamSpec struct {
 	Advanced bool      `json:"advanced,omitempty"`
 }
 
+// plain writes a number as a student types it: 1000000, not 1e+06.
+func plain(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
 // Check returns the canonical form of raw, or an error a student can act on.
 func (p ParamSpec) Check(raw string) (string, error) {
 	switch p.Kind {
@@ -52,7 +55,7 @@ func (p ParamSpec) Check(raw string) (string, error) {
 			return "", fmt.Errorf("%s must be a whole number, got %q", p.Label, clip(raw))
 		}
 		if float64(n) < p.Min || float64(n) > p.Max {
-			return "", fmt.Errorf("%s must be between %g and %g, got %d", p.Label, p.Min, p.Max, n)
+			return "", fmt.Errorf("%s must be between %s and %s, got %d", p.Label, plain(p.Min), plain(p.Max), n)
 		}
 		return strconv.Itoa(n), nil
 	case Float:
@@ -61,7 +64,7 @@ func (p ParamSpec) Check(raw string) (string, error) {
 			return "", fmt.Errorf("%s must be a number, got %q", p.Label, clip(raw))
 		}
 		if f < p.Min || f > p.Max {
-			return "", fmt.Errorf("%s must be between %g and %g, got %g", p.Label, p.Min, p.Max, f)
+			return "", fmt.Errorf("%s must be between %s and %s, got %s", p.Label, plain(p.Min), plain(p.Max), plain(f))
 		}
 		return strconv.FormatFloat(f, 'g', -1, 64), nil
 	case Choice:

@@ -600,6 +600,19 @@ func TestBrowserBadInput(t *testing.T) {
 	if got := evalJS[int](t, ctx, `Number(document.body.dataset.seq)`); got != seq {
 		t.Errorf("after a refused value the page drew seq %d, want %d still (no new state)", got, seq)
 	}
+	// Leaving the field keeps the typed text, to be fixed; a refused seed is noted under the seed.
+	evalJS[chromedp.Void](t, ctx, `document.activeElement.blur()`)
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`[data-testid=param-seed]`), "0"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=param-seed]').dispatchEvent(new Event("change"))`)); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the note under the seed", `(n => n && !n.hidden && /between 1 and 1000000/.test(n.textContent))(document.querySelector('[data-testid=note-seed]'))`)
+	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=param-input]').value`); got != "@@ garbage" {
+		t.Errorf("after leaving the refused field it holds %q, want the typed %q", got, "@@ garbage")
+	}
+	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=note-input]').textContent`); strings.Contains(got, "seed") {
+		t.Errorf("the seed's refusal landed under the input field: %q", got)
+	}
 
 	// A speed chosen while paused is the speed after a reset.
 	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`[data-testid=speed]`), "20"),

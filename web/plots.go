@@ -37,7 +37,8 @@ const (
 	legendHeadroom = 0.18        // fraction of the y range added on top, where the legend goes (at least)
 	// legendInset lowers a legend that reaches under the title, so the two never touch
 	// (a viewer without the Liberation fonts draws an SVG's text wider than measured).
-	legendInset = 8 // points
+	legendInset = 8             // points
+	legendGap   = vg.Length(10) // points between a scatter and the legend beside it
 )
 
 // Ticks of an axis of whole numbers (steps, positions, k, n, min_freq).
@@ -404,6 +405,22 @@ func renderPlot(p lessons.Plot, series []lessons.Series, format string) ([]byte,
 		pl.X.Tick.Marker = wholeTicks{}
 	}
 	return drawExport(format, func(c draw.Canvas) {
+		if p.Points && len(legend) > 0 {
+			// A scatter fills its whole area: its legend goes beside it, not over the points.
+			leg := pl.Legend
+			pl.Legend = plot.NewLegend()
+			var width vg.Length
+			for _, l := range legend {
+				width = max(width, leg.ThumbnailWidth+leg.TextStyle.Width(" "+l))
+			}
+			main, side := c, c
+			main.Max.X -= width + legendGap
+			side.Min.X = main.Max.X + legendGap
+			side.Max.Y -= pl.Title.TextStyle.FontExtents().Height + legendGap // below the title's line
+			pl.Draw(main)
+			leg.Draw(side)
+			return
+		}
 		makeLegendRoom(pl, c, legend, p.LogY)
 		if !p.LogY && wholeAxis(ys, pl.Y.Min, pl.Y.Max) {
 			pl.Y.Tick.Marker = wholeTicks{}

@@ -55,7 +55,8 @@ function describe(name, a, store, perStep) {
     const top = order.map((i) => `${labels ? quoted(labels[i]) : `#${i + 1}`} ${fmt(d[i])}`).join(", ");
     return [top + (n > order.length ? `, … (${n} values, sum 1)` : "")];
   }
-  return [Array.from(d.slice(0, READOUT_VALUES), fmt).join("  ") + (n > READOUT_VALUES ? `  … (${n} values)` : "")];
+  const ids = d.every(Number.isInteger); // token ids, a mask, lengths: whole numbers, written whole
+  return [Array.from(d.slice(0, READOUT_VALUES), ids ? String : fmt).join("  ") + (n > READOUT_VALUES ? `  … (${n} values)` : "")];
 }
 
 // inView reports whether enough of el shows below the sticky transport bar.
@@ -94,7 +95,7 @@ export function linkSymbols(panels, store, schedule) {
     });
     p.canvas?.addEventListener("mouseleave", () => { tip.hidden = true; hot(p.symbol, false); p.hover = null; schedule(); });
   }
-  const panelsOf = (id) => panels.filter((p) => p.symbol === id);
+  const panelsOf = (id) => panels.filter((p) => p.symbol === id || p.also.includes(id));
   // away is where a symbol's panels are when none is in view: "below", "above", or "" (one shows, or none exists)
   function away(id) {
     const ps = panelsOf(id);

@@ -51,7 +51,7 @@ function start(root) {
     arrays: (el.dataset.arrays || "").split(",").filter(Boolean),
     legend: el.dataset.legend ? el.dataset.legend.split("|") : [],
     scale: el.dataset.scale ? el.dataset.scale.split(",").map(Number) : null,
-    symbol: el.dataset.symbol || "", logy: el.dataset.logy === "true", source: el.dataset.source || "",
+    symbol: el.dataset.symbol || "", also: (el.dataset.also || "").split(",").filter(Boolean), logy: el.dataset.logy === "true", source: el.dataset.source || "",
     hover: null, layout: null,
   }));
   const controls = $$("[data-param]");
@@ -156,9 +156,10 @@ function start(root) {
     accepted = accepted === "push" ? "push" : how;
     flushSet();
   }
+  let sentSet = {}; // the parameters of the "set" in flight, which an error is about
   function flushSet() {
     if (setInFlight || !queuedSet) return;
-    if (send({ type: "set", params: queuedSet })) { setInFlight = true; queuedSet = null; }
+    if (send({ type: "set", params: queuedSet })) { setInFlight = true; sentSet = queuedSet; queuedSet = null; }
   }
   const command = {
     step: () => send({ type: "step" }),
@@ -238,10 +239,13 @@ function start(root) {
     }
     note.textContent = message; note.hidden = false;
   }
+  // typed reports whether a control is typed into (text, a number): a refused value
+  // stays in it, marked, rather than being replaced by the server's.
+  const typed = (c) => c.type === "text" || c.type === "number";
   function syncControls() { // the snapshot's canonical values back into the controls
     for (const c of controls) {
       const v = store.params[c.dataset.param];
-      if (v === undefined || c === document.activeElement && c.type === "text") continue;
+      if (v === undefined || typed(c) && (c === document.activeElement || c.getAttribute("aria-invalid") === "true")) continue;
       if (c.type === "checkbox") c.checked = v === "true"; else if (c.value !== v) c.value = v;
       const out = tid(`value-${c.dataset.param}`);
       if (out) out.textContent = v;
@@ -301,15 +305,14 @@ function start(root) {
     el.hidden = false;
     clearTimeout(errTimer);
     errTimer = setTimeout(() => { el.hidden = true; }, ERROR_SHOW_MS);
-    if (meta.command === "set") { // the text being typed stays for fixing; it is marked and told why
+    if (meta.command === "set") { // the fields of the refused change say why under themselves
       for (const c of controls) {
-        if (c.type === "text" && c.value !== store.params[c.dataset.param]) {
-          c.setAttribute("aria-invalid", "true");
-          fieldNote(c, meta.message);
-        }
+        if (!(c.dataset.param in sentSet)) continue;
+        if (typed(c)) c.setAttribute("aria-invalid", "true"); // typed text stays, to be fixed
+        fieldNote(c, meta.message);
       }
     }
-    syncControls(); // a rejected slider or choice snaps back
+    syncControls(); // a refused slider or choice snaps back
   }
 
   const links = linkSymbols(panels, store, schedule);

@@ -10,9 +10,16 @@ export const NOW = "#111827"; // the current-step marker
 
 // fit sizes the canvas to its box width and the given CSS height and returns a 2-D
 // context in CSS pixels, cleared.
-export function fit(canvas, height) {
+export function fit(canvas, height, minWidth = 0) {
+  // Wider than its box when the drawing needs minWidth (a long sentence, a wide
+  // matrix): then the box scrolls sideways rather than the drawing wrapping or shrinking.
+  const wrap = canvas.parentElement;
+  const avail = Math.max(120, wrap.clientWidth);
+  const width = Math.max(avail, Math.ceil(minWidth));
+  const wide = width > avail;
+  wrap.style.overflowX = wide ? "auto" : "";
+  canvas.style.width = wide ? width + "px" : "";
   const dpr = window.devicePixelRatio || 1;
-  const width = Math.max(120, canvas.parentElement.clientWidth);
   const w = Math.round(width * dpr), h = Math.round(height * dpr);
   if (canvas.width !== w || canvas.height !== h) {
     canvas.width = w; canvas.height = h;
@@ -23,7 +30,7 @@ export function fit(canvas, height) {
   ctx.clearRect(0, 0, width, height);
   ctx.font = FONT;
   ctx.textBaseline = "middle";
-  return { ctx, width, height };
+  return { ctx, width, height, wide };
 }
 
 // fmt writes a value for a tooltip or a readout with 4 significant digits, trailing

@@ -13,7 +13,7 @@
 // as wide as the longest token needs); a longer sentence gets columns as wide as its
 // longest token needs (in the small font, up to MAX_COL), and the diagram scrolls
 // sideways, keeping the current step in view.
-import { empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
+import { fit, empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 58, RIGHT = 8, HEAD = 32, ROW = 48, NODE_H = 32, BAND_GAP = 10;
@@ -22,25 +22,6 @@ const MIN_COL = 48; // narrowest column before the diagram scrolls: a 38 px node
 const STRIP = 12; // units shown in a node's colour strip
 const UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
 const UNK = "<unk>";
-// fitWide sizes the canvas to its box, or wider when the diagram needs minWidth:
-// then the box scrolls sideways. It returns a cleared 2-D context in CSS pixels.
-function fitWide(canvas, height, minWidth) {
-  const wrap = canvas.parentElement;
-  const avail = Math.max(120, wrap.clientWidth);
-  const width = Math.max(avail, Math.ceil(minWidth));
-  const wide = width > avail;
-  wrap.style.overflowX = wide ? "auto" : "";
-  canvas.style.width = wide ? width + "px" : "";
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.round(width * dpr), h = Math.round(height * dpr);
-  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; canvas.style.height = height + "px"; }
-  const ctx = canvas.getContext("2d");
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
-  ctx.font = FONT; ctx.textBaseline = "middle";
-  return { ctx, width, wide };
-}
-
 const lastStep = new WeakMap(); // canvas → the step it last scrolled to
 
 // clipText shortens s to fit w pixels in the current font.
@@ -69,7 +50,7 @@ export function draw(canvas, cfg, view) {
   // the panel's width when the columns stay legible there (a token may be shortened),
   // else as wide as the tokens need, scrolling
   const colW = Math.min(MAX_COL, natural >= MIN_COL ? natural : need);
-  const { ctx, width, wide } = fitWide(canvas, Math.max(120, height), T && rows.length ? LEFT + cols * colW + RIGHT : 0);
+  const { ctx, width, wide } = fit(canvas, Math.max(120, height), T && rows.length ? LEFT + cols * colW + RIGHT : 0);
   if (!T || !rows.length) { empty(ctx, width, 120, "waiting for the model…"); return null; }
 
   const NW = Math.max(14, Math.min(64, colW - 10));

@@ -28,7 +28,7 @@ const shown = (s) => (s === " " ? "␣" : s);
 // layout places every cell; drawing and hit-testing share it.
 function layout(ctx, ts, width) {
   const items = [];
-  let y = 4;
+  let y = 4, right = 0;
   for (const { table, now } of ts) {
     items.push({ kind: "title", y, text: table.title, now });
     y += TITLE;
@@ -56,23 +56,26 @@ function layout(ctx, ts, width) {
       ctx.font = FONT;
       r.cells.forEach((c, i) => {
         const w = r.inline ? Math.max(6, ctx.measureText(shown(c.text)).width) : colW[i] || BOX;
-        if (x + w > width - 2 && x > LABEL) { x = LABEL; y += h + GAP; }
+        // Text wraps at the panel's width; a row of boxes is a matrix row and never
+        // wraps (its columns must line up): the panel scrolls sideways instead.
+        if (r.inline && x + w > width - 2 && x > LABEL) { x = LABEL; y += h + GAP; }
         items.push({ kind: "cell", x, y, w, h, cell: c, inline: r.inline, row: r.label, col: i + 1 });
         x += w + (r.inline ? 0 : GAP);
+        right = Math.max(right, x);
       });
       y += h + ROWGAP;
     }
     y += TABLEGAP;
   }
-  return { items, height: y };
+  return { items, height: y, right };
 }
 
 export function draw(canvas, cfg, view) {
   const ts = tables(cfg, view);
   const width = Math.max(120, canvas.parentElement.clientWidth);
   const probe = canvas.getContext("2d");
-  const { items, height } = layout(probe, ts, width);
-  const { ctx } = fit(canvas, Math.max(50, height));
+  const { items, height, right } = layout(probe, ts, width);
+  const { ctx, width: drawn } = fit(canvas, Math.max(50, height), right + 4);
   if (!ts.length) { empty(ctx, width, 50, "step forward to follow the pair"); return null; }
   for (const it of items) {
     if (it.kind === "title") {
@@ -82,7 +85,7 @@ export function draw(canvas, cfg, view) {
       ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "center";
       ctx.fillText(it.text, it.x + it.w / 2, it.y + 7);
     } else if (it.kind === "label") {
-      if (it.mark === "now") { ctx.fillStyle = "#fef3c7"; ctx.fillRect(0, it.y - 1, width, it.h + 2); }
+      if (it.mark === "now") { ctx.fillStyle = "#fef3c7"; ctx.fillRect(0, it.y - 1, drawn, it.h + 2); }
       ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "left";
       ctx.fillText(it.text, 0, it.y + it.h / 2);
     } else {
