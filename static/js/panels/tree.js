@@ -108,9 +108,11 @@ export function draw(canvas, cfg, view) {
   // node width from the longest word; as many columns as fit, the current step always in view
   const probe = canvas.getContext("2d");
   probe.font = FONT;
-  let wordW = 0;
+  let wordW = 0, pW = 0; // the longest word, and the longest P(y_t | prefix) beside it
   for (const n of tree.nodes) if (!n.more) wordW = Math.max(wordW, probe.measureText(n.word).width);
-  const nodeW = Math.min(150, Math.max(96, wordW + 50));
+  probe.font = SMALL;
+  for (const n of tree.nodes) if (!n.more) pW = Math.max(pW, probe.measureText(fmt(n.p)).width);
+  const nodeW = Math.min(170, Math.max(96, wordW + pW + 22));
   const avail = width - ROOT_W - 16; // 16: the ŷ mark after the last column
   // column t spans [X(t) − gap, X(t) + nodeW]: as many as fit; few steps spread out (up to 3 gaps)
   const nCols = Math.max(1, Math.floor(avail / (nodeW + HGAP)));
