@@ -94,6 +94,9 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	ss := newSession(s, conn, l, values, problem, start)
 	ss.run, ss.seen, ss.replay = run, min(seen, sim.MaxSeq), replay
+	if run != nil {
+		ss.name = run.Session() // the run keeps its name, so the page can come back again
+	}
 	if !s.sessions.add(ss) {
 		ss.closeWith(websocket.CloseGoingAway, "the server is shutting down")
 	}
@@ -180,7 +183,7 @@ func (ss *session) closing() (int, string) {
 	return ss.closeCode, ss.closeText
 }
 
-// run starts the three goroutines and returns when all have ended and the connection
+// serve starts the three goroutines and returns when all have ended and the connection
 // is closed.
 func (ss *session) serve() {
 	readerDone := make(chan struct{})

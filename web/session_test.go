@@ -303,6 +303,16 @@ func TestSocketResume(t *testing.T) {
 	if n := s.parked.len(); n != 0 {
 		t.Errorf("%d runs still parked after the page took its own back, want 0", n)
 	}
+
+	// The resumed session is the same run under the same name: a second reconnect,
+	// before the server notices the drop, takes it over again.
+	c3 := dial(t, ts, fmt.Sprintf("/lessons/tiny/ws?hidden=5&session=%s&seq=%d", name, last.Header.Seq+2))
+	if m := receive(t, c3); m.Header.Type != sim.SnapshotMessage || m.Header.Step != 4 || m.Header.Session != name {
+		t.Errorf("second reconnect: got %s at step %d session %q, want the run at step 4 under %q", m.Header.Type, m.Header.Step, m.Header.Session, name)
+	}
+	if code := closeCode(t, c2); code != closeReplaced {
+		t.Errorf("the first reconnect's socket: got close %d, want %d", code, closeReplaced)
+	}
 }
 
 // TestSocketResumeUnknownSession: after a server restart (or parkTTL) the run is gone;
