@@ -315,22 +315,3 @@ func TestBPTTJacobianAxis(t *testing.T) {
 		}
 	}
 }
-
-// TestBPTTLabels: the page prints a parameter's symbol before its label, so the label
-// does not repeat it ("ρ(W_hh) spectral radius", not "… spectral radius ρ").
-func TestBPTTLabels(t *testing.T) {
-	unicode := map[string]string{`\rho(W_{hh})`: "ρ", `\phi`: "φ", "T": "T", "k": "k", `\theta`: "θ"}
-	for _, p := range bpttLesson.Params {
-		if p.Symbol == "" {
-			continue
-		}
-		sym, ok := unicode[p.Symbol]
-		if !ok {
-			t.Errorf("%s: symbol %q not in this test's table", p.Name, p.Symbol)
-			continue
-		}
-		if slices.Contains(strings.Fields(p.Label), sym) {
-			t.Errorf("%s: label %q repeats its symbol %s", p.Name, p.Label, sym)
-		}
-	}
-}

@@ -527,7 +527,7 @@ var embeddingsLesson = &Lesson{
 			Help: "a → b as c → ?; the default is the corpus question the trained vectors get right. The lecture's man → woman as king → ? is answered on the feature table."},
 		{Name: "b", Label: "analogy: b", Kind: sim.Text, MaxLen: 30, Default: "boys"},
 		{Name: "c", Label: "analogy: c", Kind: sim.Text, MaxLen: 30, Default: "girl"},
-		{Name: "negatives", Label: "negatives k", Kind: sim.Int, Default: strconv.Itoa(EmbedNegatives), Min: 1, Max: 10, Step: 1, Symbol: "k",
+		{Name: "negatives", Label: "negatives", Kind: sim.Int, Default: strconv.Itoa(EmbedNegatives), Min: 1, Max: 10, Step: 1, Symbol: "k",
 			Help: "Words drawn from f(w)^¾ per true pair, in the walk-through and in training."},
 		{Name: "window", Label: "context window", Kind: sim.Int, Default: strconv.Itoa(EmbedWindow), Min: 1, Max: 4, Step: 1,
 			Help: "A context word is at most this many words from the centre word."},

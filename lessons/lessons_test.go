@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"unroll/sim"
 )
@@ -385,5 +387,27 @@ func TestTrainingReplays(t *testing.T) {
 				t.Errorf("training %d steps changed no frame", n)
 			}
 		})
+	}
+}
+
+// TestParamLabelsDoNotRepeatSymbols: the page draws a parameter's symbol in front of its
+// label, so the label must not say it again ("τ temperature τ", "T num_steps T").
+func TestParamLabelsDoNotRepeatSymbols(t *testing.T) {
+	greek := strings.NewReplacer(`\rho`, "ρ", `\phi`, "φ", `\theta`, "θ", `\tau`, "τ", `\alpha`, "α")
+	for _, l := range Catalog() {
+		for _, p := range l.Params {
+			if p.Symbol == "" {
+				continue
+			}
+			// the symbol as KaTeX shows it, without its subscript or argument: ρ(W_{hh}) → ρ
+			shown := greek.Replace(p.Symbol)
+			if i := strings.IndexAny(shown, "(_"); i > 0 {
+				shown = shown[:i]
+			}
+			words := strings.FieldsFunc(p.Label, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if slices.Contains(words, shown) {
+				t.Errorf("%s: parameter %s: label %q repeats its symbol %s", l.Slug, p.Name, p.Label, shown)
+			}
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 
 	"unroll/sim"
 )
@@ -199,26 +198,6 @@ func TestRNNGuessShowsBlanks(t *testing.T) {
 	for in, want := range map[string]string{" ": "␣", "\n": "↵", "a": "a", ".": "."} {
 		if got := shownChar(in); got != want {
 			t.Errorf("shownChar(%q): got %q want %q", in, got, want)
-		}
-	}
-}
-
-// TestRNNParamLabels: a parameter's label does not repeat the symbol the page puts
-// in front of it ("τ temperature τ").
-func TestRNNParamLabels(t *testing.T) {
-	shown := map[string]string{`\tau`: "τ", "k": "k"} // the symbols as KaTeX draws them
-	for _, p := range rnnLesson.Params {
-		if p.Symbol == "" {
-			continue
-		}
-		sym, ok := shown[p.Symbol]
-		if !ok {
-			t.Errorf("parameter %s: symbol %q is not in the test's table", p.Name, p.Symbol)
-			continue
-		}
-		words := strings.FieldsFunc(p.Label, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-		if slices.Contains(words, sym) {
-			t.Errorf("parameter %s: label %q repeats its symbol %s", p.Name, p.Label, sym)
 		}
 	}
 }

@@ -518,7 +518,7 @@ var seq2seqLesson = &Lesson{
 			Help: "The sentence the encoder reads."},
 		{Name: "reference", Label: "French reference", Kind: sim.Text, Default: "Elles regardent .", MaxLen: 120,
 			Help: "The labels y_t' teacher forcing feeds in; <eos> is added."},
-		{Name: "pad_to", Label: "pad to length L", Kind: sim.Int, Default: "8", Min: 4, Max: 2 * MaxSentenceTokens, Step: 1, Symbol: "L",
+		{Name: "pad_to", Label: "pad to length", Kind: sim.Int, Default: "8", Min: 4, Max: 2 * MaxSentenceTokens, Step: 1, Symbol: "L",
 			Help: "The fixed length the labels are padded to."},
 		{Name: "start", Label: "start from", Kind: sim.Choice, Default: startCheckpoint, Choices: []string{startCheckpoint, startScratch},
 			Help: "checkpoint: Train continues training the bundled model; scratch: random weights (from the seed), so Train trains from scratch. Train again to continue."},
