@@ -176,10 +176,7 @@ func trainedSteps(q url.Values) (int, error) {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 0 || n > sim.MaxTrainSteps {
-		if len(raw) > 20 {
-			raw = raw[:20] + "…"
-		}
-		return 0, fmt.Errorf("trained must be a whole number of training steps from 0 to %d, got %q", sim.MaxTrainSteps, raw)
+		return 0, fmt.Errorf("trained must be a whole number of training steps from 0 to %d, got %.20q", sim.MaxTrainSteps, raw) // at most 20 runes of a paste
 	}
 	return n, nil
 }

@@ -267,18 +267,17 @@ function start(root) {
   });
 
   // ---- the URL is the state ----
-  function query(overrides = {}) {
-    const params = { ...store.params, ...overrides };
+  function query() { // the values the server accepted: a refused one never enters the URL
     const q = new URLSearchParams();
-    for (const k of Object.keys(params).sort()) q.set(k, params[k]);
+    for (const k of Object.keys(store.params).sort()) q.set(k, store.params[k]);
     if (store.step > 0) q.set("step", String(store.step));
     const trained = store.trained || replayTo; // the server trains it again from the seed
     if (trained > 0) q.set("trained", String(trained));
     return q.toString();
   }
-  function writeURL(how, overrides) {
+  function writeURL(how) {
     if (!Object.keys(store.params).length) return; // nothing from the server yet
-    const q = query(overrides);
+    const q = query();
     if ("?" + q === location.search) return;
     history[how === "push" ? "pushState" : "replaceState"](null, "", "?" + q);
     for (const a of $$("a[data-plot]")) a.href = a.dataset.plot + "?" + q;

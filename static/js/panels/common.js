@@ -108,6 +108,14 @@ export function nowTime(view, names) {
   return Number.isInteger(t) && t > 0 ? t : view.step;
 }
 
+// inputShown reports whether the input token x_t may be drawn at the current step:
+// the first "prompt_len" tokens are typed and known from the start; the rest are the
+// model's own samples (rnn), drawn once step t is.
+export function inputShown(view, t) {
+  const typed = Number.isInteger(view.static.prompt_len) ? view.static.prompt_len : Infinity;
+  return t <= typed || t <= view.step;
+}
+
 // axisOf names a line or bars panel's x axis and its points, from the meta "axes"
 // (the same key the alignment panel reads): axes[array] = {col_title, cols}, the
 // step's meta over the static one, for the first of the arrays that has it. col_title

@@ -10,7 +10,7 @@
 // exists once every row has reached t. Input tokens come from static "tokens"; when
 // the lesson sends "prompt_len", the tokens after it are the model's own samples and
 // x_t is drawn only from step t on (each step's meta "token" names it too).
-import { fit, empty, token, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
+import { fit, empty, token, fmt, backward, timeOf, stepOf, inputShown, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const MAX_COLS = 16; // columns drawn; longer sequences show a window around the current step
@@ -22,8 +22,7 @@ function rowsOf(cfg, view) {
   for (const name of cfg.arrays) {
     const shape = view.knownShape(name);
     const layers = shape && shape.length === 2 ? shape[0] : 1;
-    const backward = /bwd|back/i.test(name);
-    for (let l = 0; l < layers; l++) rows.push({ name, layer: l, layers, backward, units: shape ? shape[shape.length - 1] : 0 });
+    for (let l = 0; l < layers; l++) rows.push({ name, layer: l, layers, backward: backward(name), units: shape ? shape[shape.length - 1] : 0 });
   }
   return rows;
 }
@@ -47,7 +46,7 @@ export function draw(canvas, cfg, view) {
   ctx.fillText("X", 4, Y(0)); ctx.fillText("O", 4, Y(nRows - 1));
   rows.forEach((r, i) => ctx.fillText(r.layers > 1 ? `H⁽${r.layer + 1}⁾` : r.name, 4, Y(i + 1)));
   // the current step's columns: t = step for a forward row, t = T − step + 1 for a backward one
-  const current = new Set(view.step > 0 ? (rows.length ? rows : [{ backward: false }]).map((r) => (r.backward ? view.steps - view.step + 1 : view.step)) : []);
+  const current = new Set(view.step > 0 ? (rows.length ? rows : [{ name: "" }]).map((r) => timeOf(view, r.name, view.step)) : []);
   for (const t of current) if (t >= first && t < first + cols) { ctx.fillStyle = "#fef3c7"; ctx.fillRect(X(t) - colW / 2 + 2, 2, colW - 4, height - 4); }
   const arrow = (x1, y1, x2, y2, on, color) => {
     ctx.strokeStyle = on ? color || "#475569" : GRID; ctx.fillStyle = ctx.strokeStyle; ctx.lineWidth = on ? 1.6 : 1;
@@ -67,7 +66,7 @@ export function draw(canvas, cfg, view) {
   // layers: x_t feeds both, and o_t reads both; the arrows that skip a row go around it.
   const parallel = rows.length > 1 && rows.every((r) => r.layers === 1);
   const last = first + cols - 1;
-  const done = (r, t) => (r.backward ? view.step > 0 && t >= view.steps - view.step + 1 : t <= view.step);
+  const done = (r, t) => view.step > 0 && stepOf(view, r.name, t) <= view.step;
   const outDone = (t) => (rows.length ? rows.every((r) => done(r, t)) : t <= view.step); // o_t needs every direction at t
   const inRead = (t) => (rows.length ? rows.some((r) => done(r, t)) : t <= view.step); // some pass has read x_t
   // arrows first, nodes on top
@@ -100,9 +99,8 @@ export function draw(canvas, cfg, view) {
     ctx.beginPath(); ctx.roundRect(x - NW / 2, y - NODE_H / 2, NW, NODE_H, 6); ctx.fill(); ctx.stroke();
   };
   const tokens = view.static.tokens || [];
-  const known = Number.isInteger(view.static.prompt_len) ? view.static.prompt_len : Infinity; // later tokens are sampled
   const label = (t) => { // x_t's token, or null while it is not sampled yet
-    if (t > known && t > view.step) return null;
+    if (!inputShown(view, t)) return null;
     const s = tokens[t - 1] ?? view.metaAt(t)?.token;
     return s !== undefined ? token(s).slice(0, 5) : `x${t}`;
   };
@@ -112,8 +110,8 @@ export function draw(canvas, cfg, view) {
     const s = label(t);
     ctx.font = FONT; ctx.fillStyle = s === null ? MUTED : INK; ctx.fillText(s ?? "?", X(t), Y(0) + 1);
     rows.forEach((r, i) => {
-      const y = Y(i + 1), t2 = t;
-      const a = view.at(r.name, r.backward ? view.steps - t2 + 1 : t2); // a backward pass's step s is time T − s + 1
+      const y = Y(i + 1);
+      const a = view.at(r.name, stepOf(view, r.name, t)); // a backward pass's step s is time T − s + 1
       box(X(t), y, "#fff", done(r, t) ? "#64748b" : "#cbd5e1");
       if (a && done(r, t)) {
         const n = r.units || a.data.length / r.layers, off = r.layer * n, k = Math.min(n, 12);

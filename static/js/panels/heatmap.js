@@ -7,7 +7,7 @@
 // the backward pass) fills none. A static matrix of the same name is drawn as it is
 // (rows × columns). A per-step array of shape [L, h] (a deep RNN's layers) is drawn as
 // one block per layer.
-import { fit, fmt, empty, token, colourBar, timeSteps, hasTimeAxis, timeOf, stepOf, nowTime, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
+import { fit, fmt, empty, token, colourBar, timeSteps, hasTimeAxis, timeOf, stepOf, nowTime, inputShown, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 34, RIGHT = 64, TOP = 8, AXIS = 34; // margins in CSS px: unit labels, colour bar, time axis
@@ -97,9 +97,7 @@ export function draw(canvas, cfg, view) {
   });
 
   // time axis: time steps, and the input tokens when the lesson has them
-  // Tokens after "prompt_len" are the model's own samples: x_t is shown once step t is drawn.
   const tokens = view.static.tokens;
-  const known = Number.isInteger(view.static.prompt_len) ? view.static.prompt_len : Infinity;
   const T = timeSteps(view), cw = plotW / T;
   const cur = view.step > 0 ? nowTime(view, cfg.arrays) : 0; // the time step being computed
   ctx.font = SMALL; ctx.textAlign = "center";
@@ -110,7 +108,7 @@ export function draw(canvas, cfg, view) {
     else if (t % labelEvery === 0 || t === 1) {
       if (Math.abs(t - cur) * cw >= 16 || cur === 0) { ctx.fillStyle = MUTED; ctx.fillText(String(t), x, y + 9); }
     }
-    if (Array.isArray(tokens) && tokens[t - 1] !== undefined && cw >= 9 && (t <= known || t <= view.step)) {
+    if (Array.isArray(tokens) && tokens[t - 1] !== undefined && cw >= 9 && inputShown(view, t)) {
       ctx.fillStyle = t === cur ? INK : MUTED;
       ctx.fillText(token(tokens[t - 1]).slice(0, Math.max(1, Math.floor(cw / 7))), x, y + 23);
     }

@@ -57,8 +57,7 @@ export function draw(canvas, cfg, view) {
   let [lo, hi] = usable ? fixed : [Math.min(...pts), Math.max(...pts)];
   const tr = cfg.logy ? Math.log10 : (v) => v;
   if (cfg.logy) { lo = Math.pow(10, Math.floor(Math.log10(lo))); hi = Math.pow(10, Math.ceil(Math.log10(hi))); if (lo === hi) hi = lo * 10; }
-  else if (usable) { /* as declared */ }
-  else { const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.1 || 1; lo -= pad; hi += pad; if (Math.min(...pts) >= 0) lo = Math.max(0, lo); }
+  else if (!usable) { const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.1 || 1; lo -= pad; hi += pad; if (Math.min(...pts) >= 0) lo = Math.max(0, lo); }
   const TOP = cs.length > 1 ? 10 + LEGEND : 12;
   const plotW = width - LEFT - RIGHT, plotH = height - TOP - BOTTOM;
   const X = (x) => LEFT + ((x - 1) / Math.max(1, xmax - 1)) * plotW;

@@ -4,7 +4,7 @@
 // computed step (per-step meta "pred" or "prediction"; green when meta "correct" is
 // true, orange when false). A <unk> token is drawn red, and emoji, which classroom
 // fonts often lack, as their code points (common.js's shown).
-import { fit, empty, shown as token, timeOf, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, empty, shown as token, timeOf, inputShown, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const UNK = "<unk>", UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
 
@@ -13,9 +13,7 @@ const BOX = 30, GAP = 4, LABEL = 64, ROWGAP = 8;
 function rows(view) {
   const out = [];
   if (Array.isArray(view.static.tokens)) {
-    // Tokens after "prompt_len" are the model's own samples: x_t shows once step t is drawn.
-    const known = Number.isInteger(view.static.prompt_len) ? view.static.prompt_len : Infinity;
-    const items = view.static.tokens.map((x, i) => (i < known || i < view.step ? x : undefined));
+    const items = view.static.tokens.map((x, i) => (inputShown(view, i + 1) ? x : undefined));
     out.push({ label: "input", items, timed: true });
   }
   const targets = view.static.targets || view.static.answers;
