@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -19,14 +18,17 @@ const (
 	MaxSteps = 512 // T: long enough to watch gradients vanish
 )
 
-// CellRequest is the body of POST /api/v1/cell.
+// CellRequest is the body of POST /api/v1/cell as DecodeCell reads it: the JSON fields
+// kind, params, x, h0, c0 and dh. A nil field was omitted (or null).
 type CellRequest struct {
-	Kind   string                     `json:"kind"`
-	Params map[string]json.RawMessage `json:"params"`
-	X      [][]float64                `json:"x"`
-	H0     []float64                  `json:"h0"`
-	C0     []float64                  `json:"c0"`
-	DH     [][]float64                `json:"dh"`
+	Kind string
+	// Params holds each parameter by name: a weight (W_…) as its rows, a bias (b_…) as
+	// a single row.
+	Params map[string][][]float64
+	X      [][]float64
+	H0     []float64
+	C0     []float64
+	DH     [][]float64
 }
 
 // CellResponse is the answer: one object per time step with the step's intermediates
@@ -43,10 +45,18 @@ var paramNames = map[models.Kind][]string{
 	models.KindLSTM: {"W_xi", "W_hi", "b_i", "W_xf", "W_hf", "b_f", "W_xo", "W_ho", "b_o", "W_xc", "W_hc", "b_c"},
 }
 
-// Error is invalid input, worded for a student; package web answers it with 400.
-type Error struct{ Msg string }
+// Error is invalid input, worded for a student; package web answers it with 400. When
+// reading the body failed, it wraps the reader's error (package web answers a body over
+// its limit with 413).
+type Error struct {
+	Msg string
+	err error
+}
 
 func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the reading error behind e, or nil.
+func (e *Error) Unwrap() error { return e.err }
 
 func errorf(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
 
@@ -141,7 +151,7 @@ func Cell(req *CellRequest) (*CellResponse, error) {
 }
 
 // hiddenSize reads h from the first recurrent weight and checks the parameter names.
-func hiddenSize(kind models.Kind, names []string, params map[string]json.RawMessage) (int, error) {
+func hiddenSize(kind models.Kind, names []string, params map[string][][]float64) (int, error) {
 	for name := range params {
 		if !slices.Contains(names, name) {
 			return 0, errorf("params.%s: not a %s parameter; a %s has %s", name, kind, kind, strings.Join(names, " "))
@@ -153,11 +163,7 @@ func hiddenSize(kind models.Kind, names []string, params map[string]json.RawMess
 		}
 	}
 	recurrent := names[1] // W_hh, W_hr or W_hi: h×h
-	var w [][]float64
-	if err := json.Unmarshal(params[recurrent], &w); err != nil {
-		return 0, errorf("params.%s: must be an h×h matrix (a list of rows of numbers)", recurrent)
-	}
-	h := len(w)
+	h := len(params[recurrent])
 	if h == 0 {
 		return 0, errorf("params.%s: is empty; the hidden size h must be at least 1", recurrent)
 	}
@@ -167,13 +173,16 @@ func hiddenSize(kind models.Kind, names []string, params map[string]json.RawMess
 	return h, nil
 }
 
-// fillParam decodes raw into p: a bias is a list of h numbers, W_x* is d×h, W_h* is h×h.
-func fillParam(p *models.Param, raw json.RawMessage, d, h int) error {
+// fillParam copies m into p: a bias is one row of h numbers, W_x* is d×h, W_h* is h×h.
+func fillParam(p *models.Param, m [][]float64, d, h int) error {
 	field := "params." + p.Name
 	if p.Vector {
 		var v []float64
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return errorf("%s: must be a list of h = %d numbers", field, h)
+		if m != nil {
+			if len(m) != 1 {
+				return errorf("%s: must be a list of h = %d numbers", field, h)
+			}
+			v = m[0]
 		}
 		if len(v) != h {
 			return errorf("%s: must have h = %d numbers, got %d", field, h, len(v))
@@ -185,10 +194,6 @@ func fillParam(p *models.Param, raw json.RawMessage, d, h int) error {
 	want := fmt.Sprintf("%d×%d (h×h)", r, c)
 	if strings.HasPrefix(p.Name, "W_x") {
 		want = fmt.Sprintf("%d×%d (d×h, d from the width of x)", r, c)
-	}
-	var m [][]float64
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return errorf("%s: must be a %s matrix, a list of rows of numbers", field, want)
 	}
 	gotR, gotC, err := matrixShape(field, m)
 	if err != nil {

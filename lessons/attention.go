@@ -20,14 +20,14 @@ import (
 const sdpPadding = 3
 
 // attentionModels are the bundled translators the page shows, by task: without
-// attention (index 0) and with it (index 1). Nothing here trains them, so one loaded
-// copy of each serves every page build (inference only reads the weights).
+// attention (index 0) and with it (index 1). Nothing here trains them, so the shared
+// loaded translators serve every page build (inference only reads the weights).
 var attentionModels = sync.OnceValues(func() (map[string][2]*Translator, error) {
 	out := map[string][2]*Translator{}
 	for task, names := range lengthModels {
 		var pair [2]*Translator
 		for i, name := range names {
-			tr, _, err := LoadTranslator(name)
+			tr, _, err := sharedTranslator(name)
 			if err != nil {
 				return nil, err
 			}
@@ -47,10 +47,10 @@ type attentionModel struct {
 	task      string
 	att, base *Translator
 	src       attentionSource
-	trace     *models.DecodeTrace
-	outputs   []string // y_1 … y_T', <eos> included
-	without   string   // the model without attention's greedy translation
-	answer    []string // the reference's tokens and <eos>, nil when unknown
+	trace     *models.DecodeTrace // the decoding's steps, without the gates' traces (slim)
+	outputs   []string            // y_1 … y_T', <eos> included
+	without   string              // the model without attention's greedy translation
+	answer    []string            // the reference's tokens and <eos>, nil when unknown
 	sdp       sdpView
 	lengths   map[string]lengthScores // by task
 }
@@ -87,6 +87,7 @@ func buildAttention(v sim.Values) (sim.Model, error) {
 	if m.trace, err = m.att.Model.FreeRun(m.src.ids, m.att.Task.MaxOutput); err != nil {
 		return nil, err // readSource checked the ids: a bug
 	}
+	slim(m.trace)
 	for _, s := range m.trace.Steps {
 		m.outputs = append(m.outputs, m.att.Tgt.Token(s.Output))
 	}
@@ -96,6 +97,16 @@ func buildAttention(v sim.Values) (sim.Model, error) {
 	}
 	m.sdp = scaledDotProductView(m.att, m.src, v.Bool("padding_mask"), v.Bool("causal_mask"))
 	return m, nil
+}
+
+// slim drops from a decoding's trace what the attention page never shows, the
+// encoder's and the decoder's gate traces (three quarters of a run's memory): each
+// step keeps its weights α, context, softmax and output.
+func slim(tr *models.DecodeTrace) {
+	tr.Encoder = nil
+	for i := range tr.Steps {
+		tr.Steps[i].Decoder = nil
+	}
 }
 
 // encoderStates runs the encoder GRU over ids from h_0 = 0 and returns h_1 … h_n as
@@ -368,4 +379,6 @@ var attentionLesson = &Lesson{
 		{Name: "weights", Title: "attention weights α_t'j", XLabel: "source token x_j", YLabel: "output token y_t'", Grid: alignmentGrid},
 	},
 	Build: buildAttention,
+	// 127 KB measured on a 20-token corpus sentence, 52 KB at the defaults: α, c_t' and P per step (slim); both translators are shared.
+	SessionBytes: 208 << 10,
 }

@@ -171,7 +171,14 @@ func TestAttentionEncoderStates(t *testing.T) {
 	T := len(m.src.ids)
 	padded := append(append([]int(nil), m.src.ids...), models.PadID, models.PadID)
 	h := encoderStates(m.att.Model, padded)
-	for j, st := range m.trace.Encoder {
+	full, err := m.att.Model.FreeRun(m.src.ids, m.att.Task.MaxOutput) // the page keeps no encoder trace (slim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Encoder) != T {
+		t.Fatalf("encoder steps: got %d want T = %d", len(full.Encoder), T)
+	}
+	for j, st := range full.Encoder {
 		for u, want := range st.Next.H.RawRowView(0) {
 			if got := h.At(j, u); math.Abs(got-want) > tol {
 				t.Fatalf("h_%d[%d]: got %v want %v", j+1, u, got, want)

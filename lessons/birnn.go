@@ -38,11 +38,12 @@ func buildBirnn(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	uni, mu, err := LoadFillBlank(false)
+	// The bundled models are shared and read-only; TrainStep replaces both by fresh weights.
+	uni, mu, err := sharedFillBlank(false)
 	if err != nil {
 		return nil, err
 	}
-	bi, mb, err := LoadFillBlank(true)
+	bi, mb, err := sharedFillBlank(true)
 	if err != nil {
 		return nil, err
 	}
@@ -224,4 +225,10 @@ var birnnLesson = &Lesson{
 	},
 	Build:  buildBirnn,
 	Trains: true,
+	// 10000 (sim.MaxTrainSteps): 1 ms a step on one core (both models), 10 s; the bundled models took BlankTrainSteps = 1500.
+	MaxTrained: 10000,
+	// 41 KB measured on a 20-word sentence, 26 KB at the defaults: both models are the shared bundled ones.
+	SessionBytes: 64 << 10,
+	// 80 KB measured (two models of its own, their Adam moments) and a loss curve of 10000 steps.
+	TrainedBytes: 480 << 10,
 }

@@ -264,38 +264,38 @@ func SaveFillBlank(path string, m *FillBlank, meta map[string]string) error {
 	return models.SaveCheckpoint(path, m.Params(), meta)
 }
 
-// blankCheckpoint is one parsed bundled fill-in-the-blank model.
-type blankCheckpoint struct {
-	model *FillBlank
-	meta  map[string]string
-}
-
-// blankCheckpoints parses both bundled models once: [unidirectional, bidirectional].
-var blankCheckpoints = sync.OnceValues(func() ([2]blankCheckpoint, error) {
-	var out [2]blankCheckpoint
+// blankCheckpoints loads both bundled models once, [unidirectional, bidirectional]:
+// the shared, read-only models (see bundled).
+var blankCheckpoints = sync.OnceValues(func() ([2]bundled[*FillBlank], error) {
+	var out [2]bundled[*FillBlank]
 	for i, bi := range []bool{false, true} {
-		name := BlankCheckpointFile(bi)
-		m := NewFillBlank(bi, 0)
-		meta, err := readBundled(name, m.Params())
+		b, err := loadBundled(BlankCheckpointFile(bi), NewFillBlank(bi, 0))
 		if err != nil {
 			return out, err
 		}
-		out[i] = blankCheckpoint{model: m, meta: meta}
+		out[i] = b
 	}
 	return out, nil
 })
 
+// bundledBlank is the bundled unidirectional or bidirectional model.
+func bundledBlank(bidirectional bool) (bundled[*FillBlank], error) {
+	all, err := blankCheckpoints()
+	return all[b2i(bidirectional)], err
+}
+
 // LoadFillBlank returns a fresh copy of the bundled trained model and its metadata.
 func LoadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
-	all, err := blankCheckpoints()
+	b, err := bundledBlank(bidirectional)
 	if err != nil {
 		return nil, nil, err
 	}
-	ck := all[0]
-	if bidirectional {
-		ck = all[1]
-	}
-	m := NewFillBlank(bidirectional, 0)
-	copyParams(m.Params(), ck.model.Params())
-	return m, ck.meta, nil
+	return b.copyOf(NewFillBlank(bidirectional, 0)), b.meta, nil
+}
+
+// sharedFillBlank is LoadFillBlank without the copy: the one loaded model, shared by
+// every page that only reads it (Run never writes).
+func sharedFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
+	b, err := bundledBlank(bidirectional)
+	return b.model, b.meta, err
 }

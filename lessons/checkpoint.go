@@ -5,8 +5,6 @@ import (
 	"embed"
 	"fmt"
 
-	"gonum.org/v1/gonum/mat"
-
 	"unroll/models"
 )
 
@@ -14,13 +12,6 @@ import (
 //
 //go:embed checkpoints
 var checkpointFS embed.FS
-
-// checkpoint is a parsed bundled checkpoint: a copy of its weights, in the Params()
-// order of the model it was read into, and its metadata.
-type checkpoint struct {
-	values []*mat.Dense
-	meta   map[string]string
-}
 
 // readBundled fills ps from the bundled checkpoint file name and returns its metadata.
 func readBundled(name string, ps models.Params) (map[string]string, error) {
@@ -35,25 +26,36 @@ func readBundled(name string, ps models.Params) (map[string]string, error) {
 	return meta, nil
 }
 
-// parseBundled reads the bundled checkpoint name through ps (a fresh model's
-// parameters) and keeps a copy of the weights, so every page build can start from them.
-func parseBundled(name string, ps models.Params) (checkpoint, error) {
-	meta, err := readBundled(name, ps)
-	if err != nil {
-		return checkpoint{}, err
-	}
-	ck := checkpoint{meta: meta}
-	for _, p := range ps {
-		ck.values = append(ck.values, mat.DenseCopyOf(p.Value))
-	}
-	return ck, nil
+// paramModel is a model with a parameter list in a fixed order.
+type paramModel interface{ Params() models.Params }
+
+// bundled is a bundled checkpoint read into a model once, and its metadata.
+//
+// The model is shared: every page build that only reads the weights uses this one,
+// from many sessions' goroutines at once, so nothing may write to it once it is
+// loaded — its weights, its gradients (models.BPTTOptions.NoParamGrads for gradient
+// norms), its optimiser. A page that trains starts from weights of its own: a copy
+// (copyOf), or fresh ones from its seed.
+type bundled[M paramModel] struct {
+	model M
+	meta  map[string]string
 }
 
-// into copies the checkpoint's weights into ps, a fresh model of the same shape.
-func (ck checkpoint) into(ps models.Params) {
-	for i, p := range ps {
-		p.Value.Copy(ck.values[i])
+// loadBundled reads the bundled checkpoint name into fresh, an untrained model of
+// its shape, which becomes the shared model.
+func loadBundled[M paramModel](name string, fresh M) (bundled[M], error) {
+	meta, err := readBundled(name, fresh.Params())
+	if err != nil {
+		return bundled[M]{}, err
 	}
+	return bundled[M]{model: fresh, meta: meta}, nil
+}
+
+// copyOf copies the shared weights into fresh, a model of the same shape, and
+// returns it: weights of its own, which a page may train.
+func (b bundled[M]) copyOf(fresh M) M {
+	copyParams(fresh.Params(), b.model.Params())
+	return fresh
 }
 
 // copyParams copies every value of src into dst, two models of the same shape.

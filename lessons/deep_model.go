@@ -254,34 +254,49 @@ func SaveMarketModel(path string, m *MarketModel, meta map[string]string) error 
 	return models.SaveCheckpoint(path, m.Params(), meta)
 }
 
-// deepCheckpoints parses every bundled market model once.
-var deepCheckpoints = sync.OnceValues(func() (map[string]checkpoint, error) {
-	out := map[string]checkpoint{}
+// deepCheckpoints loads every bundled market model once: the shared, read-only
+// models (see bundled).
+var deepCheckpoints = sync.OnceValues(func() (map[string]bundled[*MarketModel], error) {
+	out := map[string]bundled[*MarketModel]{}
 	for _, kind := range DeepKinds {
 		for L := 1; L <= DeepMaxLayers; L++ {
 			name := DeepCheckpointFile(kind, L)
-			ck, err := parseBundled(name, NewMarketModel(kind, L, 0).Params())
+			b, err := loadBundled(name, NewMarketModel(kind, L, 0))
 			if err != nil {
 				return nil, err
 			}
-			out[name] = ck
+			out[name] = b
 		}
 	}
 	return out, nil
 })
 
+// bundledMarket is the bundled model of a kind and depth.
+func bundledMarket(kind string, L int) (bundled[*MarketModel], error) {
+	all, err := deepCheckpoints()
+	if err != nil {
+		return bundled[*MarketModel]{}, err
+	}
+	b, ok := all[DeepCheckpointFile(kind, L)]
+	if !ok {
+		return b, fmt.Errorf("lessons: no bundled checkpoint for cell %q with L = %d", kind, L)
+	}
+	return b, nil
+}
+
 // LoadMarketModel returns a fresh copy of the bundled trained model of a kind and
 // depth, and its checkpoint's metadata.
 func LoadMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
-	all, err := deepCheckpoints()
+	b, err := bundledMarket(kind, L)
 	if err != nil {
 		return nil, nil, err
 	}
-	ck, ok := all[DeepCheckpointFile(kind, L)]
-	if !ok {
-		return nil, nil, fmt.Errorf("lessons: no bundled checkpoint for cell %q with L = %d", kind, L)
-	}
-	m := NewMarketModel(kind, L, 0)
-	ck.into(m.Params())
-	return m, ck.meta, nil
+	return b.copyOf(NewMarketModel(kind, L, 0)), b.meta, nil
+}
+
+// sharedMarketModel is LoadMarketModel without the copy: the one loaded model,
+// shared by every page that only reads it (Run never writes).
+func sharedMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
+	b, err := bundledMarket(kind, L)
+	return b.model, b.meta, err
 }

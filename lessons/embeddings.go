@@ -37,7 +37,7 @@ const (
 // in Static after any training (the Run reads it again for the snapshot that follows
 // training).
 type embedModel struct {
-	m      *EmbedModel
+	m      *EmbedModel       // the shared bundled one (read-only) until TrainStep starts one of its own
 	ck     map[string]string // metadata of the checkpoint the page started from
 	corpus *wordCorpus
 
@@ -94,7 +94,7 @@ func featureIndex(w string) int {
 
 func buildEmbeddings(v sim.Values) (sim.Model, error) {
 	c := embedCorpus()
-	m, meta, err := LoadEmbedModel()
+	m, meta, err := sharedEmbedModel() // read-only: TrainStep replaces it by fresh weights
 	if err != nil {
 		return nil, err
 	}
@@ -540,4 +540,10 @@ var embeddingsLesson = &Lesson{
 	},
 	Build:  buildEmbeddings,
 	Trains: true,
+	// 10000 (sim.MaxTrainSteps): 0.35 ms a step on one core with the map redrawn every 5th, 4 s; seed 1 reaches 85% same-class neighbours in 400.
+	MaxTrained: 10000,
+	// 299 KB measured on a 14-word sentence with window 4 and 10 negatives, 46 KB at the defaults: the frames; the embeddings are shared.
+	SessionBytes: 480 << 10,
+	// 577 KB measured (its own E and Θ, their gradients and Adam's moments) and a loss curve of 10000 steps.
+	TrainedBytes: 1280 << 10,
 }

@@ -351,28 +351,33 @@ func SaveEmbeddings(path string, m *EmbedModel, meta map[string]string) error {
 	return models.SaveCheckpoint(path, m.Params(), meta)
 }
 
-// embedCheckpoint parses the bundled embeddings once and checks that they were
-// trained on today's vocabulary.
-var embedCheckpoint = sync.OnceValues(func() (checkpoint, error) {
-	ck, err := parseBundled(EmbedFile, NewEmbedModel(0).Params())
+// embedCheckpoint loads the bundled embeddings once, the shared read-only model (see
+// bundled), and checks that they were trained on today's vocabulary.
+var embedCheckpoint = sync.OnceValues(func() (bundled[*EmbedModel], error) {
+	b, err := loadBundled(EmbedFile, NewEmbedModel(0))
 	if err != nil {
-		return ck, err
+		return b, err
 	}
-	if got, want := ck.meta["words"], strings.Join(embedCorpus().Words, " "); got != want {
-		return ck, fmt.Errorf("lessons: checkpoint %s was trained on another vocabulary (run go run ./cmd/train)", EmbedFile)
+	if got, want := b.meta["words"], strings.Join(embedCorpus().Words, " "); got != want {
+		return b, fmt.Errorf("lessons: checkpoint %s was trained on another vocabulary (run go run ./cmd/train)", EmbedFile)
 	}
-	return ck, nil
+	return b, nil
 })
 
 // LoadEmbedModel returns a fresh copy of the bundled trained model and its metadata.
 func LoadEmbedModel() (*EmbedModel, map[string]string, error) {
-	ck, err := embedCheckpoint()
+	b, err := embedCheckpoint()
 	if err != nil {
 		return nil, nil, err
 	}
-	m := NewEmbedModel(0)
-	ck.into(m.Params())
-	return m, ck.meta, nil
+	return b.copyOf(NewEmbedModel(0)), b.meta, nil
+}
+
+// sharedEmbedModel is LoadEmbedModel without the copy: the one loaded model, shared
+// by every page that only reads it (Score, Loss, Embedding and E never write).
+func sharedEmbedModel() (*EmbedModel, map[string]string, error) {
+	b, err := embedCheckpoint()
+	return b.model, b.meta, err
 }
 
 // featureWords and featureNames are the lecture's featurised representation: each

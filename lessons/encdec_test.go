@@ -249,7 +249,10 @@ func TestEncDecSeed(t *testing.T) {
 	}
 	spec, _ := FindTranslatorSpec(seq2seqName)
 	def := buildEncDecModel(t, untrained(strconv.Itoa(int(spec.Config.Seed))))
-	if !mat.Equal(def.tr.Model.SrcEmbed.E.Value, spec.New().Model.SrcEmbed.E.Value) {
+	if def.tr.Model != nil {
+		t.Errorf("an untrained page keeps its weights: got a model want none (withoutWeights)")
+	}
+	if !mat.Equal(untrainedSeq2Seq(def.seed).Model.SrcEmbed.E.Value, spec.New().Model.SrcEmbed.E.Value) {
 		t.Errorf("seed %d: the untrained weights are not the checkpoint's starting weights", spec.Config.Seed)
 	}
 	if got := buildEncDecModel(t, untrained("8")).Static().Meta["weights"]; !strings.Contains(got.(string), "seed 8") {

@@ -25,6 +25,23 @@ type Lesson struct {
 	Build     sim.Builder
 	// Trains reports whether the model is a sim.Trainer (the page shows training controls).
 	Trains bool
+	// MaxTrained is the most optimisation steps a run may take since its model was
+	// built: what the page offers, and what a URL's trained=N may replay. Replaying it
+	// takes at most about 30 s on one core, and it is at most sim.MaxTrainSteps; 0 when
+	// the lesson does not train.
+	MaxTrained int
+	// SessionBytes bounds the heap one run holds beyond what every run shares (the
+	// bundled models, datasets and vocabularies, loaded once): untrained, every step's
+	// frame computed (stepped to the end) and a snapshot made, at the defaults and at
+	// the largest values its parameters take. The server admits sessions by it.
+	SessionBytes int
+	// TrainedBytes bounds what a run holds more once it has trained, up to MaxTrained
+	// steps: its own weights and gradients, the optimiser's state, the loss curve and
+	// training caches; 0 when the lesson does not train.
+	//
+	// footprint_test.go measures both and fails when a measurement exceeds them or
+	// they exceed it more than fourfold, so they stay honest.
+	TrainedBytes int
 }
 
 // Equation is one displayed equation.

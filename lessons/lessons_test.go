@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -367,7 +368,7 @@ func TestTrainingReplays(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := sim.Replay(m, steps); err != nil {
+				if err := sim.Replay(context.Background(), nil, m, steps); err != nil {
 					t.Fatal(err)
 				}
 				return m

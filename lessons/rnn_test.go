@@ -1,6 +1,8 @@
 package lessons
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -129,18 +131,22 @@ func TestRNNTopK(t *testing.T) {
 		m := buildRNNWith(t, map[string]string{"topk": strconv.Itoa(k), "temperature": "2"})
 		for step := 1; step <= m.Steps(); step++ {
 			f := m.At(step)
-			top := f.Meta["topk"].([]map[string]any)
+			top := f.Meta["topk"].([]charProb)
 			if len(top) != k {
 				t.Fatalf("k = %d, step %d: got %d candidates want %d", k, step, len(top), k)
 			}
 			probs := f.Arrays[slices.IndexFunc(f.Arrays, func(a sim.Array) bool { return a.Name == "P" })].Data
 			for i, e := range top {
-				p, id := e["p"].(float64), charID(e["token"].(string))
+				p, id := e.P, charID(e.Token)
 				if id < 0 || p != sig4(probs[id]) {
-					t.Fatalf("k = %d, step %d, rank %d: got %q with p = %v want a character of the vocabulary with p = P[id]", k, step, i+1, e["token"], p)
+					t.Fatalf("k = %d, step %d, rank %d: got %q with p = %v want a character of the vocabulary with p = P[id]", k, step, i+1, e.Token, p)
 				}
-				if i > 0 && p > top[i-1]["p"].(float64) {
-					t.Fatalf("k = %d, step %d: rank %d has p = %v > rank %d's %v", k, step, i+1, p, i, top[i-1]["p"])
+				if i > 0 && p > top[i-1].P {
+					t.Fatalf("k = %d, step %d: rank %d has p = %v > rank %d's %v", k, step, i+1, p, i, top[i-1].P)
+				}
+				want, _ := json.Marshal(map[string]any{"token": e.Token, "p": e.P}) // what a map sent before
+				if got, _ := json.Marshal(e); !bytes.Equal(got, want) {
+					t.Fatalf("k = %d, step %d, rank %d: JSON %s want %s", k, step, i+1, got, want)
 				}
 			}
 		}

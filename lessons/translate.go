@@ -28,6 +28,9 @@ type TranslationTask struct {
 	vocabs sync.Once
 	src    *models.Vocab
 	tgt    *models.Vocab
+
+	trainIDs sync.Once
+	train    [][2][]int // the training split as ids: source, labels ending in <eos>
 }
 
 // Vocabs are the source and target vocabularies of the training split (minimum
@@ -87,13 +90,13 @@ type TranslatorConfig struct {
 // Translator is an encoder-decoder (models.Seq2Seq, or models.AttentionSeq2Seq when
 // Attention) with its task and the vocabularies of the task's training split
 // (minimum frequency 1), which are rebuilt from the task rather than stored.
+// Translating only reads it; TrainStep writes its weights, its gradients and the
+// optimiser's state.
 type Translator struct {
 	Task     *TranslationTask
 	Config   TranslatorConfig
 	Model    *models.EncoderDecoder
 	Src, Tgt *models.Vocab
-
-	train [][2][]int // the training split as ids: source, labels ending in <eos>
 }
 
 // NewTranslator returns an untrained translator for task, weights drawn from cfg.Seed.
@@ -109,19 +112,20 @@ func NewTranslator(task *TranslationTask, cfg TranslatorConfig) *Translator {
 	return tr
 }
 
-// trainingIDs is the training split as ids, built on the first training step.
-func (tr *Translator) trainingIDs() [][2][]int {
-	if tr.train == nil {
-		for _, p := range tr.Task.Train {
-			tr.train = append(tr.train, [2][]int{tr.Src.IDs(tr.Task.Tokenize(p.En)), tr.labels(p.Fr)})
-		}
-	}
-	return tr.train
-}
+// Params lists the model's parameters (models.EncoderDecoder.Params).
+func (tr *Translator) Params() models.Params { return tr.Model.Params() }
 
-// labels is a target sentence as ids with <eos> appended.
-func (tr *Translator) labels(s string) []int {
-	return append(tr.Tgt.IDs(tr.Task.Tokenize(s)), models.EosID)
+// trainingIDs is the training split as ids in the task's vocabularies, built on the
+// first training step of any of the task's translators and shared by all of them
+// (read-only).
+func (t *TranslationTask) trainingIDs() [][2][]int {
+	t.trainIDs.Do(func() {
+		src, tgt := t.Vocabs()
+		for _, p := range t.Train {
+			t.train = append(t.train, [2][]int{src.IDs(t.Tokenize(p.En)), append(tgt.IDs(t.Tokenize(p.Fr)), models.EosID)})
+		}
+	})
+	return t.train
 }
 
 // Source turns a typed sentence into source ids (unknown tokens become <unk>). It
@@ -194,7 +198,7 @@ const TranslatorClip = 1
 // TrainStep draws a minibatch of TranslatorBatch training pairs from rng and takes
 // one optimiser step; it returns the mean per-token loss.
 func (tr *Translator) TrainStep(opt models.Optimizer, rng *rand.Rand) float64 {
-	pairs := tr.trainingIDs()
+	pairs := tr.Task.trainingIDs()
 	src := make([][]int, TranslatorBatch)
 	tgt := make([][]int, TranslatorBatch)
 	for i := range src {
@@ -302,34 +306,49 @@ func (s TranslatorSpec) New() *Translator { return NewTranslator(s.Task(), s.Con
 // File is the spec's checkpoint file name.
 func (s TranslatorSpec) File() string { return s.Name + ".safetensors" }
 
-// translatorCheckpoints parses every bundled translator once.
-var translatorCheckpoints = sync.OnceValues(func() (map[string]checkpoint, error) {
-	out := map[string]checkpoint{}
+// translatorCheckpoints loads every bundled translator once: the shared, read-only
+// models (see bundled) that every page showing a bundled translator reads.
+var translatorCheckpoints = sync.OnceValues(func() (map[string]bundled[*Translator], error) {
+	out := map[string]bundled[*Translator]{}
 	for _, s := range TranslatorSpecs {
-		ck, err := parseBundled(s.File(), s.New().Model.Params())
+		b, err := loadBundled(s.File(), s.New())
 		if err != nil {
 			return nil, err
 		}
-		out[s.Name] = ck
+		out[s.Name] = b
 	}
 	return out, nil
 })
+
+// bundledTranslator is the bundled translator called name.
+func bundledTranslator(name string) (bundled[*Translator], TranslatorSpec, error) {
+	spec, ok := FindTranslatorSpec(name)
+	if !ok {
+		return bundled[*Translator]{}, spec, fmt.Errorf("lessons: no translator called %q", name)
+	}
+	cks, err := translatorCheckpoints()
+	if err != nil {
+		return bundled[*Translator]{}, spec, err
+	}
+	return cks[name], spec, nil
+}
 
 // LoadTranslator returns a fresh copy of the bundled translator called name (one of
 // TranslatorSpecs), with its checkpoint's metadata (recorded scores, steps, seed).
 // Each call returns its own model, so a page may train it.
 func LoadTranslator(name string) (*Translator, map[string]string, error) {
-	spec, ok := FindTranslatorSpec(name)
-	if !ok {
-		return nil, nil, fmt.Errorf("lessons: no translator called %q", name)
-	}
-	cks, err := translatorCheckpoints()
+	b, spec, err := bundledTranslator(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	tr := spec.New()
-	cks[name].into(tr.Model.Params())
-	return tr, cks[name].meta, nil
+	return b.copyOf(spec.New()), b.meta, nil
+}
+
+// sharedTranslator is LoadTranslator without the copy: the one loaded translator,
+// shared by every page that only translates with it. Nothing may train it.
+func sharedTranslator(name string) (*Translator, map[string]string, error) {
+	b, _, err := bundledTranslator(name)
+	return b.model, b.meta, err
 }
 
 // RecordedBeam is the beam width of a bundled translator's recorded beam-search

@@ -20,6 +20,15 @@ const (
 // sentence almost never matches while the n-gram breakdown keeps growing.
 const MaxBLEUOrder = 8
 
+// MaxNGramRefSpans caps the reference spans listed for one credited n-gram occurrence
+// (NGram.Refs): the first 16 references that hold it. Without a cap the listing grows
+// with candidate length × max_n × the number of references (a 400-word candidate against
+// 2,000 copies of itself listed 274 MB); with it, it grows with the candidate alone. 16 is
+// the API's own limit on references (check.MaxReferences), so no answer of the API is cut,
+// and the bleu lesson shows at most 4. The counts (Count, Clip, Matched) always use every
+// reference.
+const MaxNGramRefSpans = 16
+
 // Errors for bad BLEU input; the returned errors wrap these and add the bad value.
 var (
 	ErrBLEUMaxN         = fmt.Errorf("models: max_n must be between 1 and %d", MaxBLEUOrder)
@@ -84,7 +93,8 @@ type RefSpan struct {
 // "credited" whether this occurrence is one of the credited ones (the first
 // "matched" occurrences, left to right); "refs" where a credited occurrence sits in
 // the references: the k-th occurrence pairs with the k-th occurrence in every
-// reference that has at least k+1 (empty when not credited).
+// reference that has at least k+1, at most MaxNGramRefSpans of them in reference order
+// (empty when not credited).
 type NGram struct {
 	N        int       `json:"n"`
 	Words    []string  `json:"words"`
@@ -101,7 +111,9 @@ type NGram struct {
 // a tie going to the shorter; d2l: len_label). NGrams lists every candidate n-gram
 // occurrence, n ascending then start ascending. In the corpus form c, r and the
 // precisions are corpus sums, NGrams is empty and Sentences holds each sentence's
-// own result.
+// own result without its listing (NGrams empty there too: the listing is for
+// highlighting one sentence, and for a corpus it would be the largest part of the
+// answer by far; score a sentence alone to get it).
 type BLEUResult struct {
 	BLEU            float64      `json:"bleu"`
 	BrevityPenalty  float64      `json:"brevity_penalty"`
@@ -169,7 +181,7 @@ func SentenceBLEUTokens(candidate []string, references [][]string, opts BLEUOpti
 	if err := checkReferences(len(references), opts); err != nil {
 		return BLEUResult{}, err
 	}
-	res := sentenceCounts(lowerIf(candidate, opts.Lowercase), lowerAllIf(references, opts.Lowercase), opts)
+	res := sentenceCounts(lowerIf(candidate, opts.Lowercase), lowerAllIf(references, opts.Lowercase), opts, true)
 	res.BLEU, res.BrevityPenalty = combineBLEU(res.Precisions, res.CandidateLength, res.RefLength, opts.Weights)
 	return res, nil
 }
@@ -212,7 +224,7 @@ func CorpusBLEUTokens(candidates [][]string, references [][][]string, opts BLEUO
 		if err := checkReferences(len(references[i]), opts); err != nil {
 			return BLEUResult{}, fmt.Errorf("%w (candidate %d)", err, i+1)
 		}
-		s := sentenceCounts(lowerIf(candidates[i], opts.Lowercase), lowerAllIf(references[i], opts.Lowercase), opts)
+		s := sentenceCounts(lowerIf(candidates[i], opts.Lowercase), lowerAllIf(references[i], opts.Lowercase), opts, false)
 		s.BLEU, s.BrevityPenalty = combineBLEU(s.Precisions, s.CandidateLength, s.RefLength, opts.Weights)
 		for n, p := range s.Precisions {
 			total.Precisions[n].Matched += p.Matched
@@ -259,8 +271,9 @@ func combineBLEU(ps []Precision, c, r int, weights string) (bleu, bp float64) {
 	return bp * math.Exp(sum/float64(len(ps))), bp
 }
 
-// sentenceCounts fills everything of a sentence result except BLEU and BP.
-func sentenceCounts(cand []string, refs [][]string, opts BLEUOptions) BLEUResult {
+// sentenceCounts fills everything of a sentence result except BLEU and BP; NGrams
+// only when listing (it stays empty otherwise).
+func sentenceCounts(cand []string, refs [][]string, opts BLEUOptions, listing bool) BLEUResult {
 	res := BLEUResult{
 		Precisions:      make([]Precision, opts.MaxN),
 		CandidateLength: len(cand),
@@ -289,22 +302,31 @@ func sentenceCounts(cand []string, refs [][]string, opts BLEUOptions) BLEUResult
 			key := ngramKey(cand[start : start+n])
 			k := seen[key]
 			seen[key]++
-			g := NGram{
-				N:     n,
-				Words: append([]string(nil), cand[start:start+n]...),
-				Start: start,
-				Count: len(candStarts[key]),
-				Refs:  []RefSpan{},
-			}
+			clip := 0
 			for _, rs := range refStarts {
-				g.Clip = max(g.Clip, len(rs[key]))
+				clip = max(clip, len(rs[key]))
 			}
-			g.Matched = min(g.Count, g.Clip)
-			g.Credited = k < g.Matched
-			if g.Credited {
+			count := len(candStarts[key])
+			credited := k < min(count, clip)
+			if credited {
 				p.Matched++
+			}
+			if !listing {
+				continue
+			}
+			g := NGram{
+				N:        n,
+				Words:    append([]string(nil), cand[start:start+n]...),
+				Start:    start,
+				Count:    count,
+				Clip:     clip,
+				Matched:  min(count, clip),
+				Credited: credited,
+				Refs:     []RefSpan{},
+			}
+			if credited {
 				for j, rs := range refStarts {
-					if k < len(rs[key]) {
+					if k < len(rs[key]) && len(g.Refs) < MaxNGramRefSpans {
 						g.Refs = append(g.Refs, RefSpan{Ref: j, Positions: span(rs[key][k], n)})
 					}
 				}

@@ -479,3 +479,44 @@ func FuzzBLEU(f *testing.F) {
 		}
 	})
 }
+
+// TestBLEURefSpansCapped: a credited n-gram lists its place in at most MaxNGramRefSpans
+// references (the first ones), while its clip and the precisions count every reference.
+func TestBLEURefSpansCapped(t *testing.T) {
+	refs := slices.Repeat([]string{"x a b"}, MaxNGramRefSpans+5)
+	refs = append(refs, "a b a b") // the only reference with two "a b", past the cap
+	res := mustBLEU(t, "a b a b", refs, BLEUOptions{MaxN: 2, Weights: WeightsUniform})
+	for _, g := range res.NGrams {
+		if len(g.Refs) > MaxNGramRefSpans {
+			t.Errorf("%d-gram at %d lists %d references, want at most %d", g.N, g.Start, len(g.Refs), MaxNGramRefSpans)
+		}
+		if g.Start == 0 { // "a", "a b": in every reference; the first 16 are listed, in order
+			if len(g.Refs) != MaxNGramRefSpans || g.Refs[0].Ref != 0 || g.Refs[MaxNGramRefSpans-1].Ref != MaxNGramRefSpans-1 {
+				t.Errorf("%d-gram at 0 lists %+v, want references 0 to %d", g.N, g.Refs, MaxNGramRefSpans-1)
+			}
+		}
+	}
+	if p := res.Precisions[0]; p.Matched != 4 || p.Total != 4 {
+		t.Errorf("p_1 = %+v, want 4/4: the last reference, past the cap, still clips", p)
+	}
+	if g := res.NGrams[2]; g.Start != 2 || !g.Credited || len(g.Refs) != 1 || g.Refs[0].Ref != MaxNGramRefSpans+5 {
+		t.Errorf("second \"a\" got %+v, want credited by the last reference", g)
+	}
+}
+
+// TestCorpusBLEUListsNoNGrams: the corpus form's sentences carry their scores but no
+// n-gram listing (an empty list, as in the corpus total).
+func TestCorpusBLEUListsNoNGrams(t *testing.T) {
+	corp, err := CorpusBLEU([]string{"the cat the cat on the mat", "a b"}, [][]string{catRefs, {"a b"}}, BLEUOptions{MaxN: 2, Weights: WeightsUniform})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(corp)
+	if got := strings.Count(string(b), `"ngrams":[]`); got != 3 {
+		t.Errorf(`got %d "ngrams":[] in %s, want 3 (the total and both sentences)`, got, b)
+	}
+	sent := mustBLEU(t, "the cat the cat on the mat", catRefs, BLEUOptions{MaxN: 2, Weights: WeightsUniform})
+	if s := corp.Sentences[0]; s.BLEU != sent.BLEU || !slices.Equal(s.Precisions, sent.Precisions) {
+		t.Errorf("sentence 1 got %+v, want the sentence score %v", s, sent.BLEU)
+	}
+}

@@ -121,6 +121,11 @@ type BPTTOptions struct {
 	// step, no gradient through H_{t−1}; k ≥ T is full BPTT; 0 means full BPTT.
 	// For an LSTM the cut applies to the state (H, C) together.
 	Truncate int
+	// NoParamGrads leaves every Param.Grad alone: Backward then only reads the
+	// cell and returns the same DX, DS0 and norms (the vector–Jacobian products),
+	// so calls on one cell may run concurrently — as pages that share one loaded
+	// model do when they show its gradients. Cells of this package only.
+	NoParamGrads bool
 }
 
 // Grads is what Backward returns for the loss L = Σ_t ⟨dH_t, H_t⟩ besides the
@@ -145,13 +150,14 @@ type stepBackward interface {
 
 // Backward is backpropagation through time for the trace tr of c and the loss
 // L = Σ_t ⟨dH_t, H_t⟩: dH has one B×h upstream gradient per step (a nil entry,
-// or a nil dH, is zero). It adds ∂L/∂θ to every Param.Grad of c and returns
+// or a nil dH, is zero). It adds ∂L/∂θ to every Param.Grad of c (unless
+// opt.NoParamGrads) and returns
 // ∂L/∂X_t, ∂L/∂H_0 (∂L/∂C_0) and the per-step gradient norms. Full BPTT runs
 // the steps T..1 once, carrying ∂L/∂state_t back; see BPTTOptions.Truncate for
 // the truncated form. On a trace of a lecture-form GRU's sequence pass, full BPTT
 // is the matching sequence-level backward pass (same numbers as StepBack, to
 // rounding). Backward writes every Param.Grad of c, so calls on one cell must not
-// run concurrently; Forward only reads the parameters.
+// run concurrently (unless opt.NoParamGrads); Forward only reads the parameters.
 func Backward(c Cell, tr *Trace, dH []*mat.Dense, opt BPTTOptions) *Grads {
 	T := tr.Len()
 	if T == 0 {
@@ -172,14 +178,26 @@ func Backward(c Cell, tr *Trace, dH []*mat.Dense, opt BPTTOptions) *Grads {
 			mustStepDims("dH", t, d, B, h)
 		}
 	}
-	if opt.Truncate > 0 && opt.Truncate < T {
-		return backwardTruncated(c, tr, dH, opt.Truncate)
+	step := c.StepBack
+	if opt.NoParamGrads {
+		vjp, ok := c.(stepBackward)
+		if !ok {
+			panic(fmt.Sprintf("models: Backward without parameter gradients needs a cell of this package, got %T", c))
+		}
+		step = func(st *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) { return vjp.backward(st, dH, dC, false) }
 	}
-	if tr.gru != nil && tr.gru.cell == c {
+	if opt.Truncate > 0 && opt.Truncate < T {
+		return backwardTruncated(c, tr, dH, opt.Truncate, step)
+	}
+	if tr.gru != nil && tr.gru.cell == c && !opt.NoParamGrads {
 		return tr.gru.backward(tr, dH)
 	}
-	return backwardFull(c, tr, dH)
+	return backwardSteps(c, tr, dH, step)
 }
+
+// stepBack is one step's backward pass: Cell.StepBack, or the same without
+// accumulating parameter gradients.
+type stepBack func(st *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State)
 
 // upstream is dH[t], or nil when there is none.
 func upstream(dH []*mat.Dense, t int) *mat.Dense {
@@ -200,6 +218,11 @@ func newGrads(c Cell, T int) *Grads {
 
 // backwardFull runs the steps T..1 once: G_t = dH_t + ∂L/∂H_t from step t+1.
 func backwardFull(c Cell, tr *Trace, dH []*mat.Dense) *Grads {
+	return backwardSteps(c, tr, dH, c.StepBack)
+}
+
+// backwardSteps is backwardFull with step as each step's backward pass.
+func backwardSteps(c Cell, tr *Trace, dH []*mat.Dense, step stepBack) *Grads {
 	T := tr.Len()
 	g := newGrads(c, T)
 	var carry State // ∂L/∂state_t flowing back from step t+1
@@ -210,7 +233,7 @@ func backwardFull(c Cell, tr *Trace, dH []*mat.Dense) *Grads {
 		if g.CNorm != nil && carry.C != nil {
 			g.CNorm[t] = mat.Norm(carry.C, 2)
 		}
-		g.DX[t], carry = c.StepBack(st, gH, carry.C)
+		g.DX[t], carry = step(st, gH, carry.C)
 	}
 	g.DS0 = carry
 	return g
@@ -218,7 +241,7 @@ func backwardFull(c Cell, tr *Trace, dH []*mat.Dense) *Grads {
 
 // backwardTruncated sends each dH_t back through at most k steps (see
 // BPTTOptions.Truncate). It costs O(T·k) steps.
-func backwardTruncated(c Cell, tr *Trace, dH []*mat.Dense, k int) *Grads {
+func backwardTruncated(c Cell, tr *Trace, dH []*mat.Dense, k int, step stepBack) *Grads {
 	T := tr.Len()
 	g := newGrads(c, T)
 	reachH := make([]*mat.Dense, T) // Σ of the contributions that reach H_t
@@ -243,7 +266,7 @@ func backwardTruncated(c Cell, tr *Trace, dH []*mat.Dense, k int) *Grads {
 				reachC[t] = addOrNew(reachC[t], flow.C, st.Next.C)
 			}
 			var dx *mat.Dense
-			dx, flow = c.StepBack(st, flow.H, flow.C)
+			dx, flow = step(st, flow.H, flow.C)
 			g.DX[t].Add(g.DX[t], dx)
 			if t == 0 {
 				g.DS0.H.Add(g.DS0.H, flow.H)

@@ -38,13 +38,14 @@ type Run struct {
 	static Frame
 	frames []*Frame // frames[t-1] is step t's frame, nil until computed
 
-	step    int
-	playing bool
-	speed   float64
-	train   trainState
-	seq     uint64 // the last seq used
-	trained int    // TrainSteps taken since the model was built
-	session string // the name snapshots carry, set by the owner (SetSession)
+	step       int
+	playing    bool
+	speed      float64
+	train      trainState
+	seq        uint64 // the last seq used
+	trained    int    // TrainSteps taken since the model was built
+	maxTrained int    // the most TrainSteps the model may take since it was built (SetTrainLimit)
+	session    string // the name snapshots carry, set by the owner (SetSession)
 
 	scratch []byte // EncodeMessage's buffer, reused
 }
@@ -52,7 +53,9 @@ type Run struct {
 // trainState is an unfinished train command.
 type trainState struct {
 	left, of int
-	dirty    bool // the model has trained since its frames were cached
+	dirty    bool  // the model has trained since its frames were cached
+	last     Frame // the last TrainStep's frame, until it is reported
+	unsent   bool  // last has not been reported yet
 }
 
 // trainReports is how many progress messages a train command sends at most: a
@@ -66,7 +69,7 @@ const DefaultSpeed = 2
 // NewRun builds the model for v (checked against specs) and starts at step 0,
 // paused, at DefaultSpeed.
 func NewRun(specs Specs, build Builder, v Values) (*Run, error) {
-	r := &Run{specs: specs, build: build, speed: DefaultSpeed}
+	r := &Run{specs: specs, build: build, speed: DefaultSpeed, maxTrained: MaxTrainSteps}
 	if err := r.rebuild(v); err != nil {
 		return nil, err
 	}
@@ -200,6 +203,13 @@ func (r *Run) Apply(c Command) ([]Encoded, error) {
 		if _, ok := r.model.(Trainer); !ok {
 			return r.refuse(c, "this lesson's model does not train")
 		}
+		if left := r.maxTrained - r.trained; c.Steps > left {
+			msg := fmt.Sprintf("this page trains its model at most %d steps; it has trained %d, so at most %d more. Change a setting (the seed, say) to start again from a new model", r.maxTrained, r.trained, left)
+			if left == 0 {
+				msg = fmt.Sprintf("this model has trained the %d steps this page allows. Change a setting (the seed, say) to start again from a new model", r.maxTrained)
+			}
+			return r.refuse(c, msg)
+		}
 		r.playing = false
 		r.train = trainState{left: c.Steps, of: c.Steps, dirty: r.train.dirty}
 		return nil, nil
@@ -252,20 +262,39 @@ func (r *Run) Continue() []Encoded {
 	}
 	checkFrame("train", f)
 	r.trained++
+	r.train.last, r.train.unsent = f, true
 	done := r.train.of - r.train.left
 	if every := max(1, r.train.of/trainReports); done%every != 0 && done != r.train.of {
 		return nil
 	}
-	meta := make(map[string]any, len(f.Meta)+2)
-	for k, v := range f.Meta {
-		meta[k] = v
-	}
-	meta["done"], meta["of"] = done, r.train.of
-	out := []Encoded{r.encode(Header{Type: TrainMessage, Meta: meta}, f.Arrays)}
+	out := []Encoded{r.progress()}
 	if !r.Training() {
 		out = append(out, r.Snapshot())
 	}
 	return out
+}
+
+// Progress reports the training steps taken since the last progress message, if any,
+// with the last step's loss and metrics: a session whose training waits for its turn
+// calls it after each turn, so that its page's progress bar moves every turn even when
+// a turn is shorter than the steps between two of Continue's reports.
+func (r *Run) Progress() (Encoded, bool) {
+	if !r.Training() || !r.train.unsent {
+		return Encoded{}, false
+	}
+	return r.progress(), true
+}
+
+// progress encodes the train message of the last TrainStep.
+func (r *Run) progress() Encoded {
+	f := r.train.last
+	meta := make(map[string]any, len(f.Meta)+2)
+	for k, v := range f.Meta {
+		meta[k] = v
+	}
+	meta["done"], meta["of"] = r.train.of-r.train.left, r.train.of
+	r.train.last, r.train.unsent = Frame{}, false
+	return r.encode(Header{Type: TrainMessage, Meta: meta}, f.Arrays)
 }
 
 // Frame encodes the current step's frame.
@@ -323,23 +352,9 @@ func (r *Run) SetSession(name string) { r.session = name }
 // and training it Trained steps gives it again (lessons.Replay).
 func (r *Run) Trained() int { return r.trained }
 
-// Replay trains a model fresh from its Builder n steps, as a Run's train commands
-// would, so that an export can show the model a page trained.
-func Replay(m Model, n int) error {
-	if n == 0 {
-		return nil
-	}
-	t, ok := m.(Trainer)
-	if !ok {
-		return errors.New("sim: this lesson's model does not train")
-	}
-	for i := range n {
-		if _, err := t.TrainStep(); err != nil {
-			return fmt.Errorf("sim: training step %d of %d: %w", i+1, n, err)
-		}
-	}
-	return nil
-}
+// SetTrainLimit caps the optimisation steps the model may take since it was built (a
+// lesson's MaxTrained; MaxTrainSteps until set): a train command past it is refused.
+func (r *Run) SetTrainLimit(n int) { r.maxTrained = max(0, min(n, MaxTrainSteps)) }
 
 // Session is the name SetSession gave.
 func (r *Run) Session() string { return r.session }

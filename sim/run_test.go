@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -308,7 +309,7 @@ func TestRunTrain(t *testing.T) {
 	}
 	// The same model, built afresh and replayed 3 steps, shows the same frames.
 	replayed, _ := buildGRU(r.Values())
-	if err := Replay(replayed, 3); err != nil {
+	if err := Replay(context.Background(), nil, replayed, 3); err != nil {
 		t.Fatal(err)
 	}
 	if got := replayed.At(8).Arrays[1].Data; fmt.Sprint(got) != fmt.Sprint(r.frame(8).Arrays[1].Data) {

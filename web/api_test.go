@@ -15,7 +15,7 @@ import (
 // newTestServer starts the real handler on a loopback port.
 func newTestServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	h, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

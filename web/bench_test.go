@@ -17,7 +17,7 @@ const latencyLesson = "gru"
 // stepToFrame sends n step commands over a loopback websocket, one at a time, and
 // returns each round trip: command written → frame decoded.
 func stepToFrame(t testing.TB, n int) []time.Duration {
-	s, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

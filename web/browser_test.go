@@ -75,7 +75,7 @@ func startBrowser(t *testing.T) context.Context {
 // browserServer is the real application behind httptest.
 func browserServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	s, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -392,7 +392,7 @@ func play(t *testing.T, ctx context.Context) {
 // backoff, resumes, and shows the same step again without a reload.
 func TestBrowserReconnect(t *testing.T) {
 	ctx := startBrowser(t)
-	s, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -31,7 +31,8 @@ var (
 	}
 	tinyLesson = &lessons.Lesson{
 		Slug: "tiny", Section: "4.3", Title: "A tiny GRU", Summary: "A GRU reads abc.",
-		Params: tinySpecs, Build: buildTiny, Trains: true,
+		Params: tinySpecs, Build: buildTiny, Trains: true, MaxTrained: sim.MaxTrainSteps,
+		SessionBytes: 64 << 10, TrainedBytes: 16 << 10,
 		Panels: []lessons.Panel{{ID: "gates", Kind: lessons.Heatmap, Title: "R", Arrays: []string{"R"}, Scale: []float64{0, 1}}},
 		Plots: []lessons.Plot{{Name: "state", Title: "‖H_t‖ per step", XLabel: "t", YLabel: "‖H_t‖", LogY: true,
 			Series: func(m sim.Model) []lessons.Series {
@@ -131,7 +132,7 @@ type boomModel struct{}
 // newTestServer serves the test lessons.
 func newLessonServer(t testing.TB) (*Server, *httptest.Server) {
 	t.Helper()
-	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testCatalog) // the boom lesson logs a stack on purpose
+	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testCatalog, Options{}) // the boom lesson logs a stack on purpose
 	if err != nil {
 		t.Fatal(err)
 	}

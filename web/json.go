@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -75,7 +76,11 @@ func describeJSONError(err error) string {
 		}
 		return fmt.Sprintf("expected %s, got JSON %s", typ.Type, typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if unq, err := strconv.Unquote(name); err == nil {
+			name = fmt.Sprintf("%.60q", unq) // at most 60 runes of a pasted name
+		}
+		return "unknown field " + name
 	}
 	return "the body could not be read: " + err.Error()
 }

@@ -168,15 +168,21 @@ func newStaticHandler() (http.Handler, error) {
 }
 
 // trainedSteps reads "trained", the optimisation steps a page's model has taken since
-// it was built: 0 when absent, at most sim.MaxTrainSteps (one train command's worth).
-func trainedSteps(q url.Values) (int, error) {
+// it was built: 0 when absent, at most limit (the lesson's MaxTrained, what its page
+// offers; 0 for a lesson that does not train).
+func trainedSteps(q url.Values, limit int) (int, error) {
 	raw := q.Get("trained")
 	if raw == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(raw)
-	if err != nil || n < 0 || n > sim.MaxTrainSteps {
-		return 0, fmt.Errorf("trained must be a whole number of training steps from 0 to %d, got %.20q", sim.MaxTrainSteps, raw) // at most 20 runes of a paste
+	switch {
+	case limit == 0 && err == nil && n == 0:
+		return 0, nil
+	case limit == 0:
+		return 0, fmt.Errorf("this lesson's model does not train: trained must be 0, got %.20q", raw)
+	case err != nil || n < 0 || n > limit:
+		return 0, fmt.Errorf("trained must be a whole number of training steps from 0 to %d (what this page trains at most), got %.20q", limit, raw) // at most 20 runes of a paste
 	}
 	return n, nil
 }

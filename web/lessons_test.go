@@ -101,7 +101,7 @@ func TestStaticCaching(t *testing.T) {
 // TestRealCatalog serves the real lessons: every page renders, every socket answers
 // with a snapshot and steps, every plot exports.
 func TestRealCatalog(t *testing.T) {
-	s, err := New(testLogger(t))
+	s, err := New(testLogger(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestRealCatalog(t *testing.T) {
 // a 500. (bptt's gradient plot once did at truncation 1, where every point sits at 1 on
 // a log axis.)
 func TestPlotsAtParameterEnds(t *testing.T) {
-	s, err := New(testLogger(t))
+	s, err := New(testLogger(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -223,23 +223,38 @@ func (s *Server) plotExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	trained, err := trainedSteps(r.URL.Query())
+	trained, err := trainedSteps(r.URL.Query(), l.MaxTrained)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !s.acquire(w, r) {
+	// The model is held while it trains and is drawn: it counts against the memory of
+	// lesson runs, like a page's.
+	cost := footprint(l, trained > 0)
+	if !s.memory.take(cost) {
+		writeError(w, http.StatusServiceUnavailable, "the server is full: it has no memory to draw this export now; try again in a minute")
 		return
 	}
-	defer s.release()
+	defer s.memory.give(cost)
 	m, err := l.Build(v)
 	if err == nil {
-		err = sim.Replay(m, trained) // the model the page trained, trained again from the seed
+		// The model the page trained, trained again from the seed, in turns with every
+		// page's training; it stops when the client goes.
+		err = sim.Replay(r.Context(), s.sched, m, trained)
+	}
+	if ctxErr := r.Context().Err(); ctxErr != nil {
+		writeError(w, http.StatusServiceUnavailable, "the request was cancelled while the model trained")
+		return
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "sim: "))
 		return
 	}
+	release, ok := s.acquire(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	var body []byte
 	if p.Grid != nil {
 		body, err = renderGrid(p, p.Grid(m), ext)

@@ -298,7 +298,7 @@ func TestLegendClearsTitle(t *testing.T) {
 // the unk-rate marker, the word picks the embedding map's labelled points, the seed
 // draws the untrained encoder-decoder.
 func TestExportsFollowTheView(t *testing.T) {
-	s, err := New(testLogger(t))
+	s, err := New(testLogger(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

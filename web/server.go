@@ -4,6 +4,7 @@
 package web
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -12,33 +13,49 @@ import (
 	"time"
 
 	"unroll/lessons"
+	"unroll/sim"
 )
 
 // Server is the http.Handler for the whole application.
 type Server struct {
-	mux     *http.ServeMux
-	log     *slog.Logger
-	ready   atomic.Bool
-	compute chan struct{} // slots for heavy API computations, one per CPU
+	mux    *http.ServeMux
+	log    *slog.Logger
+	ready  atomic.Bool
+	hosts  hostPolicy     // the Host names the server answers to
+	sched  *sim.Scheduler // the CPU, shared between API answers, exports and training
+	memory budget         // the memory of lesson runs: sessions and exports (maxSessionBytes)
 
 	catalog  []*lessons.Lesson // the lessons in lecture order
 	sessions sessionSet        // open lesson websockets, closed by Shutdown
-	parked   parking           // the runs of dropped connections, waiting for their pages
+	parked   *parking          // the runs of dropped connections, waiting for their pages
 	static   http.Handler      // package static's files with caching headers
+}
+
+// Options are a server's settings beyond its defaults.
+type Options struct {
+	// Hosts are the host names the server answers to besides the loopback names
+	// (see Hosts); a request for any other name is refused (DNS rebinding).
+	Hosts []string
 }
 
 // New builds the handler with every route registered. It returns once everything the
 // routes need is loaded, after which /healthz answers 200.
-func New(logger *slog.Logger) (*Server, error) {
+func New(logger *slog.Logger, opts Options) (*Server, error) {
 	if err := lessons.LoadCheckpoints(); err != nil { // before /healthz says ready
 		return nil, err
 	}
-	return newServer(logger, lessons.Catalog())
+	return newServer(logger, lessons.Catalog(), opts)
 }
 
 // newServer is New with the lesson catalog given (tests use their own lessons).
-func newServer(logger *slog.Logger, catalog []*lessons.Lesson) (*Server, error) {
-	s := &Server{mux: http.NewServeMux(), log: logger, compute: make(chan struct{}, runtime.GOMAXPROCS(0)), catalog: catalog}
+func newServer(logger *slog.Logger, catalog []*lessons.Lesson, opts Options) (*Server, error) {
+	s := &Server{
+		mux: http.NewServeMux(), log: logger, catalog: catalog,
+		hosts:  newHostPolicy(opts.Hosts),
+		sched:  sim.NewScheduler(runtime.GOMAXPROCS(0)),
+		memory: budget{limit: maxSessionBytes},
+		parked: newParking(),
+	}
 	st, err := newStaticHandler()
 	if err != nil {
 		return nil, err
@@ -76,6 +93,7 @@ func (s *Server) Shutdown() {
 	if !s.sessions.closeAll(shutdownWait) {
 		s.log.Warn("some lesson websockets did not close in time", "wait", shutdownWait)
 	}
+	s.parked.clear()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
@@ -104,6 +122,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "took", time.Since(start))
 	}()
+	if !s.hosts.allows(r.Host) {
+		writeError(rec, http.StatusForbidden, fmt.Sprintf("this server does not answer to the name %.60q; open it as http://localhost (or start it with -allow-host NAME for the name you use)", r.Host))
+		return
+	}
 	s.mux.ServeHTTP(rec, r)
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"net/http"
-	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -49,19 +48,16 @@ var upgrader = websocket.Upgrader{
 	},
 }
 
-// sameOrigin accepts an upgrade without an Origin header (not a browser) or with one
-// whose host is the host the request was sent to; a cross-origin page gets 403.
-func sameOrigin(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host)
-}
+// Close codes and reasons for a session the server will not open.
+const (
+	closeFull     = websocket.CloseTryAgainLater // 1013: the page shows the reason and tries again
+	closeFullText = "the server is full: it has no memory for another lesson now; this page tries again by itself"
+)
 
 // lessonSocket serves GET /lessons/{slug}/ws: it builds the lesson's run from the
-// query (the page's state) and runs the session until the connection ends.
+// query (the page's state), or takes back the run its page left when the connection
+// dropped, and runs the session until the connection ends. A session is admitted
+// only while the server's memory budget has room for it.
 func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.lesson(r.PathValue("slug"))
 	if !ok {
@@ -76,24 +72,37 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	values, problem := l.Params.Parse(q)
 	start, _ := strconv.Atoi(q.Get("step"))            // a bad step is step 0; the page validates it too
 	seen, _ := strconv.ParseUint(q.Get("seq"), 10, 64) // a reconnecting page's last seq; numbers continue after it
-	replay, err := trainedSteps(q)
+	replay, err := trainedSteps(q, l.MaxTrained)
 	if err != nil && problem == nil {
 		problem = err
 	}
-	var run *sim.Run
-	if name := q.Get("session"); name != "" && sameOrigin(r) { // a reconnecting page: its run, if still here
-		s.sessions.release(name, takeoverWait)
-		run, _ = s.parked.take(name, l.Slug, time.Now())
-	}
 	conn, err := upgrader.Upgrade(hijacker(w), r, nil)
 	if err != nil {
-		if run != nil {
-			s.parked.park(run.Session(), l.Slug, run, time.Now())
-		}
 		return // the upgrader has answered
 	}
+	client := clientOf(r)
+	// A reconnecting page, on an upgraded socket of the same lesson: its run, if still
+	// here. Its old session (if the server has not noticed the drop) hands it over.
+	var run *sim.Run
+	cost := footprint(l, false) + sessionOverhead
+	if name := q.Get("session"); name != "" {
+		s.sessions.release(name, l.Slug, takeoverWait)
+		if parked, bytes, ok := s.parked.take(name, l.Slug); ok {
+			run, cost = parked, bytes+sessionOverhead
+		}
+	}
+	if !s.memory.take(cost) {
+		if run != nil { // not lost: it waits for a later try
+			s.parked.park(run.Session(), l.Slug, client, run, cost-sessionOverhead)
+		}
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeFull, closeFullText), time.Now().Add(writeWait))
+		_ = conn.Close()
+		s.log.Warn("lesson websocket refused: the memory budget is full", "lesson", l.Slug, "in_use", s.memory.inUse())
+		return
+	}
 	ss := newSession(s, conn, l, values, problem, start)
-	ss.run, ss.seen, ss.replay = run, min(seen, sim.MaxSeq), replay
+	ss.run, ss.seen, ss.replay, ss.client, ss.charged = run, min(seen, sim.MaxSeq), replay, client, cost
+	ss.trainCharged = run != nil // a parked run has trained, and was counted so
 	if run != nil {
 		ss.name = run.Session() // the run keeps its name, so the page can come back again
 	}
@@ -102,6 +111,7 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	ss.serve()
 	s.sessions.remove(ss)
+	s.memory.give(ss.charged)
 }
 
 // hijacker finds the http.Hijacker under the wrappers ServeHTTP adds (the status
@@ -138,7 +148,15 @@ type session struct {
 	replay  int      // training steps the URL says the model had taken (trained=N), retaken on start
 	run     *sim.Run // a parked run the page reconnected to, or nil: build one from values
 	name    string   // the run's session name, for a page that reconnects
+	client  string   // the address the page connects from (clientOf), for parking
 	simDone chan struct{}
+
+	// charged is the memory this session holds of the server's budget, its run's
+	// footprint and sessionOverhead; trainCharged says it includes the lesson's
+	// TrainedBytes (taken when training starts). Both belong to the simulator until
+	// it ends.
+	charged      int
+	trainCharged bool
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -263,8 +281,9 @@ func (ss *session) simulate() {
 			ss.closeWith(websocket.CloseInternalServerErr, "the lesson's model failed")
 			return
 		}
-		if run != nil && ss.parkOnExit() {
-			ss.srv.parked.park(run.Session(), ss.lesson.Slug, run, time.Now())
+		// A run that has trained waits for its page; any other, the page's URL rebuilds.
+		if run != nil && ss.parkOnExit() && (run.Trained() > 0 || run.Training()) {
+			ss.srv.parked.park(run.Session(), ss.lesson.Slug, ss.client, run, footprint(ss.lesson, true))
 		}
 	}()
 	send := func(msgs ...sim.Encoded) bool {
@@ -288,6 +307,7 @@ func (ss *session) simulate() {
 		}
 		r.Seek(ss.start)
 		r.SetSession(ss.name)
+		r.SetTrainLimit(ss.lesson.MaxTrained)
 		run = r
 	} else {
 		ss.problem = nil // the parked run's values are the page's, already checked
@@ -302,17 +322,32 @@ func (ss *session) simulate() {
 	}
 	if ss.run == nil && ss.replay > 0 {
 		// The URL shows a model trained N steps: train it again, with the progress on screen.
-		msgs, _ := run.Apply(sim.Command{Type: sim.TrainCommand, Steps: ss.replay})
-		if !send(msgs...) {
+		if !send(ss.apply(run, incoming{cmd: sim.Command{Type: sim.TrainCommand, Steps: ss.replay}})...) {
 			return
 		}
 	}
 
 	var pace pacer
 	defer pace.stop()
+	var turn *sim.Ticket // a training turn: asked for, or held
+	defer func() {
+		if turn != nil {
+			turn.Release()
+		}
+	}()
 	for {
 		tick := pace.follow(run)
+		if !run.Training() && turn != nil {
+			turn.Release()
+			turn = nil
+		}
 		if run.Training() {
+			// Training takes turns with every other page's on the server's scheduler,
+			// a TrainSlice at a time; commands (pause) are answered while it waits and
+			// between steps.
+			if turn == nil {
+				turn = ss.srv.sched.Request(sim.Training)
+			}
 			select {
 			case <-ss.ctx.Done():
 				return
@@ -320,8 +355,15 @@ func (ss *session) simulate() {
 				if !send(ss.apply(run, in)...) {
 					return
 				}
-			default:
-				if !send(run.Continue()...) {
+			case <-turn.Ready():
+				for end := time.Now().Add(sim.TrainSlice); run.Training() && len(ss.commands) == 0 && time.Now().Before(end); {
+					if !send(run.Continue()...) {
+						return
+					}
+				}
+				turn.Release()
+				turn = nil
+				if m, ok := run.Progress(); ok && !send(m) {
 					return
 				}
 			}
@@ -343,10 +385,19 @@ func (ss *session) simulate() {
 }
 
 // apply carries out one incoming command; one that could not be decoded is answered
-// with an error message.
+// with an error message. Training first takes the memory a trained model holds (its
+// own weights) from the server's budget, and is refused when there is none.
 func (ss *session) apply(run *sim.Run, in incoming) []sim.Encoded {
 	if in.err != nil {
 		return []sim.Encoded{run.Error(in.err)}
+	}
+	if in.cmd.Type == sim.TrainCommand && !ss.trainCharged && ss.lesson.TrainedBytes > 0 {
+		if !ss.srv.memory.take(ss.lesson.TrainedBytes) {
+			return []sim.Encoded{run.Error(&sim.CommandError{Command: string(sim.TrainCommand),
+				Msg: "the server is full: it has no memory to train another model now; try again in a minute"})}
+		}
+		ss.charged += ss.lesson.TrainedBytes
+		ss.trainCharged = true
 	}
 	msgs, _ := run.Apply(in.cmd) // a refused command's answer is its error message
 	return msgs
@@ -468,13 +519,13 @@ func (set *sessionSet) all() []*session {
 	return out
 }
 
-// release ends the open session named name, if any (its page has reconnected on
-// another connection), and waits at most wait for it to park its run.
-func (set *sessionSet) release(name string, wait time.Duration) {
+// release ends the open session of the lesson slug named name, if any (its page has
+// reconnected on another connection), and waits at most wait for it to park its run.
+func (set *sessionSet) release(name, slug string, wait time.Duration) {
 	set.mu.Lock()
 	var old *session
 	for ss := range set.open {
-		if ss.name == name {
+		if ss.name == name && ss.lesson.Slug == slug {
 			old = ss
 			break
 		}

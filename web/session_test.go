@@ -300,7 +300,7 @@ func TestSocketResume(t *testing.T) {
 	if m := receive(t, c2); m.Header.Type != sim.FrameMessage || m.Header.Step != 4 || m.Header.Seq != last.Header.Seq+2 {
 		t.Errorf("after resuming: got %s at step %d seq %d, want the frame of step 4, seq %d", m.Header.Type, m.Header.Step, m.Header.Seq, last.Header.Seq+2)
 	}
-	if n := s.parked.len(); n != 0 {
+	if n, _ := s.parked.stats(); n != 0 {
 		t.Errorf("%d runs still parked after the page took its own back, want 0", n)
 	}
 
@@ -327,11 +327,15 @@ func TestSocketResumeUnknownSession(t *testing.T) {
 }
 
 // TestSocketTakeover: a page may reconnect before the server notices its old
-// connection is dead; the old session is closed with 4001 and its run handed over.
+// connection is dead; the old session is closed with 4001 and its (trained) run
+// handed over.
 func TestSocketTakeover(t *testing.T) {
 	s, ts := newLessonServer(t)
 	old := dial(t, ts, "/lessons/tiny/ws")
 	name := receive(t, old).Header.Session
+	send(t, old, sim.Command{Type: sim.TrainCommand, Steps: 1})
+	for receive(t, old).Header.Type != sim.SnapshotMessage {
+	}
 	send(t, old, sim.Command{Type: sim.SeekCommand, Step: 5})
 	last := receive(t, old)
 	code := make(chan int, 1)
@@ -359,7 +363,7 @@ func TestSocketClosedPageParksNothing(t *testing.T) {
 	_ = c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, "page closed"))
 	closeCode(t, c)
 	waitNoSessions(t, s)
-	if n := s.parked.len(); n != 0 {
+	if n, _ := s.parked.stats(); n != 0 {
 		t.Errorf("got %d parked runs after a normal close, want 0", n)
 	}
 }
@@ -368,9 +372,9 @@ func TestSocketClosedPageParksNothing(t *testing.T) {
 func waitParked(t *testing.T, s *Server, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for s.parked.len() != n {
+	for got, _ := s.parked.stats(); got != n; got, _ = s.parked.stats() {
 		if time.Now().After(deadline) {
-			t.Fatalf("got %d parked runs, want %d", s.parked.len(), n)
+			t.Fatalf("got %d parked runs, want %d", got, n)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

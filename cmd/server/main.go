@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,27 +31,38 @@ const (
 
 func main() {
 	addr := flag.String("addr", "localhost:8080", "listen address, HOST:PORT")
+	var allow []string
+	flag.Func("allow-host", "a host name the server answers to besides its own addresses, e.g. unroll.example.edu (repeat, or separate with commas)", func(v string) error {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				allow = append(allow, h)
+			}
+		}
+		return nil
+	})
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(*addr, logger); err != nil {
+	if err := run(*addr, allow, logger); err != nil {
 		logger.Error("server stopped", "err", err)
 		os.Exit(1)
 	}
 }
 
 // run serves until SIGINT or SIGTERM, then shuts down gracefully within shutdownTimeout.
-func run(addr string, logger *slog.Logger) error {
+// The server answers to the names of the address it listens on and to allow (web.Hosts).
+func run(addr string, allow []string, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	start := time.Now()
-	handler, err := web.New(logger)
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	handler, err := web.New(logger, web.Options{Hosts: web.Hosts(ln.Addr(), allow)})
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	srv := &http.Server{
 		Handler:           handler,

@@ -94,7 +94,7 @@ func TestServerStartsAndStops(t *testing.T) {
 }
 
 func TestBadAddr(t *testing.T) {
-	if err := run("not-an-address", slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+	if err := run("not-an-address", nil, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
 		t.Error("run with a bad -addr returned nil, want an error")
 	}
 }

@@ -27,7 +27,6 @@ const URL_EVERY_MS = 250; // step changes while playing rewrite the URL at most 
 const GAP_FILL_MS = 150; // after a seek, wait this long for the scrubber to settle before asking for a snapshot
 const ERROR_SHOW_MS = 10000;
 const MAX_COMMAND_BYTES = 16 << 10; // sim.MaxCommandBytes: a larger command closes the socket
-const MAX_TRAIN_STEPS = 10000; // sim.MaxTrainSteps: the most a URL's trained=N replays
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
@@ -57,7 +56,9 @@ function start(root) {
   const controls = $$("[data-param]");
   // A URL with trained=N (a shared trained model) is trained again by the server when the
   // socket opens; until its trained snapshot arrives, N stays in the URL.
-  let replayTo = wantedTraining(location.search);
+  // The lesson's cap on training steps since the model was built (lessons.Lesson.MaxTrained).
+  const maxTrained = Number(tid("training")?.dataset.maxTrained) || 0;
+  let replayTo = wantedTraining(location.search, maxTrained);
   const scrubber = tid("scrubber"), speed = tid("speed");
   let live = false;
 
@@ -81,10 +82,11 @@ function start(root) {
       schedule();
     },
     onStatus(state, seconds) {
-      if (state === "retry") replayTo = Math.max(replayTo, store.trained); // a new server may have to train it again
+      if (state === "retry" || state === "full") replayTo = Math.max(replayTo, store.trained); // a new server may have to train it again
       const el = tid("conn");
       el.dataset.state = state;
-      el.textContent = state === "retry" ? `reconnecting in ${seconds.toFixed(1)} s…` : {
+      el.textContent = state === "retry" ? `reconnecting in ${seconds.toFixed(1)} s…`
+        : state === "full" ? `the server is full; trying again in ${seconds.toFixed(1)} s…` : {
         live: "live", bad: "bad message from server", connecting: "connecting…",
         replaced: "opened again elsewhere: reload to continue here",
       }[state];
@@ -171,7 +173,7 @@ function start(root) {
       schedule();
     },
     train: () => {
-      const n = Math.max(1, Math.min(MAX_TRAIN_STEPS, Number(tid("train-steps").value) || 1));
+      const n = Math.max(1, Math.min(maxTrained, Number(tid("train-steps").value) || 1)); // past the cap, the server says why
       if (send({ type: "train", steps: n })) { store.train = { curve: [], done: 0, of: n, running: true }; schedule(); }
     },
   };
@@ -337,10 +339,10 @@ function facts(dl, meta, heading) {
   dl.replaceChildren(h, document.createElement("dd"), ...items);
 }
 
-// wantedTraining is the URL's trained=N when it is one the server replays (1…10000), else 0.
-function wantedTraining(search) {
+// wantedTraining is the URL's trained=N when it is one the server replays (1…max), else 0.
+function wantedTraining(search, max) {
   const n = Number(new URLSearchParams(search).get("trained"));
-  return Number.isInteger(n) && n > 0 && n <= MAX_TRAIN_STEPS ? n : 0;
+  return Number.isInteger(n) && n > 0 && n <= max ? n : 0;
 }
 
 // wsURL is the socket's address for the page's current state.

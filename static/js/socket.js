@@ -6,6 +6,7 @@
 
 export const VERSION = 1;
 const CLOSE_REPLACED = 4001; // this session's run went to a newer connection: do not fight it
+const CLOSE_FULL = 1013; // try again later: the server has no memory for another session now
 const BACKOFF_START = 0.5, BACKOFF_MAX = 10, JITTER = 0.5; // seconds, ±50 % (protocol.md)
 
 // decode turns one binary message into {header, arrays: Map name → {shape, data}}.
@@ -42,7 +43,7 @@ export function backoff(n, random = Math.random) {
 
 // connect opens the socket at url() (called again for every reconnect, so it carries
 // the page's current state) and reports decoded messages to onMessage and the
-// connection's state to onStatus("live" | "connecting" | "retry", seconds).
+// connection's state to onStatus("live" | "connecting" | "retry" | "full", seconds).
 export function connect(url, { onMessage, onStatus }) {
   let ws = null, attempts = 0, lastSeq = -1, session = "", closed = false, timer = 0;
 
@@ -69,7 +70,7 @@ export function connect(url, { onMessage, onStatus }) {
       if (closed) return;
       if (ev.code === CLOSE_REPLACED) { onStatus("replaced", 0, ev.code); return; }
       const delay = backoff(attempts++);
-      onStatus("retry", delay / 1000, ev.code);
+      onStatus(ev.code === CLOSE_FULL ? "full" : "retry", delay / 1000, ev.code);
       timer = setTimeout(open, delay);
     };
   }
