@@ -84,12 +84,14 @@ func TestAttacksOnTheRealServer(t *testing.T) {
 		go func() {
 			defer c.Close()
 			var lat []time.Duration
-			for {
-				select {
-				case <-stop:
-					out <- lat
-					return
-				case <-time.After(20 * time.Millisecond):
+			for first := true; ; first = false {
+				if !first {
+					select {
+					case <-stop:
+						out <- lat
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
 				}
 				began := time.Now()
 				cmd, _ := json.Marshal(sim.Command{Type: sim.StepCommand})
