@@ -53,8 +53,8 @@ var cellFields = []string{"kind", "params", "x", "h0", "c0", "dh"}
 // http.MaxBytesReader's limit) the *Error wraps that error. As with encoding/json, the
 // JSON must be valid, field names match case-insensitively, a null counts as an
 // omitted field, and a null inside a list of numbers is refused (it is how JavaScript
-// writes NaN). Shapes and the kind's
-// parameter names are left to Cell when the kind comes after the params.
+// writes NaN). Shapes and the kind's parameter names are left to Cell when the kind
+// comes after the params.
 func DecodeCell(r io.Reader) (*CellRequest, error) {
 	in := &heldLimit{r: r}
 	// Duplicate names are refused below, case-insensitively and naming the field;

@@ -112,35 +112,23 @@ var leakCycles = []struct {
 		return leakCloseCleanly(c)
 	}},
 	{"abrupt drop (FIN) after the snapshot", func(ts *httptest.Server) error {
-		c, err := leakDial(ts, "/lessons/tiny/ws?hidden=5&step=3")
+		c, err := leakOpen(ts, "/lessons/tiny/ws?hidden=5&step=3")
 		if err != nil {
-			return err
-		}
-		if _, err := leakReadType(c, sim.SnapshotMessage); err != nil {
-			c.Close()
 			return err
 		}
 		return c.NetConn().Close()
 	}},
 	{"abrupt drop (RST) after a step", func(ts *httptest.Server) error {
-		c, err := leakDial(ts, "/lessons/tiny/ws")
+		c, err := leakOpen(ts, "/lessons/tiny/ws")
 		if err != nil {
-			return err
-		}
-		if _, err := leakReadType(c, sim.SnapshotMessage); err != nil {
-			c.Close()
 			return err
 		}
 		_ = leakSend(c, sim.Command{Type: sim.StepCommand})
 		return reset(c)
 	}},
 	{"drop mid-play", func(ts *httptest.Server) error {
-		c, err := leakDial(ts, "/lessons/tiny/ws?input=abcabcabcabcabcabcabcabcabcabcabcabcabc")
+		c, err := leakOpen(ts, "/lessons/tiny/ws?input=abcabcabcabcabcabcabcabcabcabcabcabcabc")
 		if err != nil {
-			return err
-		}
-		if _, err := leakReadType(c, sim.SnapshotMessage); err != nil {
-			c.Close()
 			return err
 		}
 		if err := leakSend(c, sim.Command{Type: sim.PlayCommand, Speed: sim.MaxSpeed}); err != nil {
@@ -154,12 +142,8 @@ var leakCycles = []struct {
 		return reset(c)
 	}},
 	{"drop mid-training", func(ts *httptest.Server) error {
-		c, err := leakDial(ts, "/lessons/tiny/ws")
+		c, err := leakOpen(ts, "/lessons/tiny/ws")
 		if err != nil {
-			return err
-		}
-		if _, err := leakReadType(c, sim.SnapshotMessage); err != nil {
-			c.Close()
 			return err
 		}
 		if err := leakSend(c, sim.Command{Type: sim.TrainCommand, Steps: sim.MaxTrainSteps}); err != nil {
@@ -173,12 +157,8 @@ var leakCycles = []struct {
 		return c.NetConn().Close()
 	}},
 	{"drop while the URL's trained=N is replayed", func(ts *httptest.Server) error {
-		c, err := leakDial(ts, fmt.Sprintf("/lessons/tiny/ws?trained=%d", sim.MaxTrainSteps))
+		c, err := leakOpen(ts, fmt.Sprintf("/lessons/tiny/ws?trained=%d", sim.MaxTrainSteps))
 		if err != nil {
-			return err
-		}
-		if _, err := leakReadType(c, sim.SnapshotMessage); err != nil {
-			c.Close()
 			return err
 		}
 		return reset(c)
@@ -548,6 +528,19 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 }
 
 // leakDial opens a lesson websocket as a page of the same origin would.
+// leakOpen dials like leakDial and reads the first snapshot; on error nothing stays open.
+func leakOpen(ts *httptest.Server, path string) (*websocket.Conn, error) {
+	c, err := leakDial(ts, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := leakReadType(c, sim.SnapshotMessage); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
 func leakDial(ts *httptest.Server, path string) (*websocket.Conn, error) {
 	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
 	c, resp, err := d.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+path, http.Header{"Origin": {ts.URL}})
