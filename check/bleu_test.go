@@ -107,7 +107,12 @@ func TestBLEUAnswerBounded(t *testing.T) {
 		b, _ := json.Marshal(res)
 		took := time.Since(start)
 		t.Logf("%s: %d n-grams, %d bytes of JSON, %v", tc.name, len(res.NGrams), len(b), took)
-		if len(b) > 4<<20 || took > 2*time.Second {
+		slow := took > 2*time.Second
+		if emulated() {
+			t.Logf("%s: time not judged under emulation (%s=1): qemu is ~5× slower; judge speed on real hardware", tc.name, emulatedEnv)
+			slow = false
+		}
+		if len(b) > 4<<20 || slow {
 			t.Errorf("%s: %d bytes in %v, want under 4 MiB and 2 s", tc.name, len(b), took)
 		}
 	}

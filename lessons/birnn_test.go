@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -135,10 +136,10 @@ func TestFillBlankCheckpoints(t *testing.T) {
 			t.Fatal(err)
 		}
 		acc, pa := m.Accuracy(set), m.MeanAnswerProb(set)
-		for k, got := range map[string]float64{"accuracy": acc, "chance": chance, "p_answer": pa} {
-			if want := metaFloat(meta, k); got != want {
-				t.Errorf("bidirectional=%v %s: got %v want the recorded %v", bi, k, got, want)
-			}
+		for k, c := range map[string]struct{ got, tol float64 }{
+			"accuracy": {acc, recordedCount}, "chance": {chance, recordedCount}, "p_answer": {pa, recordedSmooth},
+		} {
+			checkRecorded(t, fmt.Sprintf("bidirectional=%v %s", bi, k), c.got, metaFloat(meta, k), c.tol)
 		}
 		if bi && (acc < 0.95 || pa < 0.9) {
 			t.Errorf("bidirectional: held-out accuracy %v, mean p(answer) %v; want ≥ 0.95 and ≥ 0.9", acc, pa)

@@ -12,13 +12,15 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// TestMarketSeries: x_t = μ r_t + f_t exactly, the regime flips about once in 25 days,
-// and f_t has lag-one autocorrelation φ.
+// TestMarketSeries: x_t = μ r_t + f_t (to one rounding: the generator and this test may
+// each be fused into one FMA or not, as on arm64), the regime flips about once in 25
+// days, and f_t has lag-one autocorrelation φ.
 func TestMarketSeries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	s := NewMarketSeries(rng, 20000)
 	for i := range s.X {
-		if got, want := s.X[i], regimeDrift*s.Regime[i]+s.Fast[i]; got != want {
+		mr := regimeDrift * s.Regime[i]
+		if got, want := s.X[i], mr+s.Fast[i]; math.Abs(got-want) > 1e-15*(math.Abs(mr)+math.Abs(s.Fast[i])) {
 			t.Fatalf("x_%d: got %v want μ r + f = %v", i+1, got, want)
 		}
 	}
@@ -93,9 +95,11 @@ func TestDeepCheckpoints(t *testing.T) {
 				got[fmt.Sprintf("autocorr_l%d", l+1)] = sc.Autocorr[l]
 			}
 			for k, g := range got {
-				if want := metaFloat(meta, k); math.Abs(g-want) > 1e-12 {
-					t.Errorf("%s %s: got %v want the recorded %v", name, k, g, want)
+				tol := recordedSmooth // MSEs and correlations
+				if k == "regime_accuracy" {
+					tol = recordedCount
 				}
+				checkRecorded(t, name+" "+k, g, metaFloat(meta, k), tol)
 			}
 			if sc.RegimeAccuracy < 0.9 {
 				t.Errorf("%s: held-out regime accuracy %v, want ≥ 0.9", name, sc.RegimeAccuracy)

@@ -14,9 +14,10 @@ import (
 // heap they add after a garbage collection, averaged over footprintRuns runs.
 const (
 	footprintRuns = 20 // enough runs that the collector's leftovers are a small share of one
-	// footprintRunsRace is footprintRuns under the race detector, which slows every
-	// run several times (the heap a run holds is the same within a few per cent).
-	footprintRunsRace = 6
+	// footprintRunsSlow is footprintRuns under the race detector or under emulation
+	// (UNROLL_EMULATED=1: 20 runs take 140 s under qemu, 6 take about 45 s), which
+	// slow every run several times (the heap a run holds is the same within a few per cent).
+	footprintRunsSlow = 6
 	// footprintTrainSteps is the training a trained measurement does: enough for a
 	// run to hold its own weights, its optimiser's state and its training caches.
 	footprintTrainSteps = 3
@@ -96,8 +97,8 @@ func footprintRun(t testing.TB, l *Lesson, v sim.Values, idle bool, train int) *
 func footprint(t testing.TB, l *Lesson, v sim.Values, idle bool, train int) int {
 	t.Helper()
 	n := footprintRuns
-	if raceEnabled {
-		n = footprintRunsRace
+	if raceEnabled || emulated() {
+		n = footprintRunsSlow
 	}
 	first := footprintRun(t, l, v, idle, train)
 	before := liveHeap()

@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -82,6 +81,9 @@ func TestShippedTranslatorsMeetTheTargets(t *testing.T) {
 			if raceEnabled {
 				t.Log("-race: not re-decoding the test split (~10× slower); .ci/run does it without -race")
 			} else {
+				// Exact, on every machine: a translation is a chain of decisions (argmax,
+				// beam ranks) that flips only at a near-tie within the last-bit changes of
+				// fused arithmetic (~1e-15); none does on arm64 (measured under qemu).
 				fresh := TestTranslations{Greedy: tr.Translate(tr.Task.Test, 1), Beam: tr.Translate(tr.Task.Test, RecordedBeam)}
 				if !slices.Equal(fresh.Greedy, rec.Greedy) || !slices.Equal(fresh.Beam, rec.Beam) {
 					t.Errorf("the recorded test translations differ from a fresh decoding: rerun go run ./cmd/train -only seq2seq")
@@ -93,7 +95,7 @@ func TestShippedTranslatorsMeetTheTargets(t *testing.T) {
 				"test_bleu_beam": beam.BLEU, "test_exact_beam": beam.Exact,
 			} {
 				want, err := strconv.ParseFloat(meta[key], 64)
-				if err != nil || math.Abs(got-want) > 1e-4 {
+				if err != nil || !nearRecorded(got, want, recordedDecimals4) { // cmd/train records 4 decimals
 					t.Errorf("%s: got %.4f, the checkpoint records %q", key, got, meta[key])
 				}
 			}

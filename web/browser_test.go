@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -29,9 +30,6 @@ import (
 	"unroll/lessons"
 )
 
-// chromiumPath is Debian's Chromium, which CI installs.
-const chromiumPath = "/usr/bin/chromium"
-
 // browserWait bounds each wait for the page (a step's frame, a snapshot): generous,
 // because the machine is shared and the race detector slows the server.
 const browserWait = 20 * time.Second
@@ -39,22 +37,62 @@ const browserWait = 20 * time.Second
 // screenshotDir keeps one full-page screenshot per lesson as a test artefact (git-ignored).
 var screenshotDir = filepath.Join("testdata", "screenshots")
 
-// startBrowser starts one headless Chromium for a test, or skips the test with the reason
-// (fails instead when UNROLL_REQUIRE_BROWSER=1, as in CI).
+// browserCandidates are the places startBrowser looks for Chrome or Chromium on goos, in
+// order: $UNROLL_CHROME, Debian's chromium (which CI installs), the usual names on PATH,
+// and where the macOS and Windows installers put them. getenv reads the environment.
+func browserCandidates(goos string, getenv func(string) string) []string {
+	var c []string
+	if p := getenv("UNROLL_CHROME"); p != "" {
+		c = append(c, p)
+	}
+	if goos != "windows" {
+		c = append(c, "/usr/bin/chromium")
+	}
+	c = append(c, "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+	switch goos {
+	case "darwin":
+		c = append(c, "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+			"/Applications/Chromium.app/Contents/MacOS/Chromium")
+	case "windows":
+		for _, place := range []struct{ env, exe string }{
+			{"ProgramFiles", "Google/Chrome/Application/chrome.exe"},
+			{"ProgramFiles(x86)", "Google/Chrome/Application/chrome.exe"},
+			{"LocalAppData", "Google/Chrome/Application/chrome.exe"}, // installed for one user
+			{"LocalAppData", "Chromium/Application/chrome.exe"},
+		} {
+			if dir := getenv(place.env); dir != "" {
+				c = append(c, filepath.Join(dir, filepath.FromSlash(place.exe)))
+			}
+		}
+	}
+	return c
+}
+
+// startBrowser starts one headless Chrome or Chromium for a test (the first of
+// browserCandidates found), or skips the test with the places it looked (fails instead
+// when UNROLL_REQUIRE_BROWSER=1, as in CI).
 func startBrowser(t *testing.T) context.Context {
 	t.Helper()
-	path := chromiumPath
-	if _, err := os.Stat(path); err != nil {
-		if p, err := exec.LookPath("chromium"); err == nil {
-			path = p
-		} else {
-			reason := "no Chromium at " + chromiumPath + " or on PATH"
-			if os.Getenv("UNROLL_REQUIRE_BROWSER") == "1" {
-				t.Fatal(reason + " and UNROLL_REQUIRE_BROWSER=1")
-			}
-			fmt.Println("skipping browser tests:", reason)
-			t.Skip(reason)
+	if p := os.Getenv("UNROLL_CHROME"); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Fatalf("UNROLL_CHROME=%s: %v", p, err)
 		}
+	}
+	candidates := browserCandidates(runtime.GOOS, os.Getenv)
+	path := ""
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil { // a name is looked for on PATH, a path as is
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		reason := "no Chrome or Chromium: looked for " + strings.Join(candidates, ", ") + " (bare names on PATH); set UNROLL_CHROME to a browser's path"
+		if os.Getenv("UNROLL_REQUIRE_BROWSER") == "1" {
+			t.Fatal("UNROLL_REQUIRE_BROWSER=1 and " + reason)
+		}
+		fmt.Println("skipping browser tests:", reason)
+		t.Skip(reason)
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(path),
@@ -70,6 +108,35 @@ func startBrowser(t *testing.T) context.Context {
 		t.Fatalf("starting Chromium: %v", err)
 	}
 	return ctx
+}
+
+// TestBrowserCandidates: where startBrowser looks on each system, in order.
+func TestBrowserCandidates(t *testing.T) {
+	onPath := []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+	windows := map[string]string{`ProgramFiles`: `C:\Program Files`, `ProgramFiles(x86)`: `C:\Program Files (x86)`, `LocalAppData`: `C:\Users\ada\AppData\Local`}
+	for _, tc := range []struct {
+		goos string
+		env  map[string]string
+		want []string
+	}{
+		{"linux", nil, append([]string{"/usr/bin/chromium"}, onPath...)},
+		{"linux", map[string]string{"UNROLL_CHROME": "/opt/chrome/chrome"}, append([]string{"/opt/chrome/chrome", "/usr/bin/chromium"}, onPath...)},
+		{"darwin", nil, append(append([]string{"/usr/bin/chromium"}, onPath...),
+			"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium")},
+		{"windows", windows, append(slices.Clone(onPath),
+			filepath.Join(`C:\Program Files`, "Google", "Chrome", "Application", "chrome.exe"),
+			filepath.Join(`C:\Program Files (x86)`, "Google", "Chrome", "Application", "chrome.exe"),
+			filepath.Join(`C:\Users\ada\AppData\Local`, "Google", "Chrome", "Application", "chrome.exe"),
+			filepath.Join(`C:\Users\ada\AppData\Local`, "Chromium", "Application", "chrome.exe"))},
+		{"windows", map[string]string{"LocalAppData": `C:\Users\ada\AppData\Local`}, append(slices.Clone(onPath), // no ProgramFiles: not looked for
+			filepath.Join(`C:\Users\ada\AppData\Local`, "Google", "Chrome", "Application", "chrome.exe"),
+			filepath.Join(`C:\Users\ada\AppData\Local`, "Chromium", "Application", "chrome.exe"))},
+	} {
+		got := browserCandidates(tc.goos, func(k string) string { return tc.env[k] })
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s with %v:\ngot  %q\nwant %q", tc.goos, tc.env, got, tc.want)
+		}
+	}
 }
 
 // browserServer is the real application behind httptest.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -84,7 +85,7 @@ func (s *Server) lessonPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		problem = err.Error()
 	}
-	s.render(w, r, templates.LessonPage(l, v, pageQuery(v, q), problem))
+	s.render(w, r, templates.LessonPage(l, v, pageQuery(v, q), problem, runtime.GOARCH))
 }
 
 // pageQuery is the canonical query of a page's state: its parameter values in a

@@ -29,6 +29,7 @@ type Server struct {
 	sessions sessionSet        // open lesson websockets, closed by Shutdown
 	parked   *parking          // the runs of dropped connections, waiting for their pages
 	static   http.Handler      // package static's files with caching headers
+	build    buildInfo         // what GET /api/v1/version answers
 }
 
 // Options are a server's settings beyond its defaults.
@@ -36,6 +37,11 @@ type Options struct {
 	// Hosts are the host names the server answers to besides the loopback names
 	// (see Hosts); a request for any other name is refused (DNS rebinding).
 	Hosts []string
+
+	// Version and Commit name the build for GET /api/v1/version: the release it is
+	// (e.g. v1.2.3) and the git commit it was built from. cmd/server passes what the
+	// release build stamped; empty, they read "dev" and "unknown".
+	Version, Commit string
 }
 
 // New builds the handler with every route registered. It returns once everything the
@@ -55,6 +61,7 @@ func newServer(logger *slog.Logger, catalog []*lessons.Lesson, opts Options) (*S
 		sched:  sim.NewScheduler(runtime.GOMAXPROCS(0)),
 		memory: budget{limit: maxSessionBytes},
 		parked: newParking(),
+		build:  newBuildInfo(opts.Version, opts.Commit),
 	}
 	st, err := newStaticHandler()
 	if err != nil {
@@ -68,6 +75,7 @@ func newServer(logger *slog.Logger, catalog []*lessons.Lesson, opts Options) (*S
 
 func (s *Server) routes() {
 	s.get("/healthz", s.healthz)
+	s.get("/api/v1/version", s.version)
 	s.post("/api/v1/cell", s.cell)
 	s.post("/api/v1/bleu", s.bleu)
 	s.lessonRoutes()
@@ -103,6 +111,30 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("ok"))
+}
+
+// buildInfo is the body of GET /api/v1/version: which build of Unroll this is and
+// what it runs on.
+type buildInfo struct {
+	Version string `json:"version"` // the release, e.g. v1.2.3, or "dev"
+	Commit  string `json:"commit"`  // the git commit, with "-dirty" when the tree had changes
+	Go      string `json:"go"`      // the Go release it was built with, e.g. go1.26.8
+	OS      string `json:"os"`      // GOOS, e.g. darwin
+	Arch    string `json:"arch"`    // GOARCH, e.g. arm64
+}
+
+func newBuildInfo(version, commit string) buildInfo {
+	if version == "" {
+		version = "dev"
+	}
+	if commit == "" {
+		commit = "unknown"
+	}
+	return buildInfo{Version: version, Commit: commit, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+}
+
+func (s *Server) version(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.build)
 }
 
 // ServeHTTP logs each request and turns a panic in a handler into a logged 500, so one

@@ -3,6 +3,7 @@
 //
 //	go run ./cmd/server            # http://localhost:8080
 //	go run ./cmd/server -addr :9000
+//	unroll -version                # prints the version, commit, system and Go release
 package main
 
 import (
@@ -15,6 +16,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -29,8 +32,57 @@ const (
 	shutdownTimeout   = 10 * time.Second  // Ctrl-C in a lecture hall must not hang
 )
 
+// version and commit name the build. The release build (cmd/release) stamps them:
+//
+//	go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc1234" ./cmd/server
+//
+// Unstamped, version is "dev" and commit is the revision go build recorded from git.
+var (
+	version = "dev"
+	commit  = ""
+)
+
+// buildCommit is the stamped commit, else the git revision go build recorded (its first
+// 12 hex digits, "-dirty" when the tree had uncommitted changes), else "unknown" (go run
+// and go test record none).
+func buildCommit() string {
+	if commit != "" {
+		return commit
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	var rev string
+	var dirty bool
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "unknown"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
+
+// versionLine is what -version prints: unroll v1.2.3 (abc1234) darwin/arm64 go1.26.8.
+func versionLine() string {
+	return fmt.Sprintf("unroll %s (%s) %s/%s %s", version, buildCommit(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
+
 func main() {
 	addr := flag.String("addr", "localhost:8080", "listen address, HOST:PORT")
+	showVersion := flag.Bool("version", false, "print the version and exit")
 	var allow []string
 	flag.Func("allow-host", "a host name the server answers to besides its own addresses, e.g. unroll.example.edu (repeat, or separate with commas)", func(v string) error {
 		for _, h := range strings.Split(v, ",") {
@@ -41,6 +93,10 @@ func main() {
 		return nil
 	})
 	flag.Parse()
+	if *showVersion {
+		fmt.Println(versionLine())
+		return
+	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if err := run(*addr, allow, logger); err != nil {
 		logger.Error("server stopped", "err", err)
@@ -59,7 +115,7 @@ func run(addr string, allow []string, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	handler, err := web.New(logger, web.Options{Hosts: web.Hosts(ln.Addr(), allow)})
+	handler, err := web.New(logger, web.Options{Hosts: web.Hosts(ln.Addr(), allow), Version: version, Commit: buildCommit()})
 	if err != nil {
 		ln.Close()
 		return err
@@ -73,7 +129,7 @@ func run(addr string, allow []string, logger *slog.Logger) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	logger.Info("serving Unroll", "url", "http://"+ln.Addr().String()+"/", "startup", time.Since(start).Round(time.Millisecond))
+	logger.Info("serving Unroll", "version", version, "commit", buildCommit(), "url", "http://"+ln.Addr().String()+"/", "startup", time.Since(start).Round(time.Millisecond))
 
 	select {
 	case err := <-serveErr:

@@ -26,6 +26,9 @@ func main() {
 	steps := flag.Int("steps", lessons.GRUTrainSteps, "Adam minibatches per model")
 	only := flag.String("only", "", `train one part only: "seq2seq" (the four translators) or "embeddings"`)
 	flag.Parse()
+	if err := os.MkdirAll(*out, 0o755); err != nil { // before training: -only seq2seq takes minutes
+		log.Fatal(err)
+	}
 	if *only != "" {
 		train, ok := map[string]func(dir string) error{"seq2seq": trainTranslators, "embeddings": trainEmbeddings}[*only]
 		if !ok {
@@ -45,9 +48,6 @@ func main() {
 func seedOf(task, variant int) uint64 { return uint64(1 + 10*task + variant) }
 
 func run(dir string, steps int) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	fmt.Printf("%-9s %-12s %8s %8s %8s  %s\n", "task", "variant", "loss", "acc", "final", "gates")
 	for ti, task := range lessons.Tasks {
 		for vi, variant := range []string{lessons.VariantLecture, lessons.VariantResetAfter} {

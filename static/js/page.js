@@ -59,6 +59,12 @@ function start(root) {
   // The lesson's cap on training steps since the model was built (lessons.Lesson.MaxTrained).
   const maxTrained = Number(tid("training")?.dataset.maxTrained) || 0;
   let replayTo = wantedTraining(location.search, maxTrained);
+  // The kind of machine that trained the URL's model (trained_on, a GOARCH). Training
+  // rounds differently on arm64 (fused multiply-adds) and amd64, so a model trained again
+  // on another kind of machine can differ from the shared view in its last digits: the
+  // page says so until the model changes (docs/protocol.md, "State in the URL").
+  const machine = root.dataset.machine || "";
+  let trainedOn = replayTo > 0 ? new URLSearchParams(location.search).get("trained_on")?.slice(0, 20) || "" : "";
   const scrubber = tid("scrubber"), speed = tid("speed");
   let live = false;
 
@@ -68,6 +74,7 @@ function start(root) {
       const type = msg.header.type;
       if (type === "snapshot") {
         applySnapshot(store, msg); setInFlight = false; flushSet(); syncControls();
+        if (accepted) trainedOn = ""; // a new model
         if (store.trained > 0 || accepted) replayTo = 0; // the server has the trained model now, or a new one
         writeURL(accepted || "replace"); accepted = null; // an edit enters the history once the server took it
       }
@@ -138,6 +145,11 @@ function start(root) {
     const status = tid("train-status");
     if (t.running) status.textContent = (replayTo ? "training again, as the URL says: " : "") + `${t.done} / ${t.of}` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
     else if (t.done) status.textContent = `trained ${store.trained || t.done} steps` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
+    const elsewhere = tid("trained-elsewhere");
+    const foreign = trainedOn !== "" && trainedOn !== machine;
+    elsewhere.hidden = !foreign;
+    if (foreign) elsewhere.textContent = `The shared view's model was trained on ${trainedOn} and is trained again here on ${machine}. ` +
+      "The two round floating-point arithmetic differently (arm64 fuses multiply-adds), so this model's numbers can differ from the shared view's in their last digits.";
     const button = tid("train");
     button.textContent = t.running ? "Stop" : "Train";
     button.dataset.cmd = t.running ? "stop" : "train";
@@ -174,7 +186,7 @@ function start(root) {
     },
     train: () => {
       const n = Math.max(1, Math.min(maxTrained, Number(tid("train-steps").value) || 1)); // past the cap, the server says why
-      if (send({ type: "train", steps: n })) { store.train = { curve: [], done: 0, of: n, running: true }; schedule(); }
+      if (send({ type: "train", steps: n })) { store.train = { curve: [], done: 0, of: n, running: true }; trainedOn = ""; schedule(); }
     },
   };
   command.stop = () => send({ type: "pause" }); // pause stops training; a snapshot follows
@@ -274,7 +286,10 @@ function start(root) {
     for (const k of Object.keys(store.params).sort()) q.set(k, store.params[k]);
     if (store.step > 0) q.set("step", String(store.step));
     const trained = store.trained || replayTo; // the server trains it again from the seed
-    if (trained > 0) q.set("trained", String(trained));
+    if (trained > 0) {
+      q.set("trained", String(trained));
+      q.set("trained_on", replayTo > 0 && trainedOn ? trainedOn : machine); // this server trained the model once its snapshot came
+    }
     return q.toString();
   }
   function writeURL(how) {

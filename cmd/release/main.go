@@ -1,0 +1,318 @@
+// Command release builds Unroll's server for the machines instructors bring — macOS on
+// Apple silicon and Intel, Windows, Linux on x86-64 and ARM — with the version and commit
+// stamped in, and writes their SHA-256 sums beside them:
+//
+//	go run ./cmd/release -version v1.2.3   # dist/unroll-v1.2.3-darwin-arm64/unroll, …, dist/SHA256SUMS
+//	go run ./cmd/release -dry-run          # the same into a temporary folder, checked, then removed
+//
+// Each binary is built with CGO_ENABLED=0 and -trimpath, so it needs nothing on the
+// machine it runs on. The version defaults to `git describe --tags --always`; the
+// commit is `git rev-parse --short HEAD`, with "-dirty" when tracked files have changes.
+// Then it checks that each file is an executable for its system and processor, that
+// SHA256SUMS matches the files, and runs the binary for this machine with -version.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"debug/buildinfo"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+)
+
+// target is a system and processor the release has a binary for.
+type target struct{ goos, goarch string }
+
+// targets are the five builds of a release, the most common instructor's laptop first.
+var targets = []target{
+	{"darwin", "arm64"},  // Mac with Apple silicon
+	{"darwin", "amd64"},  // Mac with an Intel processor
+	{"windows", "amd64"}, // Windows on x86-64 (and on ARM, emulated)
+	{"linux", "amd64"},
+	{"linux", "arm64"},
+}
+
+func (t target) String() string { return t.goos + "/" + t.goarch }
+
+// path is where the target's binary goes in the output folder, e.g.
+// unroll-v1.2.3-darwin-arm64/unroll.
+func (t target) path(version string) string {
+	name := "unroll"
+	if t.goos == "windows" {
+		name += ".exe"
+	}
+	return filepath.Join("unroll-"+version+"-"+t.goos+"-"+t.goarch, name)
+}
+
+// sumsFile lists each binary's SHA-256 in sha256sum's format.
+const sumsFile = "SHA256SUMS"
+
+// versionPattern keeps the version usable in a folder name and in -ldflags -X.
+var versionPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+
+func main() {
+	out := flag.String("out", "dist", "folder to write the binaries and "+sumsFile+" to")
+	version := flag.String("version", "", "the release's version, e.g. v1.2.3 (default: git describe --tags --always)")
+	dryRun := flag.Bool("dry-run", false, "build into a temporary folder, check every binary, run this machine's with -version, and remove it")
+	flag.Parse()
+	if err := run(*out, *version, *dryRun, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "release:", err)
+		os.Exit(1)
+	}
+}
+
+// run builds every target into out (a temporary folder when dryRun), writes
+// SHA256SUMS, prints one line per target (its system, file, size and sum), and checks
+// the binaries, the sums and this machine's -version.
+func run(out, version string, dryRun bool, w io.Writer) error {
+	commit, err := gitCommit()
+	if err != nil {
+		return err
+	}
+	if version == "" {
+		version = commit
+		if v, err := git("describe", "--tags", "--always"); err == nil {
+			version = v
+		}
+	}
+	if !versionPattern.MatchString(version) {
+		return fmt.Errorf("version %q: use letters, digits and . _ + - only, e.g. v1.2.3", version)
+	}
+	if dryRun {
+		if out, err = os.MkdirTemp("", "unroll-release-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(out)
+	}
+	var sums strings.Builder
+	for _, t := range targets {
+		if err := build(out, t, version, commit); err != nil {
+			return err
+		}
+		sum, size, err := hashFile(filepath.Join(out, t.path(version)))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&sums, "%s  %s\n", sum, filepath.ToSlash(t.path(version)))
+		fmt.Fprintf(w, "%-13s %-44s %5.1f MiB  %s\n", t, filepath.ToSlash(t.path(version)), float64(size)/(1<<20), sum)
+	}
+	if err := os.WriteFile(filepath.Join(out, sumsFile), []byte(sums.String()), 0o644); err != nil {
+		return err
+	}
+	for _, t := range targets {
+		if err := checkBinary(filepath.Join(out, t.path(version)), t, version, commit); err != nil {
+			return err
+		}
+	}
+	if err := checkSums(out, len(targets)); err != nil {
+		return err
+	}
+	host := target{runtime.GOOS, runtime.GOARCH}
+	for _, t := range targets {
+		if t != host {
+			continue
+		}
+		line, err := exec.Command(filepath.Join(out, t.path(version)), "-version").Output()
+		if err != nil {
+			return fmt.Errorf("%s -version: %w", t.path(version), err)
+		}
+		if want := fmt.Sprintf("unroll %s (%s) %s ", version, commit, t); !strings.HasPrefix(string(line), want) {
+			return fmt.Errorf("%s -version printed %q, want it to start with %q", t.path(version), line, want)
+		}
+		fmt.Fprintf(w, "%s -version: %s", filepath.ToSlash(t.path(version)), line)
+	}
+	if dryRun {
+		fmt.Fprintf(w, "dry run: %d binaries and %s checked, then removed\n", len(targets), sumsFile)
+	} else {
+		fmt.Fprintf(w, "%d binaries and %s checked, in %s\n", len(targets), sumsFile, out)
+	}
+	return nil
+}
+
+// build compiles cmd/server for t into out with the version and commit stamped in.
+func build(out string, t target, version, commit string) error {
+	ldflags := "-s -w -X main.version=" + version + " -X main.commit=" + commit
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags,
+		"-o", filepath.Join(out, t.path(version)), "unroll/cmd/server")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build for %s: %w\n%s", t, err, msg)
+	}
+	return nil
+}
+
+// gitCommit is the short hash of HEAD, with "-dirty" when tracked files have changes
+// (untracked files, such as the output folder, do not count).
+func gitCommit() (string, error) {
+	commit, err := git("rev-parse", "--short", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	changes, err := git("status", "--porcelain", "--untracked-files=no")
+	if err != nil {
+		return "", err
+	}
+	if changes != "" {
+		commit += "-dirty"
+	}
+	return commit, nil
+}
+
+// git runs git with args and returns its output without surrounding space.
+func git(args ...string) (string, error) {
+	out, err := exec.Command("git", args...).Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(exit.Stderr))
+		}
+		return "", fmt.Errorf("git %s (run the release inside Unroll's git checkout): %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// hashFile returns the SHA-256 of a file in hex and its size in bytes.
+func hashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return hex.EncodeToString(h.Sum(nil)), n, err
+}
+
+// checkBinary checks that path is a non-empty executable for t's system and processor,
+// built without cgo and with -trimpath, with the version and commit stamped in.
+func checkBinary(path string, t target, version, commit string) error {
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		return fmt.Errorf("%s: missing or empty (%v)", path, err)
+	}
+	if err := checkFormat(path, t); err != nil {
+		return err
+	}
+	info, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if settings["GOOS"] != t.goos || settings["GOARCH"] != t.goarch || settings["CGO_ENABLED"] != "0" || settings["-trimpath"] != "true" {
+		return fmt.Errorf("%s: built with %v, want GOOS=%s GOARCH=%s CGO_ENABLED=0 -trimpath", path, settings, t.goos, t.goarch)
+	}
+	// -trimpath keeps -ldflags out of the build information: look for the stamped
+	// strings themselves.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(b, []byte(version)) || !bytes.Contains(b, []byte(commit)) {
+		return fmt.Errorf("%s: the version %q or the commit %q is not stamped in", path, version, commit)
+	}
+	return nil
+}
+
+// checkFormat checks that path is an executable in t's format (Mach-O, PE or ELF)
+// for t's processor; a Mac binary for Apple silicon must also carry a code signature
+// (Go's linker signs it ad hoc), or macOS kills it at launch.
+func checkFormat(path string, t target) error {
+	wrong := func(got string) error { return fmt.Errorf("%s: %s, want an executable for %s", path, got, t) }
+	switch t.goos {
+	case "darwin":
+		f, err := macho.Open(path)
+		if err != nil {
+			return wrong("not Mach-O: " + err.Error())
+		}
+		defer f.Close()
+		cpu := map[string]macho.Cpu{"amd64": macho.CpuAmd64, "arm64": macho.CpuArm64}[t.goarch]
+		if f.Type != macho.TypeExec || f.Cpu != cpu {
+			return wrong(fmt.Sprintf("Mach-O %v for %v", f.Type, f.Cpu))
+		}
+		if t.goarch == "arm64" && !hasCodeSignature(f) {
+			return wrong("Mach-O without a code signature")
+		}
+	case "windows":
+		f, err := pe.Open(path)
+		if err != nil {
+			return wrong("not PE: " + err.Error())
+		}
+		defer f.Close()
+		machine := map[string]uint16{"amd64": pe.IMAGE_FILE_MACHINE_AMD64, "arm64": pe.IMAGE_FILE_MACHINE_ARM64}[t.goarch]
+		if f.Machine != machine || f.Characteristics&pe.IMAGE_FILE_EXECUTABLE_IMAGE == 0 {
+			return wrong(fmt.Sprintf("PE for machine %#x, characteristics %#x", f.Machine, f.Characteristics))
+		}
+	case "linux":
+		f, err := elf.Open(path)
+		if err != nil {
+			return wrong("not ELF: " + err.Error())
+		}
+		defer f.Close()
+		machine := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[t.goarch]
+		if (f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN) || f.Machine != machine || f.Class != elf.ELFCLASS64 { // ET_DYN: built as PIE
+			return wrong(fmt.Sprintf("ELF %v %v for %v", f.Class, f.Type, f.Machine))
+		}
+	default:
+		return wrong("a system this script does not know")
+	}
+	return nil
+}
+
+// hasCodeSignature reports whether a Mach-O file has an LC_CODE_SIGNATURE load command.
+func hasCodeSignature(f *macho.File) bool {
+	const lcCodeSignature = 0x1d
+	for _, l := range f.Loads {
+		if raw := l.Raw(); len(raw) >= 4 && f.ByteOrder.Uint32(raw) == lcCodeSignature {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSums reads dir's SHA256SUMS and checks that it lists want files, each with its
+// sum, as `sha256sum -c` would.
+func checkSums(dir string, want int) error {
+	f, err := os.Open(filepath.Join(dir, sumsFile))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok || len(sum) != 64 {
+			return fmt.Errorf("%s line %d: %q is not `<sha256>  <file>`", sumsFile, n+1, sc.Text())
+		}
+		got, _, err := hashFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", sumsFile, err)
+		}
+		if got != sum {
+			return fmt.Errorf("%s: %s has sum %s, the file lists %s", sumsFile, name, got, sum)
+		}
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if n != want {
+		return fmt.Errorf("%s lists %d files, want %d", sumsFile, n, want)
+	}
+	return nil
+}
