@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -85,7 +84,7 @@ func (s *Server) lessonPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		problem = err.Error()
 	}
-	s.render(w, r, templates.LessonPage(l, v, pageQuery(v, q), problem, runtime.GOARCH))
+	s.render(w, r, templates.LessonPage(l, v, pageQuery(v, q), problem, s.machine))
 }
 
 // pageQuery is the canonical query of a page's state: its parameter values in a

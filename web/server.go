@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"unroll/lessons"
+	"unroll/models"
 	"unroll/sim"
 )
 
@@ -24,6 +25,10 @@ type Server struct {
 	hosts  hostPolicy     // the Host names the server answers to
 	sched  *sim.Scheduler // the CPU, shared between API answers, exports and training
 	memory budget         // the memory of lesson runs: sessions and exports (maxSessionBytes)
+
+	// machine names how this server's training rounds: GOARCH and models.Fingerprint,
+	// which a trained model's URL records (trained_on).
+	machine string
 
 	catalog  []*lessons.Lesson // the lessons in lecture order
 	sessions sessionSet        // open lesson websockets, closed by Shutdown
@@ -57,11 +62,12 @@ func New(logger *slog.Logger, opts Options) (*Server, error) {
 func newServer(logger *slog.Logger, catalog []*lessons.Lesson, opts Options) (*Server, error) {
 	s := &Server{
 		mux: http.NewServeMux(), log: logger, catalog: catalog,
-		hosts:  newHostPolicy(opts.Hosts),
-		sched:  sim.NewScheduler(runtime.GOMAXPROCS(0)),
-		memory: budget{limit: maxSessionBytes},
-		parked: newParking(),
-		build:  newBuildInfo(opts.Version, opts.Commit),
+		hosts:   newHostPolicy(opts.Hosts),
+		sched:   sim.NewScheduler(runtime.GOMAXPROCS(0)),
+		memory:  budget{limit: maxSessionBytes},
+		parked:  newParking(),
+		machine: runtime.GOARCH + "-" + models.Fingerprint(),
+		build:   newBuildInfo(opts.Version, opts.Commit),
 	}
 	st, err := newStaticHandler()
 	if err != nil {

@@ -147,7 +147,10 @@ func build(out string, t target, version, commit string) error {
 	ldflags := "-s -w -X main.version=" + version + " -X main.commit=" + commit
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags,
 		"-o", filepath.Join(out, t.path(version)), "unroll/cmd/server")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch)
+	// GOAMD64=v1 and GOARM64=v8.0 whatever the builder's environment says: from v3 the
+	// compiler fuses multiply-adds on amd64 too, and training would round differently
+	// from the other amd64 servers (models.Fingerprint).
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch, "GOAMD64=v1", "GOARM64=v8.0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build for %s: %w\n%s", t, err, msg)
 	}

@@ -59,10 +59,10 @@ function start(root) {
   // The lesson's cap on training steps since the model was built (lessons.Lesson.MaxTrained).
   const maxTrained = Number(tid("training")?.dataset.maxTrained) || 0;
   let replayTo = wantedTraining(location.search, maxTrained);
-  // The kind of machine that trained the URL's model (trained_on, a GOARCH). Training
-  // rounds differently on arm64 (fused multiply-adds) and amd64, so a model trained again
-  // on another kind of machine can differ from the shared view in its last digits: the
-  // page says so until the model changes (docs/protocol.md, "State in the URL").
+  // The machine that trained the URL's model (trained_on: GOARCH-fingerprint, see
+  // models.Fingerprint). Training rounds differently from one processor and build to
+  // another, so a model trained again elsewhere can differ from the shared view in its
+  // last digits: the page says so until the model changes (docs/protocol.md).
   const machine = root.dataset.machine || "";
   let trainedOn = replayTo > 0 ? new URLSearchParams(location.search).get("trained_on")?.slice(0, 20) || "" : "";
   const scrubber = tid("scrubber"), speed = tid("speed");
@@ -148,8 +148,9 @@ function start(root) {
     const elsewhere = tid("trained-elsewhere");
     const foreign = trainedOn !== "" && trainedOn !== machine;
     elsewhere.hidden = !foreign;
-    if (foreign) elsewhere.textContent = `The shared view's model was trained on ${trainedOn} and is trained again here on ${machine}. ` +
-      "The two round floating-point arithmetic differently (arm64 fuses multiply-adds), so this model's numbers can differ from the shared view's in their last digits.";
+    if (foreign) elsewhere.textContent = `The shared view's model was trained on a server that rounds differently (${describeMachine(trainedOn)}) and is trained again here (${describeMachine(machine)}). ` +
+      "Processors and builds differ in fused multiply-adds and in exp and log, so the two models differ slightly: " +
+      "after a few hundred steps beyond the digits shown here, after a thousand steps from random weights in about the fourth digit.";
     const button = tid("train");
     button.textContent = t.running ? "Stop" : "Train";
     button.dataset.cmd = t.running ? "stop" : "train";
@@ -352,6 +353,12 @@ function facts(dl, meta, heading) {
   const h = document.createElement("dt");
   h.className = "head"; h.textContent = heading;
   dl.replaceChildren(h, document.createElement("dd"), ...items);
+}
+
+// describeMachine writes a trained_on value ("arm64-c8506759") for people.
+function describeMachine(m) {
+  const [arch, fp] = m.split("-");
+  return fp ? `${arch}, arithmetic ${fp}` : arch;
 }
 
 // wantedTraining is the URL's trained=N when it is one the server replays (1…max), else 0.
