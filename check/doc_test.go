@@ -2,6 +2,7 @@ package check
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 
 // TestAPIDocLimits: docs/api.md states every limit with the value of its constant.
 func TestAPIDocLimits(t *testing.T) {
-	b, err := os.ReadFile("../docs/api.md")
+	b, err := os.ReadFile(filepath.Join("..", "docs", "api.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -473,7 +472,7 @@ func expect(client *http.Client, ts *httptest.Server, path string, body func() i
 	return func() error {
 		resp, err := client.Post(ts.URL+path, "application/json", body())
 		if err != nil {
-			if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+			if peerClosed(err) {
 				return nil // the server answered 413 and closed before the whole body was sent
 			}
 			return fmt.Errorf("POST %s: %w", path, err)

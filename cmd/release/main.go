@@ -1,18 +1,22 @@
 // Command release builds Unroll's server for the machines instructors bring — macOS on
 // Apple silicon and Intel, Windows, Linux on x86-64 and ARM — with the version and commit
-// stamped in, and writes their SHA-256 sums beside them:
+// stamped in, each packed in a zip to download, and writes the zips' SHA-256 sums:
 //
-//	go run ./cmd/release -version v1.2.3   # dist/unroll-v1.2.3-darwin-arm64/unroll, …, dist/SHA256SUMS
+//	go run ./cmd/release -version v1.2.3   # dist/unroll-v1.2.3-darwin-arm64.zip (holding
+//	                                       # unroll-v1.2.3-darwin-arm64/unroll), …, dist/SHA256SUMS
 //	go run ./cmd/release -dry-run          # the same into a temporary folder, checked, then removed
 //
 // Each binary is built with CGO_ENABLED=0 and -trimpath, so it needs nothing on the
 // machine it runs on. The version defaults to `git describe --tags --always`; the
 // commit is `git rev-parse --short HEAD`, with "-dirty" when tracked files have changes.
 // Then it checks that each file is an executable for its system and processor, that
-// SHA256SUMS matches the files, and runs the binary for this machine with -version.
+// each zip holds it, that SHA256SUMS matches the zips, and starts every binary this
+// machine can run (its own, and linux/arm64 under qemu-aarch64): -version, then a server
+// that must answer and stop on an interrupt.
 package main
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"crypto/sha256"
@@ -25,12 +29,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
+	"time"
 )
 
 // target is a system and processor the release has a binary for.
@@ -57,16 +63,23 @@ func (t target) path(version string) string {
 	return filepath.Join("unroll-"+version+"-"+t.goos+"-"+t.goarch, name)
 }
 
-// sumsFile lists each binary's SHA-256 in sha256sum's format.
+// archive is the file an instructor downloads for t: a zip of t.path's folder, e.g.
+// unroll-v1.2.3-darwin-arm64.zip. A zip keeps the binary's executable mode (macOS's
+// Archive Utility and unzip restore it) and opens with a double-click on every system.
+func (t target) archive(version string) string {
+	return "unroll-" + version + "-" + t.goos + "-" + t.goarch + ".zip"
+}
+
+// sumsFile lists each archive's SHA-256 in sha256sum's format.
 const sumsFile = "SHA256SUMS"
 
 // versionPattern keeps the version usable in a folder name and in -ldflags -X.
 var versionPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 
 func main() {
-	out := flag.String("out", "dist", "folder to write the binaries and "+sumsFile+" to")
+	out := flag.String("out", "dist", "folder to write the zips (and the binaries they hold) and "+sumsFile+" to")
 	version := flag.String("version", "", "the release's version, e.g. v1.2.3 (default: git describe --tags --always)")
-	dryRun := flag.Bool("dry-run", false, "build into a temporary folder, check every binary, run this machine's with -version, and remove it")
+	dryRun := flag.Bool("dry-run", false, "build into a temporary folder, check every binary and zip, start the binaries this machine can run, and remove it")
 	flag.Parse()
 	if err := run(*out, *version, *dryRun, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "release:", err)
@@ -74,9 +87,9 @@ func main() {
 	}
 }
 
-// run builds every target into out (a temporary folder when dryRun), writes
-// SHA256SUMS, prints one line per target (its system, file, size and sum), and checks
-// the binaries, the sums and this machine's -version.
+// run builds and packs every target into out (a temporary folder when dryRun), writes
+// SHA256SUMS, prints one line per target (its system, zip, size and sum), checks the
+// binaries, the zips and the sums, and starts each binary this machine can run.
 func run(out, version string, dryRun bool, w io.Writer) error {
 	commit, err := gitCommit()
 	if err != nil {
@@ -102,12 +115,15 @@ func run(out, version string, dryRun bool, w io.Writer) error {
 		if err := build(out, t, version, commit); err != nil {
 			return err
 		}
-		sum, size, err := hashFile(filepath.Join(out, t.path(version)))
+		if err := pack(out, t, version); err != nil {
+			return err
+		}
+		sum, size, err := hashFile(filepath.Join(out, t.archive(version)))
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(&sums, "%s  %s\n", sum, filepath.ToSlash(t.path(version)))
-		fmt.Fprintf(w, "%-13s %-44s %5.1f MiB  %s\n", t, filepath.ToSlash(t.path(version)), float64(size)/(1<<20), sum)
+		fmt.Fprintf(&sums, "%s  %s\n", sum, t.archive(version))
+		fmt.Fprintf(w, "%-13s %-36s %5.1f MiB  %s\n", t, t.archive(version), float64(size)/(1<<20), sum)
 	}
 	if err := os.WriteFile(filepath.Join(out, sumsFile), []byte(sums.String()), 0o644); err != nil {
 		return err
@@ -116,16 +132,22 @@ func run(out, version string, dryRun bool, w io.Writer) error {
 		if err := checkBinary(filepath.Join(out, t.path(version)), t, version, commit); err != nil {
 			return err
 		}
+		if err := checkArchive(out, t, version); err != nil {
+			return err
+		}
 	}
 	if err := checkSums(out, len(targets)); err != nil {
 		return err
 	}
-	host := target{runtime.GOOS, runtime.GOARCH}
+	started := 0
 	for _, t := range targets {
-		if t != host {
+		runner, ok := runnerFor(t)
+		if !ok {
+			fmt.Fprintf(w, "%s: format checked; not started (no %s here to run it)\n", filepath.ToSlash(t.path(version)), t)
 			continue
 		}
-		line, err := exec.Command(filepath.Join(out, t.path(version)), "-version").Output()
+		bin := filepath.Join(out, t.path(version))
+		line, err := command(runner, bin, "-version").Output()
 		if err != nil {
 			return fmt.Errorf("%s -version: %w", t.path(version), err)
 		}
@@ -133,11 +155,24 @@ func run(out, version string, dryRun bool, w io.Writer) error {
 			return fmt.Errorf("%s -version printed %q, want it to start with %q", t.path(version), line, want)
 		}
 		fmt.Fprintf(w, "%s -version: %s", filepath.ToSlash(t.path(version)), line)
+		took, err := serveOnce(runner, bin, version)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.path(version), err)
+		}
+		via := ""
+		if len(runner) > 0 {
+			via = " under " + filepath.Base(runner[0])
+		}
+		fmt.Fprintf(w, "%s%s: served the home page and /api/v1/version after %v, stopped on an interrupt\n", filepath.ToSlash(t.path(version)), via, took.Round(time.Millisecond))
+		started++
+	}
+	if started == 0 {
+		return fmt.Errorf("no binary could be started on %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
 	if dryRun {
-		fmt.Fprintf(w, "dry run: %d binaries and %s checked, then removed\n", len(targets), sumsFile)
+		fmt.Fprintf(w, "dry run: %d archives and %s checked, then removed\n", len(targets), sumsFile)
 	} else {
-		fmt.Fprintf(w, "%d binaries and %s checked, in %s\n", len(targets), sumsFile, out)
+		fmt.Fprintf(w, "%d archives and %s checked, in %s\n", len(targets), sumsFile, out)
 	}
 	return nil
 }
@@ -316,6 +351,160 @@ func checkSums(dir string, want int) error {
 	}
 	if n != want {
 		return fmt.Errorf("%s lists %d files, want %d", sumsFile, n, want)
+	}
+	return nil
+}
+
+// runnerFor is the command prefix that starts t's binary on this machine: none for
+// this machine's own target, qemu-aarch64 (Debian's qemu-user) for linux/arm64 on other
+// Linux machines; ok is false for the systems this machine cannot run.
+func runnerFor(t target) (prefix []string, ok bool) {
+	if t.goos == runtime.GOOS && t.goarch == runtime.GOARCH {
+		return nil, true
+	}
+	if t == (target{"linux", "arm64"}) && runtime.GOOS == "linux" {
+		if qemu, err := exec.LookPath("qemu-aarch64"); err == nil {
+			return []string{qemu}, true
+		}
+	}
+	return nil, false
+}
+
+// command runs bin with args, through runner's prefix when it has one.
+func command(runner []string, bin string, args ...string) *exec.Cmd {
+	argv := append(append(append([]string{}, runner...), bin), args...)
+	return exec.Command(argv[0], argv[1:]...)
+}
+
+// startTimeout bounds a binary's start under emulation (natively it takes about a
+// second; qemu is about 5x slower) and its stop after an interrupt.
+const startTimeout = 60 * time.Second
+
+// serveOnce starts bin as a server on a free loopback port, waits for its "serving
+// Unroll" log line, fetches the home page and /api/v1/version (which must name version),
+// then interrupts it as Ctrl-C would and waits for a clean exit. It returns how long
+// the server took to be ready.
+func serveOnce(runner []string, bin, version string) (time.Duration, error) {
+	cmd := command(runner, bin, "-addr", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	exited := make(chan error, 1)
+	urls := make(chan string, 1)
+	var log strings.Builder
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if m := servingURL.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+		exited <- cmd.Wait()
+	}()
+	stop := func() { _ = cmd.Process.Kill(); <-exited }
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-exited:
+		return 0, fmt.Errorf("exited before serving (%v):\n%s", err, log.String())
+	case <-time.After(startTimeout):
+		stop()
+		return 0, fmt.Errorf("not serving after %v:\n%s", startTimeout, log.String())
+	}
+	took := time.Since(start)
+	client := &http.Client{Timeout: startTimeout}
+	for _, path := range []string{"", "api/v1/version"} {
+		resp, err := client.Get(url + path)
+		if err != nil {
+			stop()
+			return 0, fmt.Errorf("GET /%s: %w", path, err)
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || (path != "" && !bytes.Contains(body, []byte(`"`+version+`"`))) {
+			stop()
+			return 0, fmt.Errorf("GET /%s: %s %.200s", path, resp.Status, body)
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil { // not on Windows: there, the server is killed
+		stop()
+		return took, nil
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			return 0, fmt.Errorf("after an interrupt: %v\n%s", err, log.String())
+		}
+	case <-time.After(startTimeout):
+		stop()
+		return 0, fmt.Errorf("still running %v after an interrupt", startTimeout)
+	}
+	return took, nil
+}
+
+// servingURL finds the address in the server's first log line,
+// `... msg="serving Unroll" ... url=http://127.0.0.1:PORT/ ...`.
+var servingURL = regexp.MustCompile(`msg="serving Unroll".* url=(http://\S+/)`)
+
+// pack writes t's archive into out: the binary at t.path, executable (0755).
+func pack(out string, t target, version string) error {
+	bin, err := os.ReadFile(filepath.Join(out, t.path(version)))
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(out, t.archive(version)))
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(f)
+	h := &zip.FileHeader{Name: filepath.ToSlash(t.path(version)), Method: zip.Deflate, Modified: time.Now()}
+	h.SetMode(0o755)
+	entry, err := zw.CreateHeader(h)
+	if err == nil {
+		_, err = entry.Write(bin)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// checkArchive checks that t's archive holds exactly t's binary, executable, byte for
+// byte.
+func checkArchive(out string, t target, version string) error {
+	name := t.archive(version)
+	zr, err := zip.OpenReader(filepath.Join(out, name))
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer zr.Close()
+	if len(zr.File) != 1 || zr.File[0].Name != filepath.ToSlash(t.path(version)) || zr.File[0].Mode()&0o111 == 0 {
+		return fmt.Errorf("%s: want only %s, executable", name, filepath.ToSlash(t.path(version)))
+	}
+	rc, err := zr.File[0].Open()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer rc.Close()
+	packed, err := io.ReadAll(rc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	built, err := os.ReadFile(filepath.Join(out, t.path(version)))
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(packed, built) {
+		return fmt.Errorf("%s: the packed binary differs from the built one", name)
 	}
 	return nil
 }

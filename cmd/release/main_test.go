@@ -27,15 +27,19 @@ func TestReleaseDryRun(t *testing.T) {
 	t.Log("\n" + out.String())
 	for _, tg := range targets {
 		line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(tg.String()) + ` +` +
-			regexp.QuoteMeta(filepath.ToSlash(tg.path("v0.0.0-test"))) + ` +\d+\.\d MiB  [0-9a-f]{64}$`)
+			regexp.QuoteMeta(tg.archive("v0.0.0-test")) + ` +\d+\.\d MiB  [0-9a-f]{64}$`)
 		if !line.Match(out.Bytes()) {
 			t.Errorf("no line for %s with its file, size and sum in:\n%s", tg, out.String())
 		}
 	}
-	host := target{runtime.GOOS, runtime.GOARCH}
 	for _, tg := range targets {
-		if tg == host && !strings.Contains(out.String(), "-version: unroll v0.0.0-test (") {
-			t.Errorf("the dry run did not start this machine's binary with -version:\n%s", out.String())
+		if _, ok := runnerFor(tg); !ok {
+			continue
+		}
+		file := regexp.QuoteMeta(filepath.ToSlash(tg.path("v0.0.0-test")))
+		if !regexp.MustCompile(`(?m)^`+file+` -version: unroll v0\.0\.0-test \(`).Match(out.Bytes()) ||
+			!regexp.MustCompile(`(?m)^`+file+`( under \S+)?: served the home page`).Match(out.Bytes()) {
+			t.Errorf("the dry run did not start %s's binary (-version, then a server):\n%s", tg, out.String())
 		}
 	}
 }
@@ -111,5 +115,34 @@ func TestCheckSums(t *testing.T) {
 	write(sumsFile, strings.Replace(sums, "a/unroll", "b/unroll", 1))
 	if err := checkSums(dir, 1); err == nil {
 		t.Error("a missing file passed")
+	}
+}
+
+// TestArchive: a zip holds its target's binary, executable and byte for byte, and a
+// binary changed after packing is caught.
+func TestArchive(t *testing.T) {
+	out := t.TempDir()
+	tg := target{"darwin", "arm64"}
+	bin := filepath.Join(out, tg.path("v1.2.3"))
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("a binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := pack(out, tg, "v1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	if tg.archive("v1.2.3") != "unroll-v1.2.3-darwin-arm64.zip" {
+		t.Errorf("archive name %s", tg.archive("v1.2.3"))
+	}
+	if err := checkArchive(out, tg, "v1.2.3"); err != nil {
+		t.Errorf("a fresh archive: %v", err)
+	}
+	if err := os.WriteFile(bin, []byte("another binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkArchive(out, tg, "v1.2.3"); err == nil {
+		t.Error("an archive that no longer holds the built binary passes")
 	}
 }
