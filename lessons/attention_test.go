@@ -368,8 +368,3 @@ func TestBottleneckShows(t *testing.T) {
 	}
 }
 
-// TestAttentionGolden freezes the page's frames at its defaults (refresh with
-// go test ./lessons -run Golden -update).
-func TestAttentionGolden(t *testing.T) {
-	checkFramesGolden(t, buildAttentionModel(t, nil), "attention")
-}

@@ -308,8 +308,3 @@ func BenchmarkEmbeddingsRefresh(b *testing.B) {
 	}
 }
 
-// TestEmbeddingsGolden freezes what the page shows at its defaults (the map's
-// points, the tables, every step's frame); refresh with go test ./lessons -run Golden -update.
-func TestEmbeddingsGolden(t *testing.T) {
-	checkFramesGolden(t, buildEmbed(t, nil), "embeddings")
-}

@@ -263,10 +263,6 @@ func TestEncDecSeed(t *testing.T) {
 	}
 }
 
-func TestEncDecGolden(t *testing.T) {
-	checkFramesGolden(t, buildEncDecModel(t, nil), "encoder-decoder")
-}
-
 // BenchmarkEncDecStepFrame is one page step from scratch: build the model for the
 // default sentence (encode and decode) and compute a decoder step's frame.
 func BenchmarkEncDecStepFrame(b *testing.B) {

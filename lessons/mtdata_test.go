@@ -339,8 +339,3 @@ func TestMTDataRawForm(t *testing.T) {
 	}
 }
 
-// TestMTDataGolden freezes the page's frames at its defaults (refresh with
-// go test ./lessons -run Golden -update).
-func TestMTDataGolden(t *testing.T) {
-	checkFramesGolden(t, buildMT(t, nil), "mt-data")
-}

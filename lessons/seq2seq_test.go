@@ -327,10 +327,6 @@ func TestSeq2SeqContextAtEveryDecoderStep(t *testing.T) {
 	}
 }
 
-func TestSeq2SeqGolden(t *testing.T) {
-	checkFramesGolden(t, buildSeq2SeqModel(t, nil), "seq2seq")
-}
-
 // BenchmarkSeq2SeqStepFrame is one page step from scratch: build the model for the
 // default pair (a copy of the checkpoint, both decoder runs, the held-out score) and
 // compute a decoder step's frame.
