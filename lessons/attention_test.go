@@ -367,4 +367,3 @@ func TestBottleneckShows(t *testing.T) {
 		}
 	}
 }
-

@@ -307,4 +307,3 @@ func BenchmarkEmbeddingsRefresh(b *testing.B) {
 		e.refresh(true)
 	}
 }
-

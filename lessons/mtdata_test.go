@@ -338,4 +338,3 @@ func TestMTDataRawForm(t *testing.T) {
 		}
 	}
 }
-
