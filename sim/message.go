@@ -86,22 +86,17 @@ func EncodeMessage(dst []byte, h Header, arrays []Array) []byte {
 	return dst
 }
 
-// wireHeader is Header as it travels: the fields in the order docs/protocol.md lists
-// them, and pointers for the keys only some message types carry (nil: left out).
+// wireHeader is Header as it travels. Its own fields hide Header's keys that only some
+// message types carry (encoding/json prefers the shallower field): a nil pointer or
+// a zero value leaves the key out. The keys come in Header's order, then these.
 type wireHeader struct {
-	V       int             `json:"v"`
-	Type    MessageType     `json:"type"`
-	Seq     uint64          `json:"seq"`
-	Step    int             `json:"step"`
-	Steps   int             `json:"steps"`
-	Arrays  []ArraySpec     `json:"arrays"`
-	Meta    map[string]any  `json:"meta,omitempty"`
+	Header
 	Playing *bool           `json:"playing,omitempty"` // snapshots and frames
-	Params  *Values         `json:"params,omitempty"`  // snapshots
+	Params  *Values         `json:"params,omitempty"`  // snapshots, "{}" when empty
 	Speed   *float64        `json:"speed,omitempty"`   // snapshots
-	Static  *map[string]any `json:"static,omitempty"`  // snapshots
-	Trained int             `json:"trained,omitempty"`
-	Session string          `json:"session,omitempty"`
+	Static  *map[string]any `json:"static,omitempty"`  // snapshots, "{}" when empty
+	Trained int             `json:"trained,omitempty"` // snapshots, when trained
+	Session string          `json:"session,omitempty"` // snapshots, when named
 }
 
 // appendHeader appends h's JSON with encoding/json: the keys in a fixed order, maps
@@ -110,14 +105,14 @@ type wireHeader struct {
 // for 1,000 students stepping at 20 a second: not worth keeping a second JSON encoder.)
 // A header that cannot be encoded (a NaN in Meta) is a bug in the lesson: it panics.
 func appendHeader(b []byte, h Header, arrays []Array) []byte {
-	w := wireHeader{V: Version, Type: h.Type, Seq: h.Seq, Step: h.Step, Steps: h.Steps,
-		Arrays: make([]ArraySpec, len(arrays)), Meta: h.Meta}
+	h.V, h.Arrays = Version, make([]ArraySpec, len(arrays))
 	for i, a := range arrays {
-		w.Arrays[i] = ArraySpec{Name: a.Name, Shape: a.Shape}
+		h.Arrays[i] = ArraySpec{Name: a.Name, Shape: a.Shape}
 		if a.Shape == nil {
-			w.Arrays[i].Shape = []int{}
+			h.Arrays[i].Shape = []int{}
 		}
 	}
+	w := wireHeader{Header: h}
 	if h.Type == SnapshotMessage || h.Type == FrameMessage {
 		w.Playing = &h.Playing
 	}
