@@ -82,7 +82,8 @@ type Series struct {
 }
 
 // Grid is a heatmap: Values[r][c] coloured on the fixed scale [Lo, Hi] (the pages'
-// viridis), rows labelled top to bottom and columns left to right, as given.
+// viridis), rows labelled top to bottom and columns left to right, as given (the
+// PDF's fonts have no ␣: a label shows a space some other way).
 type Grid struct {
 	Rows, Cols []string
 	Values     [][]float64

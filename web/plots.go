@@ -86,6 +86,7 @@ func cutLast(s, sep string) (before, after string, found bool) {
 	return s, "", false
 }
 
+// findPlot returns lesson l's plot with the given name, and whether it has one.
 func findPlot(l *lessons.Lesson, name string) (lessons.Plot, bool) {
 	for _, p := range l.Plots {
 		if p.Name == name {
@@ -95,8 +96,8 @@ func findPlot(l *lessons.Lesson, name string) (lessons.Plot, bool) {
 	return lessons.Plot{}, false
 }
 
-// figureOf is plot p of built model m as the figure package draws it: its curves, or
-// its heatmap when the plot declares a Grid.
+// figureOf is plot p of built model m as the figures package draws it: its curves,
+// or its heatmap when the plot declares a Grid.
 func figureOf(p lessons.Plot, m sim.Model) figures.Figure {
 	f := figures.Figure{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, LogY: p.LogY, Points: p.Points}
 	if p.Grid != nil {
