@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"image/color"
 	"image/png"
-	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
-
+	"unroll/figures"
 	"unroll/lessons"
+	"unroll/sim"
 )
 
 func TestPlotExport(t *testing.T) {
@@ -105,24 +102,6 @@ func TestPlotExportErrors(t *testing.T) {
 	}
 }
 
-// TestRenderPlotDeterministic: the same series give the same image, and a log axis
-// survives curves that are zero everywhere.
-func TestRenderPlotDeterministic(t *testing.T) {
-	p := lessons.Plot{Name: "n", Title: "‖∂L/∂H_t‖", XLabel: "t", YLabel: "norm", LogY: true}
-	series := []lessons.Series{{Label: "a", X: []float64{1, 2, 3}, Y: []float64{1, 1e-3, 1e-6}}}
-	a, err := renderPlot(p, series, "png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := renderPlot(p, series, "png")
-	if !bytes.Equal(a, b) {
-		t.Errorf("two renders of the same plot differ")
-	}
-	if _, err := renderPlot(p, []lessons.Series{{Label: "zero", X: []float64{1}, Y: []float64{0}}}, "svg"); err != nil {
-		t.Errorf("all-zero log plot: %v", err)
-	}
-}
-
 var updatePlots = flag.Bool("update", false, "rewrite the golden plots in testdata/")
 
 // TestPlotGolden compares the tiny lesson's exported PNG with testdata/tiny-state.png
@@ -171,129 +150,6 @@ func TestPlotGolden(t *testing.T) {
 	}
 }
 
-func TestLinearTicksAreDistinct(t *testing.T) {
-	for _, r := range [][2]float64{{-3.04, -2.88}, {-3.037, -2.919}, {0, 1}, {1, 17.5}, {-0.5, 1e-3}, {1000, 1000.001}} {
-		seen := map[string]bool{}
-		labelled := 0
-		for _, tk := range (linearTicks{}).Ticks(r[0], r[1]) {
-			if tk.Label == "" {
-				continue
-			}
-			labelled++
-			if seen[tk.Label] {
-				t.Errorf("range %v: two ticks labelled %q", r, tk.Label)
-			}
-			seen[tk.Label] = true
-		}
-		if labelled < 2 {
-			t.Errorf("range %v: %d labelled ticks, want at least 2", r, labelled)
-		}
-	}
-}
-
-// TestRenderGrid: a heatmap export is a 1600 px PNG whose cells take the ends of the
-// fixed scale (viridis #440154 at Lo, #fde725 at Hi), the same every time; an empty
-// grid still draws.
-func TestRenderGrid(t *testing.T) {
-	p := lessons.Plot{Name: "w", Title: "attention weights α_t'j", XLabel: "source", YLabel: "output"}
-	g := lessons.Grid{Rows: []string{"ils", "<eos>"}, Cols: []string{"they", "␣", "."}, Values: [][]float64{{0, 1, 0}, {0, 0, 0}}, Lo: 0, Hi: 1}
-	a, err := renderGrid(p, g, "png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := renderGrid(p, g, "png"); !bytes.Equal(a, b) {
-		t.Errorf("two renders of the same grid differ")
-	}
-	img, err := png.Decode(bytes.NewReader(a))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w := img.Bounds().Dx(); w < 1600 {
-		t.Errorf("got a PNG %d px wide, want ≥ 1600", w)
-	}
-	near := func(c color.Color, hex uint32) bool {
-		r, gr, b, _ := c.RGBA()
-		d := func(x uint32, want uint32) bool { return max(x>>8, want)-min(x>>8, want) <= 6 }
-		return d(r, hex>>16&0xff) && d(gr, hex>>8&0xff) && d(b, hex&0xff)
-	}
-	var lo, hi int
-	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y += 2 {
-		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x += 2 {
-			switch c := img.At(x, y); {
-			case near(c, 0x440154):
-				lo++
-			case near(c, 0xfde725):
-				hi++
-			}
-		}
-	}
-	if hi < 5000 || lo < 4*hi { // one cell of six at Hi, five at Lo, in a ~1200×550 px grid
-		t.Errorf("sampled %d pixels of the Lo colour and %d of the Hi colour, want ≥ 5000 at Hi and 5 times that at Lo", lo, hi)
-	}
-	for _, format := range []string{"svg", "pdf"} {
-		if _, err := renderGrid(p, lessons.Grid{Lo: 0, Hi: 1}, format); err != nil {
-			t.Errorf("empty grid as %s: %v", format, err)
-		}
-	}
-}
-
-// TestWholeTicks: an axis of whole numbers gets whole ticks only, every one labelled
-// when there are few (min_freq 1…5), every 2nd, 5th … when there are more, never
-// "17.50".
-func TestWholeTicks(t *testing.T) {
-	cases := []struct {
-		lo, hi float64
-		want   string // the labels
-	}{
-		{1, 5, "1 2 3 4 5"},
-		{1, 7, "1 2 3 4 5 6 7"},
-		{1, 8, "2 4 6 8"},
-		{1, 11, "2 4 6 8 10"},
-		{1.9, 18.5, "5 10 15"},
-		{50, 4000, "1000 2000 3000 4000"},
-	}
-	for _, c := range cases {
-		var labels []string
-		for _, tk := range (wholeTicks{}).Ticks(c.lo, c.hi) {
-			if tk.Value != math.Trunc(tk.Value) {
-				t.Errorf("[%v, %v]: a tick at %v", c.lo, c.hi, tk.Value)
-			}
-			if tk.Label != "" {
-				labels = append(labels, tk.Label)
-			}
-		}
-		if got := strings.Join(labels, " "); got != c.want {
-			t.Errorf("[%v, %v]: labels %q, want %q", c.lo, c.hi, got, c.want)
-		}
-	}
-	if !wholeAxis([][]float64{{1, 2, 3}}, 1, 3) || wholeAxis([][]float64{{0, 1}}, 0, 1.18) || wholeAxis([][]float64{{0.5, 2.5}}, 0, 3) {
-		t.Errorf("wholeAxis: steps 1…3 are whole, precisions 0 and 1 and halves are not")
-	}
-	if !wholeAxis([][]float64{{16, 16, 3, 2}, {15.2, 14.8, 3.1, 2.4}}, 2, 18) {
-		t.Errorf("wholeAxis: positions with their expected value between them are whole")
-	}
-}
-
-// TestLegendClearsTitle: a legend wide enough to reach under the title is lowered,
-// and the headroom grows with its rows; a short legend stays where it was.
-func TestLegendClearsTitle(t *testing.T) {
-	c := draw.New(vgsvg.New(plotWidth, plotHeight))
-	short, long := plot.New(), plot.New()
-	for _, pl := range []*plot.Plot{short, long} {
-		pl.Title.Text = "where the decoder looks: source position per output step t'"
-		pl.Y.Min, pl.Y.Max = 0, 10
-	}
-	makeLegendRoom(short, c, []string{"a"}, false)
-	labels := []string{"argmax_j α_t'j (the most attended source position)", "Σ_j j α_t'j (the expected source position)", "third", "fourth", "fifth", "sixth"}
-	makeLegendRoom(long, c, labels, false)
-	if short.Legend.YOffs != 0 || short.Y.Max != 10*(1+legendHeadroom) {
-		t.Errorf("short legend: offset %v, y max %v, want 0 and %v", short.Legend.YOffs, short.Y.Max, 10*(1+legendHeadroom))
-	}
-	if long.Legend.YOffs >= 0 || long.Y.Max <= short.Y.Max {
-		t.Errorf("six wide rows: offset %v, y max %v, want it lowered and more headroom than %v", long.Legend.YOffs, long.Y.Max, short.Y.Max)
-	}
-}
-
 // TestExportsFollowTheView: exports are drawn from the page's state: min_freq moves
 // the unk-rate marker, the word picks the embedding map's labelled points, the seed
 // draws the untrained encoder-decoder.
@@ -317,5 +173,32 @@ func TestExportsFollowTheView(t *testing.T) {
 	}
 	if _, _, body := fetch(t, "GET", ts.URL+pairs[0][1], nil); !strings.Contains(body, "min_freq = 4") {
 		t.Errorf("unk-rate at min_freq 4: no marker named in the legend")
+	}
+}
+
+// TestFigureOf: a lesson's plot becomes the figure drawn: its titles and flags, its
+// series, or its grid with the lesson's space token as a dot.
+func TestFigureOf(t *testing.T) {
+	series := lessons.Plot{Title: "T", XLabel: "x", YLabel: "y", LogY: true, Points: true,
+		Series: func(sim.Model) []lessons.Series {
+			return []lessons.Series{{Label: "a", X: []float64{1}, Y: []float64{2}, Labels: []string{"w"}}}
+		}}
+	f := figureOf(series, nil)
+	if f.Title != "T" || f.XLabel != "x" || f.YLabel != "y" || !f.LogY || !f.Points || f.Grid != nil ||
+		len(f.Series) != 1 || f.Series[0].Label != "a" || f.Series[0].X[0] != 1 || f.Series[0].Y[0] != 2 || f.Series[0].Labels[0] != "w" {
+		t.Errorf("series plot: got %+v", f)
+	}
+	cols := []string{"a", lessons.SpaceToken, "b"}
+	grid := lessons.Plot{Title: "G", Grid: func(sim.Model) lessons.Grid {
+		return lessons.Grid{Rows: []string{"r"}, Cols: cols, Values: [][]float64{{0, 0.5, 1}}, Lo: 0, Hi: 1}
+	}}
+	f = figureOf(grid, nil)
+	want := figures.Grid{Rows: []string{"r"}, Cols: []string{"a", "·", "b"}, Values: [][]float64{{0, 0.5, 1}}, Lo: 0, Hi: 1}
+	if f.Grid == nil || !slices.Equal(f.Grid.Rows, want.Rows) || !slices.Equal(f.Grid.Cols, want.Cols) ||
+		!slices.Equal(f.Grid.Values[0], want.Values[0]) || f.Grid.Lo != 0 || f.Grid.Hi != 1 || f.Series != nil {
+		t.Errorf("grid plot: got %+v, want grid %+v", f, want)
+	}
+	if cols[1] != lessons.SpaceToken {
+		t.Errorf("figureOf changed the lesson's column labels")
 	}
 }

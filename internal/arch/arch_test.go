@@ -1,5 +1,6 @@
 // Package arch holds the test that keeps the import direction of DESIGN.md:
-// models ← sim ← lessons ← web ← cmd, with net/http only in web and cmd.
+// models ← sim ← lessons ← web ← cmd, with net/http only in web and cmd, and figures
+// (the export drawing) imported by web and importing none of web, lessons or check.
 package arch
 
 import (
@@ -34,6 +35,7 @@ func TestImportDirection(t *testing.T) {
 		{"unroll/sim", []string{"net/http", "unroll/check", "unroll/lessons", "unroll/templates", "unroll/web", "unroll/static"}},
 		{"unroll/check", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/templates", "unroll/web"}},
 		{"unroll/lessons", []string{"net/http", "unroll/templates", "unroll/web"}},
+		{"unroll/figures", []string{"net/http", "unroll/web", "unroll/templates", "unroll/lessons", "unroll/check"}},
 	} {
 		d := deps(t, tc.pkg)
 		for _, f := range tc.forbidden {
