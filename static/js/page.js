@@ -24,7 +24,7 @@ import { sharedModel, wsURL, bindURL } from "./url.js";
 import { pageKeys, bindKeys } from "./keys.js";
 import { findPanels, createDraw } from "./draw.js";
 
-const ERROR_SHOW_MS = 10 * 1000; // an error stays up this long
+const ERROR_SHOW_MS = 10000; // an error stays up this long
 const FIT_AFTER_RESIZE_MS = 100;
 const STATUS = { // what the connection's state line says (retry and full say when they try again)
   live: "live", bad: "bad message from server", connecting: "connecting…",
