@@ -43,6 +43,15 @@ type ParamSpec struct {
 	Advanced bool      `json:"advanced,omitempty"`
 }
 
+// TextLimit is the most characters a Text parameter takes: MaxLen, or a default when
+// it sets none. The page renders it as the field's maxlength.
+func (p ParamSpec) TextLimit() int {
+	if p.MaxLen > 0 {
+		return p.MaxLen
+	}
+	return maxTextDefault
+}
+
 // plain writes a number as a student types it: 1000000, not 1e+06.
 func plain(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
@@ -79,10 +88,7 @@ func (p ParamSpec) Check(raw string) (string, error) {
 		}
 		return strconv.FormatBool(b), nil
 	case Text:
-		limit := p.MaxLen
-		if limit == 0 {
-			limit = maxTextDefault
-		}
+		limit := p.TextLimit()
 		if !utf8.ValidString(raw) {
 			return "", fmt.Errorf("%s is not valid text (UTF-8)", p.Label)
 		}

@@ -63,13 +63,32 @@ func sliderStep(s sim.ParamSpec) string {
 	return "any"
 }
 
-// maxLen is a text parameter's length limit as the page enforces it.
-func maxLen(s sim.ParamSpec) int {
-	if s.MaxLen > 0 {
-		return s.MaxLen
-	}
-	return 200 // sim's default for text parameters
+// Limits are the protocol's limits on commands (docs/protocol.md) as a lesson page
+// carries them, in the JSON block <script id="limits"> that static/js/limits.js reads.
+// They are sim's constants: neither a template nor a script writes one of them again
+// (TestLimitsWrittenOnce).
+type Limits struct {
+	MaxCommandBytes int     `json:"max_command_bytes"`
+	MinSpeed        float64 `json:"min_speed"`
+	MaxSpeed        float64 `json:"max_speed"`
+	MaxTrainSteps   int     `json:"max_train_steps"`
 }
+
+// PageLimits is what every lesson page carries.
+var PageLimits = Limits{
+	MaxCommandBytes: sim.MaxCommandBytes,
+	MinSpeed:        sim.MinSpeed,
+	MaxSpeed:        sim.MaxSpeed,
+	MaxTrainSteps:   sim.MaxTrainSteps,
+}
+
+// The speed slider's range in steps per second: whole numbers from speedSliderMin (the
+// protocol takes slower speeds, down to sim.MinSpeed) to sim.MaxSpeed.
+const speedSliderMin = 1
+
+// trainStepsOffered is the Train box's starting value when the lesson's cap allows it
+// (a choice, not a limit).
+const trainStepsOffered = 200
 
 // hasAdvanced reports whether any parameter folds into "More parameters".
 func hasAdvanced(ss sim.Specs) bool {
