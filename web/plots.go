@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"unroll/data"
 	"unroll/lessons"
 	"unroll/sim"
 )
@@ -551,7 +552,7 @@ func renderGrid(p lessons.Plot, g lessons.Grid, format string) ([]byte, error) {
 		pl.Add(hm)
 		var xt, yt []plot.Tick
 		for c, l := range g.Cols {
-			xt = append(xt, plot.Tick{Value: float64(c), Label: strings.ReplaceAll(l, lessons.SpaceToken, "·")}) // the PDF fonts have no ␣
+			xt = append(xt, plot.Tick{Value: float64(c), Label: strings.ReplaceAll(l, data.SpaceToken, "·")}) // the PDF fonts have no ␣
 		}
 		for r, l := range g.Rows {
 			yt = append(yt, plot.Tick{Value: -float64(r), Label: l})

@@ -1,4 +1,4 @@
-package lessons
+package data
 
 import (
 	"strings"
@@ -352,7 +352,7 @@ func nounByEn(en string) mtNoun {
 			return n
 		}
 	}
-	panic("lessons: unknown noun " + en)
+	panic("data: unknown noun " + en)
 }
 
 // mtPlace is a destination of aller: "to school" → "à l'école".

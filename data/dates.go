@@ -1,7 +1,8 @@
-package lessons
+package data
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,11 +22,11 @@ const (
 	SpaceToken = "␣"
 )
 
-// The dates drawn: one century, so that a two-digit year is unambiguous with the
-// POSIX and Go rule (69–99 → 19yy, 00–68 → 20yy).
+// DateFirst and DateLast bound the dates drawn: one century, so that a two-digit
+// year is unambiguous with the POSIX and Go rule (69–99 → 19yy, 00–68 → 20yy).
 var (
-	dateFirst = time.Date(1969, time.January, 1, 0, 0, 0, 0, time.UTC)
-	dateLast  = time.Date(2068, time.December, 31, 0, 0, 0, 0, time.UTC)
+	DateFirst = time.Date(1969, time.January, 1, 0, 0, 0, 0, time.UTC)
+	DateLast  = time.Date(2068, time.December, 31, 0, 0, 0, 0, time.UTC)
 )
 
 // dateFormat is one surface form: an example (for 2026-11-22) and how to write it.
@@ -103,7 +104,7 @@ type datePair struct {
 
 func generateDates(seed uint64, n int) []datePair {
 	rng := rand.New(rand.NewPCG(seed, 0xda7e))
-	days := int(dateLast.Sub(dateFirst).Hours()/24) + 1
+	days := int(DateLast.Sub(DateFirst).Hours()/24) + 1
 	n = min(n, days)
 	seen := map[int]bool{}
 	out := make([]datePair, 0, n)
@@ -113,7 +114,7 @@ func generateDates(seed uint64, n int) []datePair {
 			continue
 		}
 		seen[d] = true
-		t := dateFirst.AddDate(0, 0, d)
+		t := DateFirst.AddDate(0, 0, d)
 		f := rng.IntN(len(dateFormats))
 		out = append(out, datePair{Pair{En: dateFormats[f].write(t), Fr: ISODate(t)}, f})
 	}
@@ -160,4 +161,39 @@ func CharTokens(s string) []string {
 		out = append(out, string(r))
 	}
 	return out
+}
+
+// dateCandidateLayouts parse every surface form of dateFormats (after ordinal suffixes
+// and "the … of" are removed) into a candidate date; RecogniseDate keeps a candidate
+// only if the generator writes it back exactly as typed, so dateFormats stays the one
+// definition of the forms.
+var dateCandidateLayouts = []string{
+	"2 January 2006", "Jan 2, 2006", "Monday 02/01/06", "02.01.2006", "2006/01/02",
+	"January 2, 2006", "02-Jan-2006", "Mon, 2 Jan 2006", "Monday, January 2, 2006",
+	"2 Jan 06", "20060102", "02/01/2006", "Jan 2 2006", "Monday 2 January 2006",
+}
+
+// dateOrdinal matches the "nd" of "22nd" (and st, rd, th).
+var dateOrdinal = regexp.MustCompile(`(\d)(st|nd|rd|th)\b`)
+
+// RecogniseDate reports the ISO form of a typed date and the example of its surface
+// form, when s (lower-cased and trimmed as the date task reads it) is exactly one of
+// the trained forms of a date in the task's range.
+func RecogniseDate(s string) (iso, form string, ok bool) {
+	typed := strings.ToLower(strings.TrimSpace(s))
+	plain := dateOrdinal.ReplaceAllString(typed, "$1")
+	plain = strings.TrimPrefix(plain, "the ")
+	plain = strings.Replace(plain, " of ", " ", 1)
+	for _, layout := range dateCandidateLayouts {
+		t, err := time.Parse(layout, plain)
+		if err != nil || t.Before(DateFirst) || t.After(DateLast) {
+			continue
+		}
+		for _, f := range dateFormats {
+			if strings.ToLower(f.write(t)) == typed {
+				return ISODate(t), f.example, true
+			}
+		}
+	}
+	return "", "", false
 }

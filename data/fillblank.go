@@ -1,4 +1,4 @@
-package lessons
+package data
 
 import (
 	"fmt"
@@ -84,7 +84,7 @@ type BlankSentence struct {
 func blankSentence(i, j int) BlankSentence {
 	ids, err := ParseBlank(blankPrefixes[i] + " " + Blank + " " + blankSuffixes[j].words)
 	if err != nil {
-		panic("lessons: a generated sentence does not parse: " + err.Error())
+		panic("data: a generated sentence does not parse: " + err.Error())
 	}
 	return BlankSentence{IDs: ids, Blank: len(strings.Fields(blankPrefixes[i])), Answer: blankSuffixes[j].answer}
 }
