@@ -15,12 +15,13 @@ import (
 // En holds the surface form (the source), Fr the ISO date (the target); split both
 // with CharTokens, not by white space.
 const (
-	DateSeed      = 1122 // 22 November, the lecture-example date
-	DateCount     = 6000 // distinct dates: enough for ≥ 95% exact match, a few seconds of training
-	DateTestEvery = 10   // the last DateCount/DateTestEvery generated dates are the test set
-	// SpaceToken stands for a space in CharTokens, so a space is visible on a page.
-	SpaceToken = "␣"
+	dateSeed      = 1122 // 22 November, the lecture-example date
+	dateCount     = 6000 // distinct dates: enough for ≥ 95% exact match, a few seconds of training
+	dateTestEvery = 10   // the last dateCount/dateTestEvery generated dates are the test set
 )
+
+// SpaceToken stands for a space in CharTokens, so a space is visible on a page.
+const SpaceToken = "␣"
 
 // DateFirst and DateLast bound the dates drawn: one century, so that a two-digit
 // year is unambiguous with the POSIX and Go rule (69–99 → 19yy, 00–68 → 20yy).
@@ -93,8 +94,8 @@ func DateFormats() []string {
 	return out
 }
 
-// ISODate is the target form of a date, YYYY-MM-DD.
-func ISODate(t time.Time) string { return t.Format("2006-01-02") }
+// isoDate is the target form of a date, YYYY-MM-DD.
+func isoDate(t time.Time) string { return t.Format("2006-01-02") }
 
 // datePair is a generated pair with the index of its surface form.
 type datePair struct {
@@ -102,7 +103,7 @@ type datePair struct {
 	format int
 }
 
-func generateDates(seed uint64, n int) []datePair {
+func generateDatePairs(seed uint64, n int) []datePair {
 	rng := rand.New(rand.NewPCG(seed, 0xda7e))
 	days := int(DateLast.Sub(DateFirst).Hours()/24) + 1
 	n = min(n, days)
@@ -116,16 +117,16 @@ func generateDates(seed uint64, n int) []datePair {
 		seen[d] = true
 		t := DateFirst.AddDate(0, 0, d)
 		f := rng.IntN(len(dateFormats))
-		out = append(out, datePair{Pair{En: dateFormats[f].write(t), Fr: ISODate(t)}, f})
+		out = append(out, datePair{Pair{En: dateFormats[f].write(t), Fr: isoDate(t)}, f})
 	}
 	return out
 }
 
-// GenerateDates returns n pairs of distinct dates between 1969-01-01 and
+// generateDates returns n pairs of distinct dates between 1969-01-01 and
 // 2068-12-31, each in a surface form drawn uniformly from DateFormats (En) with
 // its ISO form (Fr), deterministic in seed (at most one pair per day of the range).
-func GenerateDates(seed uint64, n int) []Pair {
-	gen := generateDates(seed, n)
+func generateDates(seed uint64, n int) []Pair {
+	gen := generateDatePairs(seed, n)
 	out := make([]Pair, len(gen))
 	for i, p := range gen {
 		out[i] = p.Pair
@@ -136,12 +137,12 @@ func GenerateDates(seed uint64, n int) []Pair {
 type dateSplit struct{ train, test []Pair }
 
 var shippedDates = sync.OnceValue(func() dateSplit {
-	all := GenerateDates(DateSeed, DateCount)
-	cut := len(all) - len(all)/DateTestEvery
+	all := generateDates(dateSeed, dateCount)
+	cut := len(all) - len(all)/dateTestEvery
 	return dateSplit{all[:cut:cut], all[cut:]}
 })
 
-// Dates is the shipped date task, GenerateDates(DateSeed, DateCount): the first 90%
+// Dates is the shipped date task, generateDates(dateSeed, dateCount): the first 90%
 // train, the last 10% test. Every date occurs once, so no test date is seen in
 // training in any form. Built once; callers must not modify the slices.
 func Dates() (train, test []Pair) {
@@ -191,7 +192,7 @@ func RecogniseDate(s string) (iso, form string, ok bool) {
 		}
 		for _, f := range dateFormats {
 			if strings.ToLower(f.write(t)) == typed {
-				return ISODate(t), f.example, true
+				return isoDate(t), f.example, true
 			}
 		}
 	}

@@ -13,8 +13,8 @@ func TestParseBlank(t *testing.T) {
 		want    []string // the words read, or nil for an error
 		errPart string
 	}{
-		{"i am ___ hungry.", []string{"i", "am", Blank, "hungry", "."}, ""},
-		{"She is _ to see you go .", []string{"she", "is", Blank, "to", "see", "you", "go", "."}, ""},
+		{"i am ___ hungry.", []string{"i", "am", blankToken, "hungry", "."}, ""},
+		{"She is _ to see you go .", []string{"she", "is", blankToken, "to", "see", "you", "go", "."}, ""},
 		{"i am hungry .", nil, "exactly one blank"},
 		{"i am ___ ___ .", nil, "exactly one blank"},
 		{"i am ___ starving .", nil, `"starving"`},

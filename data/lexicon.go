@@ -475,7 +475,7 @@ func frLexicon() map[string]bool {
 	for _, p := range mtSetPhrases {
 		add(p.Fr)
 	}
-	for _, p := range LectureExamples() {
+	for _, p := range lectureExamples() {
 		add(p.Fr)
 	}
 	for w := range lex {
@@ -521,7 +521,7 @@ func enLexicon() map[string]bool {
 	for _, p := range mtSetPhrases {
 		add(p.En)
 	}
-	for _, p := range LectureExamples() {
+	for _, p := range lectureExamples() {
 		add(p.En)
 	}
 	return lex

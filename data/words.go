@@ -11,9 +11,11 @@ import (
 	"unroll/models"
 )
 
-// The word corpus of the word-embeddings lesson: the English side of the shipped
-// corpus's training split as sequences of word ids, its vocabulary and word
-// classes, and the skip-gram examples drawn from it.
+// This file is the word corpus of the word-embeddings lesson: the English side of
+// the shipped corpus's training split as sequences of word ids, its vocabulary and
+// word classes, and the skip-gram examples drawn from it.
+
+// Settings of the vocabulary and of the drawing of centre words.
 const (
 	WordMinCount  = 3    // words seen fewer times get no embedding: too few contexts to place them
 	WordSubsample = 1e-3 // t of word2vec's subsampling: "the", "is", "a" are kept far less often as centres
@@ -45,15 +47,16 @@ type WordCorpus struct {
 // the corpus generator's lexicon (lexicon.go), so it is known, not learned.
 var WordClasses = []string{"pronoun", "person", "animal", "food & drink", "thing or place", "verb", "adjective", "function word"}
 
-// The word classes, indices into WordClasses.
+// The word classes, indices into WordClasses. ClassFunction is also the class of a
+// word the lexicon does not name.
 const (
-	ClassPronoun = iota
-	ClassPerson
-	ClassAnimal
-	ClassFood
-	ClassThing
-	ClassVerb
-	ClassAdjective
+	classPronoun = iota
+	classPerson
+	classAnimal
+	classFood
+	classThing
+	classVerb
+	classAdjective
 	ClassFunction
 )
 
@@ -70,28 +73,28 @@ var wordClassOf = sync.OnceValue(func() map[string]int {
 		}
 	}
 	for _, s := range mtPronouns {
-		set(ClassPronoun, s.en)
+		set(classPronoun, s.en)
 	}
-	set(ClassPerson, "man men woman women boy boys girl girls child children teacher teachers father mother parents")
-	set(ClassAnimal, "cat cats dog dogs bird birds")
-	set(ClassFood, "apple apples orange oranges cake cakes water milk tea coffee wine beer bread soup")
+	set(classPerson, "man men woman women boy boys girl girls child children teacher teachers father mother parents")
+	set(classAnimal, "cat cats dog dogs bird birds")
+	set(classFood, "apple apples orange oranges cake cakes water milk tea coffee wine beer bread soup")
 	set(ClassFunction, "all") // "you all"
 	for _, n := range mtNouns {
-		set(ClassThing, n.en, n.enPl)
+		set(classThing, n.en, n.enPl)
 	}
 	for _, p := range mtPlaces {
-		set(ClassThing, strings.TrimPrefix(p.en, "the "))
+		set(classThing, strings.TrimPrefix(p.en, "the "))
 	}
 	for _, a := range mtAdjectives {
-		set(ClassAdjective, a.en)
+		set(classAdjective, a.en)
 	}
 	for _, n := range mtAvoirNouns {
-		set(ClassAdjective, n[0])
+		set(classAdjective, n[0])
 	}
 	for _, v := range append([]mtVerb{frAller, frVouloir}, mtVerbs...) {
-		set(ClassVerb, v.en[:]...)
+		set(classVerb, v.en[:]...)
 	}
-	set(ClassVerb, "have has had")
+	set(classVerb, "have has had")
 	set(ClassFunction, enFunctionWords...)
 	return out
 })

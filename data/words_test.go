@@ -38,8 +38,8 @@ func TestWords(t *testing.T) {
 			t.Errorf("punctuation %q is in the vocabulary", w)
 		}
 	}
-	for w, class := range map[string]int{"she": ClassPronoun, "girl": ClassPerson, "dog": ClassAnimal, "milk": ClassFood,
-		"car": ClassThing, "drinks": ClassVerb, "happy": ClassAdjective, "the": ClassFunction} {
+	for w, class := range map[string]int{"she": classPronoun, "girl": classPerson, "dog": classAnimal, "milk": classFood,
+		"car": classThing, "drinks": classVerb, "happy": classAdjective, "the": ClassFunction} {
 		if got := c.Class[c.Index[w]]; got != class {
 			t.Errorf("class of %q: got %s want %s", w, WordClasses[got], WordClasses[class])
 		}

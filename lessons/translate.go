@@ -57,7 +57,7 @@ func (t *TranslationTask) Join(tokens []string) string {
 
 // The two translation tasks.
 var (
-	// CorpusTask is English → French on the bundled corpus (corpus.go).
+	// CorpusTask is English → French on the bundled corpus (data.Corpus).
 	CorpusTask = sync.OnceValue(func() *TranslationTask {
 		train, test := data.Corpus()
 		return &TranslationTask{
@@ -68,7 +68,7 @@ var (
 			MaxOutput: 2 * data.MaxSentenceTokens,
 		}
 	})
-	// DatesTask is date normalisation (dates.go), one token per character.
+	// DatesTask is date normalisation (data.Dates), one token per character.
 	DatesTask = sync.OnceValue(func() *TranslationTask {
 		train, test := data.Dates()
 		return &TranslationTask{

@@ -1,5 +1,6 @@
 // Package arch holds the test that keeps the import direction of DESIGN.md:
-// models ← sim ← lessons ← web ← cmd, with net/http only in web and cmd.
+// models ← sim ← lessons ← web ← cmd, and models ← data ← lessons (the datasets
+// depend on no simulation, lesson or web code), with net/http only in web and cmd.
 package arch
 
 import (
@@ -32,6 +33,7 @@ func TestImportDirection(t *testing.T) {
 	}{
 		{"unroll/models", []string{"net/http", "unroll/check", "unroll/sim", "unroll/lessons", "unroll/templates", "unroll/web", "unroll/static"}},
 		{"unroll/sim", []string{"net/http", "unroll/check", "unroll/lessons", "unroll/templates", "unroll/web", "unroll/static"}},
+		{"unroll/data", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/web", "unroll/templates", "unroll/check", "unroll/static"}},
 		{"unroll/check", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/templates", "unroll/web"}},
 		{"unroll/lessons", []string{"net/http", "unroll/templates", "unroll/web"}},
 	} {
