@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/models"
 )
 
@@ -45,7 +46,7 @@ type ArchB struct {
 // NewArchB returns an untrained architecture B model with weights drawn from seed.
 func NewArchB(seed uint64) *ArchB {
 	rng := rand.New(rand.NewPCG(seed, 0xb0b))
-	V := len(CharVocab)
+	V := len(data.CharVocab)
 	return &ArchB{
 		In:  models.NewDense("in.", 2*V, ArchBHidden, rng),
 		Out: models.NewDense("out.", ArchBHidden, V, rng),
@@ -58,7 +59,7 @@ func (m *ArchB) Params() models.Params { return append(m.In.Params(), m.Out.Para
 
 // archBInput is [X_t, ŷ_{t-1}] for a batch: row b is the one-hot of ids[b], then prev's row b.
 func archBInput(ids []int, prev *mat.Dense) *mat.Dense {
-	V := len(CharVocab)
+	V := len(data.CharVocab)
 	in := mat.NewDense(len(ids), 2*V, nil)
 	for b, id := range ids {
 		in.Set(b, id, 1)
@@ -78,7 +79,7 @@ func archBInput(ids []int, prev *mat.Dense) *mat.Dense {
 func (m *ArchB) TrainStep(rng *rand.Rand) float64 {
 	starts := make([]int, charBatch)
 	for b := range starts {
-		starts[b] = rng.IntN(len(corpusIDs) - charWindow - 1)
+		starts[b] = rng.IntN(len(data.CharCorpusIDs) - charWindow - 1)
 	}
 	loss, _ := m.lossGrad(starts, charWindow, nil)
 	ps := m.Params()
@@ -104,7 +105,7 @@ func (m *ArchB) lossGrad(starts []int, T int, feed []*mat.Dense) (float64, []*ma
 			prev = feed[t-1]
 		}
 		for b, s := range starts {
-			ids[b], targets[b] = corpusIDs[s+t], corpusIDs[s+t+1]
+			ids[b], targets[b] = data.CharCorpusIDs[s+t], data.CharCorpusIDs[s+t+1]
 		}
 		in := archBInput(ids, prev)
 		h := m.In.Forward(in)
@@ -154,10 +155,10 @@ func (m *ArchB) Run(ids []int) []ArchStep {
 
 // BitsPerChar is B's mean −log₂ ŷ_t[x_{t+1}] over the whole corpus, read in one pass.
 func (m *ArchB) BitsPerChar() float64 {
-	steps := m.Run(corpusIDs[:len(corpusIDs)-1])
+	steps := m.Run(data.CharCorpusIDs[:len(data.CharCorpusIDs)-1])
 	total := 0.0
 	for t, st := range steps {
-		total -= math.Log2(st.Probs[corpusIDs[t+1]])
+		total -= math.Log2(st.Probs[data.CharCorpusIDs[t+1]])
 	}
 	return total / float64(len(steps))
 }
@@ -181,7 +182,7 @@ var ArchCClasses = []string{"no sea", "sea"}
 func NewArchC(seed uint64) *ArchC {
 	rng := rand.New(rand.NewPCG(seed, 0xc0c))
 	return &ArchC{
-		Cell: models.NewRNN(len(CharVocab), ArchCHidden, models.ActTanh, rng),
+		Cell: models.NewRNN(len(data.CharVocab), ArchCHidden, models.ActTanh, rng),
 		Out:  models.NewDense("out.", ArchCHidden, len(ArchCClasses), rng),
 		opt:  models.NewAdam(charLR),
 	}
@@ -196,7 +197,7 @@ func (m *ArchC) Params() models.Params {
 func archCLabel(ids []int) int {
 	var s strings.Builder
 	for _, id := range ids {
-		s.WriteString(CharVocab[id])
+		s.WriteString(data.CharVocab[id])
 	}
 	return b2i(strings.Contains(s.String(), archCQuestion))
 }
@@ -206,8 +207,8 @@ func archCWindows(rng *rand.Rand, n int) [][]int {
 	T := archCMinLen + rng.IntN(archCMaxLen-archCMinLen+1)
 	out := make([][]int, n)
 	for b := range out {
-		s := rng.IntN(len(corpusIDs) - T)
-		out[b] = corpusIDs[s : s+T]
+		s := rng.IntN(len(data.CharCorpusIDs) - T)
+		out[b] = data.CharCorpusIDs[s : s+T]
 	}
 	return out
 }
@@ -232,7 +233,7 @@ func (m *ArchC) lossGrad(seqs [][]int) float64 {
 	tr := &models.Trace{Steps: make([]*models.StepTrace, T)}
 	var state models.State
 	for t := range T {
-		x := mat.NewDense(B, len(CharVocab), nil)
+		x := mat.NewDense(B, len(data.CharVocab), nil)
 		for b, seq := range seqs {
 			x.Set(b, seq[t], 1)
 		}
@@ -258,7 +259,7 @@ func (m *ArchC) Run(ids []int) []ArchStep {
 	out := make([]ArchStep, len(ids))
 	var state models.State
 	for t, id := range ids {
-		x := mat.NewDense(1, len(CharVocab), nil)
+		x := mat.NewDense(1, len(data.CharVocab), nil)
 		x.Set(0, id, 1)
 		state = m.Cell.Step(x, state).Next
 		out[t] = ArchStep{H: mat.Row(nil, 0, state.H)}

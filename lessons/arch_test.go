@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/diff/fd"
 
+	"unroll/data"
 	"unroll/models"
 )
 
@@ -79,7 +80,7 @@ func TestArchCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if limit := math.Log2(float64(len(CharVocab))) / 2; bpc > limit || bpc < a.BitsPerChar() {
+	if limit := math.Log2(float64(len(data.CharVocab))) / 2; bpc > limit || bpc < a.BitsPerChar() {
 		t.Errorf("B bits per character: got %v want ≤ %v and more than A's %v", bpc, limit, a.BitsPerChar())
 	}
 	acc := c.Accuracy()
@@ -106,7 +107,7 @@ func TestArchRun(t *testing.T) {
 			}
 		}
 		for i, st := range sb {
-			if len(st.Probs) != len(CharVocab) || len(st.H) != ArchBHidden {
+			if len(st.Probs) != len(data.CharVocab) || len(st.H) != ArchBHidden {
 				t.Fatalf("%q step %d: B has %d probabilities and %d units", text, i+1, len(st.Probs), len(st.H))
 			}
 		}

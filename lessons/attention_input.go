@@ -2,53 +2,17 @@ package lessons
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
+	"unroll/data"
 	"unroll/models"
 )
 
 // The attention page reads a typed source: a date for the date task, an English
 // sentence for the corpus. This file turns it into source ids with a message a
 // student can act on, and finds the correct output when the page can know it.
-
-// dateCandidateLayouts parse every surface form of dates.go (after ordinal suffixes
-// and "the … of" are removed) into a candidate date; recogniseDate keeps a candidate
-// only if the generator writes it back exactly as typed, so dates.go stays the one
-// definition of the forms.
-var dateCandidateLayouts = []string{
-	"2 January 2006", "Jan 2, 2006", "Monday 02/01/06", "02.01.2006", "2006/01/02",
-	"January 2, 2006", "02-Jan-2006", "Mon, 2 Jan 2006", "Monday, January 2, 2006",
-	"2 Jan 06", "20060102", "02/01/2006", "Jan 2 2006", "Monday 2 January 2006",
-}
-
-// dateOrdinal matches the "nd" of "22nd" (and st, rd, th).
-var dateOrdinal = regexp.MustCompile(`(\d)(st|nd|rd|th)\b`)
-
-// recogniseDate reports the ISO form of a typed date and the example of its surface
-// form, when s (lower-cased and trimmed as the date task reads it) is exactly one of
-// the trained forms of a date in the task's range.
-func recogniseDate(s string) (iso, form string, ok bool) {
-	typed := strings.ToLower(strings.TrimSpace(s))
-	plain := dateOrdinal.ReplaceAllString(typed, "$1")
-	plain = strings.TrimPrefix(plain, "the ")
-	plain = strings.Replace(plain, " of ", " ", 1)
-	for _, layout := range dateCandidateLayouts {
-		t, err := time.Parse(layout, plain)
-		if err != nil || t.Before(dateFirst) || t.After(dateLast) {
-			continue
-		}
-		for _, f := range dateFormats {
-			if strings.ToLower(f.write(t)) == typed {
-				return ISODate(t), f.example, true
-			}
-		}
-	}
-	return "", "", false
-}
 
 // attentionSource is a typed source read for one translator: its ids and tokens, the
 // correct outputs when known, and notes for the page.
@@ -91,12 +55,12 @@ func readSource(tr *Translator, text string) (attentionSource, error) {
 			return attentionSource{}, fmt.Errorf("the date model never saw %s; a date is written with letters, digits, spaces and the signs / . , -",
 				quoteList(unknown))
 		}
-		if iso, form, ok := recogniseDate(text); ok {
+		if iso, form, ok := data.RecogniseDate(text); ok {
 			src.refs = []string{iso}
-			src.notes["date_form"] = fmt.Sprintf("%q (one of the %d trained forms)", form, len(dateFormats))
+			src.notes["date_form"] = fmt.Sprintf("%q (one of the %d trained forms)", form, len(data.DateFormats()))
 		} else {
 			src.notes["date_form"] = fmt.Sprintf("not one of the %d trained forms of a date between %d and %d (or the weekday does not match); the model translates it anyway",
-				len(dateFormats), dateFirst.Year(), dateLast.Year())
+				len(data.DateFormats()), data.DateFirst.Year(), data.DateLast.Year())
 		}
 		return src, nil
 	}
@@ -119,7 +83,7 @@ func readSource(tr *Translator, text string) (attentionSource, error) {
 var corpusIndex = sync.OnceValue(func() map[string][2][]string {
 	task := CorpusTask()
 	index := map[string][2][]string{}
-	for split, pairs := range [][]Pair{task.Test, task.Train} {
+	for split, pairs := range [][]data.Pair{task.Test, task.Train} {
 		for _, p := range pairs {
 			key := strings.Join(task.Tokenize(p.En), " ")
 			refs := index[key]

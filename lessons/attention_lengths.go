@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"unroll/data"
 )
 
 // The attention page's evidence for the bottleneck (lecture 002: a fixed-length
@@ -47,7 +49,7 @@ var lengthModels = map[string][2]string{
 // bucketByLength groups pairs by source length in tokens into buckets of consecutive
 // lengths, each with at least minPairs pairs (the last takes any remainder). It
 // returns the buckets (scores unset) and, per bucket, the indices of its pairs.
-func bucketByLength(task *TranslationTask, pairs []Pair, minPairs int) ([]lengthBucket, [][]int) {
+func bucketByLength(task *TranslationTask, pairs []data.Pair, minPairs int) ([]lengthBucket, [][]int) {
 	byLen := map[int][]int{}
 	for i, p := range pairs {
 		n := len(task.Tokenize(p.En))
@@ -99,7 +101,7 @@ func scoreByLength(taskName string) (lengthScores, error) {
 
 	buckets, members := bucketByLength(task, task.Test, minBucketPairs)
 	for b, idx := range members {
-		pairs := make([]Pair, len(idx))
+		pairs := make([]data.Pair, len(idx))
 		for k, i := range idx {
 			pairs[k] = task.Test[i]
 		}

@@ -22,40 +22,6 @@ func buildAttentionModel(t *testing.T, changes map[string]string) *attentionMode
 	return buildLesson[*attentionModel](t, attentionLesson, changes)
 }
 
-func TestRecogniseDate(t *testing.T) {
-	for _, ex := range DateFormats() { // every trained form of 2026-11-22
-		iso, form, ok := recogniseDate(ex)
-		if !ok || iso != "2026-11-22" || form != ex {
-			t.Errorf("%q: got %q, %q, %v want 2026-11-22 in its own form", ex, iso, form, ok)
-		}
-	}
-	tests := []struct {
-		typed, want string // want "" = not recognised
-	}{
-		{"  22 NOVEMBER 2026 ", "2026-11-22"}, // the task lower-cases and trims
-		{"the 1st of january 1969", "1969-01-01"},
-		{"December 31st, 2068", "2068-12-31"},
-		{"monday 22/11/26", ""},   // 22/11/26 is a Sunday
-		{"2026-11-22", ""},        // the output form is not a source form
-		{"31 february 2026", ""},  // no such day
-		{"22 November 2090", ""},  // outside 1969–2068
-		{"22  November 2026", ""}, // two spaces: not how the generator writes it
-		{"hello", ""},
-	}
-	for _, tt := range tests {
-		iso, _, ok := recogniseDate(tt.typed)
-		if ok != (tt.want != "") || iso != tt.want {
-			t.Errorf("%q: got %q, %v want %q", tt.typed, iso, ok, tt.want)
-		}
-	}
-	train, test := Dates()
-	for _, p := range append(train[:300:300], test...) {
-		if iso, _, ok := recogniseDate(p.En); !ok || iso != p.Fr {
-			t.Errorf("generated %q: got %q, %v want %q", p.En, iso, ok, p.Fr)
-		}
-	}
-}
-
 func TestAttentionBadInput(t *testing.T) {
 	tests := []struct {
 		changes map[string]string

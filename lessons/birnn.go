@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"unroll/data"
 	"unroll/sim"
 )
 
@@ -34,7 +35,7 @@ func buildBirnn(v sim.Values) (sim.Model, error) {
 	if text == "" {
 		text = birnnDefault
 	}
-	ids, err := ParseBlank(text)
+	ids, err := data.ParseBlank(text)
 	if err != nil {
 		return nil, err
 	}
@@ -70,27 +71,27 @@ func (m *birnnModel) ready() (uni, bi int) {
 
 func topWord(p []float64) (string, float64) {
 	k := argmax(p)
-	return BlankAnswers[k], round4(p[k])
+	return data.BlankAnswers[k], round4(p[k])
 }
 
 func (m *birnnModel) Static() sim.Frame {
 	tokens := make([]string, len(m.ids))
 	for i, id := range m.ids {
-		tokens[i] = BlankVocab[id]
+		tokens[i] = data.BlankVocab[id]
 	}
 	answers := make([]any, len(m.ids))
 	runs := m.run()
 	uw, up := topWord(runs[0].Probs)
 	bw, bp := topWord(runs[1].Probs)
 	meta := map[string]any{
-		"tokens": tokens, "input": m.text, "vocab": BlankAnswers, "hidden": BlankHidden,
+		"tokens": tokens, "input": m.text, "vocab": data.BlankAnswers, "hidden": BlankHidden,
 		"unidirectional": fmt.Sprintf("%s (p = %.3f)", uw, up),
 		"bidirectional":  fmt.Sprintf("%s (p = %.3f)", bw, bp),
 		"blank_position": m.blank + 1,
 	}
-	if a := BlankAnswerOf(m.ids, m.blank); a >= 0 {
-		answers[m.blank] = BlankAnswers[a]
-		meta["answer"] = BlankAnswers[a]
+	if a := data.BlankAnswerOf(m.ids, m.blank); a >= 0 {
+		answers[m.blank] = data.BlankAnswers[a]
+		meta["answer"] = data.BlankAnswers[a]
 	} else {
 		meta["answer"] = "not a sentence of the training grammar: no right answer known"
 	}
@@ -111,8 +112,8 @@ func (m *birnnModel) At(t int) sim.Frame {
 	T := len(m.ids)
 	uniReady, biReady := m.ready()
 	meta := map[string]any{
-		"forward_reads":  fmt.Sprintf("x_%d = %s", t, BlankVocab[m.ids[t-1]]),
-		"backward_reads": fmt.Sprintf("x_%d = %s", T-t+1, BlankVocab[m.ids[T-t]]),
+		"forward_reads":  fmt.Sprintf("x_%d = %s", t, data.BlankVocab[m.ids[t-1]]),
+		"backward_reads": fmt.Sprintf("x_%d = %s", T-t+1, data.BlankVocab[m.ids[T-t]]),
 	}
 	arrays := []sim.Array{
 		sim.Vector("H_uni", runs[0].Fwd[t-1]),
@@ -165,7 +166,7 @@ func (m *birnnModel) TrainStep() (sim.Frame, error) {
 func rightContextSeries(sm sim.Model) []Series {
 	m := sm.(*birnnModel)
 	target := argmax(m.run()[1].Probs)
-	if a := BlankAnswerOf(m.ids, m.blank); a >= 0 {
+	if a := data.BlankAnswerOf(m.ids, m.blank); a >= 0 {
 		target = a
 	}
 	uni := Series{Label: "unidirectional"}

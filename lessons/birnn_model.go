@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/models"
 )
 
@@ -36,7 +37,7 @@ type FillBlank struct {
 // NewFillBlank returns an untrained model, bidirectional or not, with weights drawn from seed.
 func NewFillBlank(bidirectional bool, seed uint64) *FillBlank {
 	rng := rand.New(rand.NewPCG(seed, 0xb1))
-	d, h := len(BlankVocab), BlankHidden
+	d, h := len(data.BlankVocab), BlankHidden
 	m := &FillBlank{opt: models.NewAdam(blankLR)}
 	var err error
 	if m.Fwd, err = models.NewCell(blankKind, d, h, rng); err != nil {
@@ -49,7 +50,7 @@ func NewFillBlank(bidirectional bool, seed uint64) *FillBlank {
 		}
 		q = 2 * h
 	}
-	m.Out = models.NewDense("out.", q, len(BlankAnswers), rng)
+	m.Out = models.NewDense("out.", q, len(data.BlankAnswers), rng)
 	return m
 }
 
@@ -70,14 +71,14 @@ func (m *FillBlank) Params() models.Params {
 // at its end with zero rows. Padding thus always comes after the blank in reading
 // order and cannot change the state there; a sentence's length cannot leak into
 // what the forward direction knows at the blank.
-func blankInputs(batch []BlankSentence, reverse bool) []*mat.Dense {
+func blankInputs(batch []data.BlankSentence, reverse bool) []*mat.Dense {
 	T := 0
 	for _, s := range batch {
 		T = max(T, len(s.IDs))
 	}
 	xs := make([]*mat.Dense, T)
 	for t := range xs {
-		xs[t] = mat.NewDense(len(batch), len(BlankVocab), nil)
+		xs[t] = mat.NewDense(len(batch), len(data.BlankVocab), nil)
 	}
 	for b, s := range batch {
 		for k, id := range s.IDs {
@@ -97,7 +98,7 @@ type blankPass struct {
 	H        *mat.Dense    // B×q, row b at sentence b's blank
 }
 
-func (m *FillBlank) pass(batch []BlankSentence) blankPass {
+func (m *FillBlank) pass(batch []data.BlankSentence) blankPass {
 	var p blankPass
 	var err error
 	if p.fwd, err = models.Forward(m.Fwd, blankInputs(batch, false), models.State{}); err != nil {
@@ -124,9 +125,9 @@ func (m *FillBlank) pass(batch []BlankSentence) blankPass {
 // each sentence's blank, drawing the batch from rng. It returns the loss and the
 // share of blanks filled right.
 func (m *FillBlank) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
-	batch := make([]BlankSentence, blankBatch)
+	batch := make([]data.BlankSentence, blankBatch)
 	for b := range batch {
-		batch[b] = DrawBlankSentence(rng)
+		batch[b] = data.DrawBlankSentence(rng)
 	}
 	ps := m.Params()
 	ps.ZeroGrad()
@@ -138,7 +139,7 @@ func (m *FillBlank) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
 
 // lossGrad returns L = mean over batch of −log ŷ[y] at each blank and how many blanks
 // are filled right, and adds ∂L/∂θ to every parameter's Grad.
-func (m *FillBlank) lossGrad(batch []BlankSentence) (loss float64, hits int) {
+func (m *FillBlank) lossGrad(batch []data.BlankSentence) (loss float64, hits int) {
 	n := len(batch)
 	targets := make([]int, n)
 	for b, s := range batch {
@@ -155,7 +156,7 @@ func (m *FillBlank) lossGrad(batch []BlankSentence) (loss float64, hits int) {
 	dH := m.Out.Backward(p.H, dLogits)
 	h := BlankHidden
 	// ∂L/∂→H_t and ∂L/∂←H_t: each sentence's row at its blank's step, zero elsewhere.
-	scatter := func(tr *models.Trace, step func(s BlankSentence) int, lo int) []*mat.Dense {
+	scatter := func(tr *models.Trace, step func(s data.BlankSentence) int, lo int) []*mat.Dense {
 		d := make([]*mat.Dense, tr.Len())
 		for b, s := range batch {
 			t := step(s)
@@ -166,9 +167,9 @@ func (m *FillBlank) lossGrad(batch []BlankSentence) (loss float64, hits int) {
 		}
 		return d
 	}
-	models.Backward(m.Fwd, p.fwd, scatter(p.fwd, func(s BlankSentence) int { return s.Blank }, 0), models.BPTTOptions{})
+	models.Backward(m.Fwd, p.fwd, scatter(p.fwd, func(s data.BlankSentence) int { return s.Blank }, 0), models.BPTTOptions{})
 	if m.Bwd != nil {
-		models.Backward(m.Bwd, p.bwd, scatter(p.bwd, func(s BlankSentence) int { return len(s.IDs) - 1 - s.Blank }, h), models.BPTTOptions{})
+		models.Backward(m.Bwd, p.bwd, scatter(p.bwd, func(s data.BlankSentence) int { return len(s.IDs) - 1 - s.Blank }, h), models.BPTTOptions{})
 	}
 	return loss / float64(n), hits
 }
@@ -182,7 +183,7 @@ type BlankRun struct {
 
 // Run reads one sentence and returns its states and the blank's ŷ.
 func (m *FillBlank) Run(ids []int, blank int) BlankRun {
-	p := m.pass([]BlankSentence{{IDs: ids, Blank: blank}})
+	p := m.pass([]data.BlankSentence{{IDs: ids, Blank: blank}})
 	var r BlankRun
 	T := len(ids)
 	for _, st := range p.fwd.Steps {
@@ -201,7 +202,7 @@ func (m *FillBlank) Run(ids []int, blank int) BlankRun {
 }
 
 // Accuracy is the share of sentences whose blank the model fills right.
-func (m *FillBlank) Accuracy(set []BlankSentence) float64 {
+func (m *FillBlank) Accuracy(set []data.BlankSentence) float64 {
 	hits := 0
 	for _, s := range set {
 		if argmax(m.Run(s.IDs, s.Blank).Probs) == s.Answer {
@@ -213,8 +214,8 @@ func (m *FillBlank) Accuracy(set []BlankSentence) float64 {
 
 // BlankChance is the accuracy of always giving the commonest answer of set: the best
 // a model can do when it cannot see the words that decide.
-func BlankChance(set []BlankSentence) float64 {
-	count := make([]int, len(BlankAnswers))
+func BlankChance(set []data.BlankSentence) float64 {
+	count := make([]int, len(data.BlankAnswers))
 	for _, s := range set {
 		count[s.Answer]++
 	}
@@ -237,7 +238,7 @@ func BlankCheckpointFile(bidirectional bool) string {
 // settings and its accuracy on the held-out sentences (and what chance would get).
 func BlankCheckpointMeta(m *FillBlank, seed uint64, steps int) map[string]string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	set := BlankEvalSet()
+	set := data.BlankEvalSet()
 	return map[string]string{
 		"model": "fill-blank", "bidirectional": strconv.FormatBool(m.Bidirectional()),
 		"cell": string(blankKind), "hidden": strconv.Itoa(BlankHidden),
@@ -251,7 +252,7 @@ func BlankCheckpointMeta(m *FillBlank, seed uint64, steps int) map[string]string
 
 // MeanAnswerProb is the mean probability the model gives the right answer over set
 // (1/4 for a model that cannot tell the four answers apart).
-func (m *FillBlank) MeanAnswerProb(set []BlankSentence) float64 {
+func (m *FillBlank) MeanAnswerProb(set []data.BlankSentence) float64 {
 	sum := 0.0
 	for _, s := range set {
 		sum += m.Run(s.IDs, s.Blank).Probs[s.Answer]

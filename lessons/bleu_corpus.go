@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"unroll/data"
 	"unroll/models"
 )
 
@@ -42,7 +43,7 @@ func bleuCorpusTable() (mtTable, error) {
 	if err != nil {
 		return mtTable{}, err
 	}
-	_, test := Corpus()
+	_, test := data.Corpus()
 	tab := mtTable{
 		Title: fmt.Sprintf("corpus BLEU over the %d held-out pairs (one reference each, N = 4, uniform weights)", len(test)),
 		Head:  []string{"p₁", "p₂", "p₃", "p₄", "c", "r", "BP", "BLEU"},
@@ -64,7 +65,7 @@ func bleuCorpusTable() (mtTable, error) {
 
 // corpusTestSize is the number of held-out corpus pairs.
 func corpusTestSize() int {
-	_, test := Corpus()
+	_, test := data.Corpus()
 	return len(test)
 }
 
@@ -76,7 +77,7 @@ func bleuModelPair(i int) (candidate, reference, source string, err error) {
 	if err != nil {
 		return "", "", "", err
 	}
-	_, test := Corpus()
+	_, test := data.Corpus()
 	if i < 1 || i > len(test) {
 		return "", "", "", fmt.Errorf("test pair %d does not exist: choose 1 to %d", i, len(test))
 	}

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -32,7 +33,7 @@ func (c *lossCurve) add(loss float64) sim.Array {
 // pass step by step from H_0 = 0, the mean cross-entropy over the labelled steps,
 // BPTT, clipping at gruClip and one step of opt. It returns the loss and the share of
 // labelled steps answered right. The GRU, LSTM and RNN task models all train this way.
-func trainClassifier(task *Task, cell models.Cell, out *models.Dense, ps models.Params, opt models.Optimizer, rng *rand.Rand) (loss, accuracy float64) {
+func trainClassifier(task *data.Task, cell models.Cell, out *models.Dense, ps models.Params, opt models.Optimizer, rng *rand.Rand) (loss, accuracy float64) {
 	return trainClassifierWith(task, cell, out, ps, opt, rng, nil)
 }
 
@@ -42,7 +43,7 @@ func trainClassifier(task *Task, cell models.Cell, out *models.Dense, ps models.
 type stateCost func(tr *models.Trace, dH []*mat.Dense) float64
 
 // trainClassifierWith is trainClassifier with cost (if not nil) added to the loss.
-func trainClassifierWith(task *Task, cell models.Cell, out *models.Dense, ps models.Params, opt models.Optimizer, rng *rand.Rand, cost stateCost) (loss, accuracy float64) {
+func trainClassifierWith(task *data.Task, cell models.Cell, out *models.Dense, ps models.Params, opt models.Optimizer, rng *rand.Rand, cost stateCost) (loss, accuracy float64) {
 	ids, ys := task.Batch(rng, gruBatch)
 	T := len(ids[0])
 	ps.ZeroGrad()

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/sim"
 )
 
@@ -16,7 +17,7 @@ import (
 type deepModel struct {
 	net    *MarketModel      // the shared bundled one (read-only) until TrainStep starts one of its own
 	meta   map[string]string // of the checkpoint it started from
-	series MarketSeries
+	series data.MarketSeries
 	seed   uint64
 
 	run    *MarketRun  // nil when the weights changed since the last run
@@ -35,7 +36,7 @@ func buildDeep(v sim.Values) (sim.Model, error) {
 	}
 	seed := uint64(v.Int("seed"))
 	rng := rand.New(rand.NewPCG(seed, 0x5e41e5))
-	return &deepModel{net: net, meta: meta, series: NewMarketSeries(rng, v.Int("length")), seed: seed}, nil
+	return &deepModel{net: net, meta: meta, series: data.NewMarketSeries(rng, v.Int("length")), seed: seed}, nil
 }
 
 func (m *deepModel) states() *MarketRun {
@@ -117,7 +118,7 @@ func (m *deepModel) Static() sim.Frame {
 	meta["axes"] = map[string]any{"x": day, "regime_line": day}
 	slowPart := make([]float64, T)
 	for t := range T {
-		slowPart[t] = regimeDrift * m.series.Regime[t]
+		slowPart[t] = data.RegimeDrift * m.series.Regime[t]
 	}
 	return sim.Frame{
 		Arrays: []sim.Array{

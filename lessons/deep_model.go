@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"unroll/data"
 	"unroll/models"
 )
 
@@ -58,7 +59,7 @@ func (m *MarketModel) Layers() int { return len(m.Net.Layers) }
 func (m *MarketModel) Params() models.Params { return append(m.Net.Params(), m.Out.Params()...) }
 
 // marketInputs returns X_1..X_T of a batch of series (B×1 each).
-func marketInputs(batch []MarketSeries, T int) []*mat.Dense {
+func marketInputs(batch []data.MarketSeries, T int) []*mat.Dense {
 	xs := make([]*mat.Dense, T)
 	for t := range xs {
 		xs[t] = mat.NewDense(len(batch), 1, nil)
@@ -72,7 +73,7 @@ func marketInputs(batch []MarketSeries, T int) []*mat.Dense {
 // lossGrad runs the model over batch (T days each) and returns the mean per day of
 // L_t = ½(x̂_{t+1} − x_{t+1})² − log P(r_t), adding ∂L/∂θ to every Grad. It also
 // returns the regime accuracy.
-func (m *MarketModel) lossGrad(batch []MarketSeries, T int) (loss, accuracy float64) {
+func (m *MarketModel) lossGrad(batch []data.MarketSeries, T int) (loss, accuracy float64) {
 	tr, err := m.Net.Forward(marketInputs(batch, T), nil)
 	if err != nil {
 		panic(err) // generated series are finite and never empty
@@ -104,9 +105,9 @@ func (m *MarketModel) lossGrad(batch []MarketSeries, T int) (loss, accuracy floa
 // TrainStep runs one minibatch of Adam on fresh series drawn from rng and returns
 // the loss and the regime accuracy.
 func (m *MarketModel) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
-	batch := make([]MarketSeries, deepBatch)
+	batch := make([]data.MarketSeries, deepBatch)
 	for b := range batch {
-		batch[b] = NewMarketSeries(rng, deepTrainLen)
+		batch[b] = data.NewMarketSeries(rng, deepTrainLen)
 	}
 	ps := m.Params()
 	ps.ZeroGrad()
@@ -125,9 +126,9 @@ type MarketRun struct {
 }
 
 // Run reads the first T days of s (T = len(s.X) − 1).
-func (m *MarketModel) Run(s MarketSeries) MarketRun {
+func (m *MarketModel) Run(s data.MarketSeries) MarketRun {
 	T := len(s.X) - 1
-	tr, err := m.Net.Forward(marketInputs([]MarketSeries{s}, T), nil)
+	tr, err := m.Net.Forward(marketInputs([]data.MarketSeries{s}, T), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -144,11 +145,11 @@ func (m *MarketModel) Run(s MarketSeries) MarketRun {
 }
 
 // DeepEvalSet is the held-out series the probes and scores are measured on.
-func DeepEvalSet() []MarketSeries {
+func DeepEvalSet() []data.MarketSeries {
 	rng := rand.New(rand.NewPCG(DeepEvalSeed, 0))
-	out := make([]MarketSeries, deepEvalSeries)
+	out := make([]data.MarketSeries, deepEvalSeries)
 	for i := range out {
-		out[i] = NewMarketSeries(rng, deepEvalLen)
+		out[i] = data.NewMarketSeries(rng, deepEvalLen)
 	}
 	return out
 }
@@ -168,7 +169,7 @@ type DeepScores struct {
 }
 
 // Scores measures DeepScores on set, skipping the first deepBurnIn days of each series.
-func (m *MarketModel) Scores(set []MarketSeries) DeepScores {
+func (m *MarketModel) Scores(set []data.MarketSeries) DeepScores {
 	L, h := m.Layers(), DeepHidden
 	var sc DeepScores
 	// unit[l][j] is unit j of layer l on every scored day; prev the day before
@@ -193,7 +194,7 @@ func (m *MarketModel) Scores(set []MarketSeries) DeepScores {
 				hits++
 			}
 			d := r.Next[t] - s.X[t+1]
-			b := s.X[t+1] - regimeDrift*s.Regime[t] - fastAR*s.Fast[t]
+			b := s.X[t+1] - data.RegimeDrift*s.Regime[t] - data.FastAR*s.Fast[t]
 			sc.NextMSE += d * d
 			sc.BestMSE += b * b
 			n++

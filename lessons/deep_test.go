@@ -9,36 +9,9 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
-	"gonum.org/v1/gonum/stat"
-)
 
-// TestMarketSeries: x_t = μ r_t + f_t (to one rounding: the generator and this test may
-// each be fused into one FMA or not, as on arm64), the regime flips about once in 25
-// days, and f_t has lag-one autocorrelation φ.
-func TestMarketSeries(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	s := NewMarketSeries(rng, 20000)
-	for i := range s.X {
-		mr := regimeDrift * s.Regime[i]
-		if got, want := s.X[i], mr+s.Fast[i]; math.Abs(got-want) > 1e-15*(math.Abs(mr)+math.Abs(s.Fast[i])) {
-			t.Fatalf("x_%d: got %v want μ r + f = %v", i+1, got, want)
-		}
-	}
-	flips := float64(switches(s.Regime)) / float64(len(s.X)-1)
-	ac := stat.Correlation(s.Fast[1:], s.Fast[:len(s.Fast)-1], nil)
-	for _, c := range []struct {
-		name      string
-		got, want float64
-		tol       float64
-	}{
-		{"flip rate", flips, regimeSwitch, 0.006},
-		{"autocorrelation of f_t", ac, fastAR, 0.02},
-	} {
-		if math.Abs(c.got-c.want) > c.tol {
-			t.Errorf("%s: got %v want %v ± %v", c.name, c.got, c.want, c.tol)
-		}
-	}
-}
+	"unroll/data"
+)
 
 // TestMarketGradient checks lossGrad against central differences for every cell
 // kind in a two-layer stack (the output layer, the loss and Deep's BPTT together).
@@ -47,7 +20,7 @@ func TestMarketGradient(t *testing.T) {
 	for _, kind := range DeepKinds {
 		m := NewMarketModel(kind, 2, 5)
 		rng := rand.New(rand.NewPCG(1, 1))
-		batch := []MarketSeries{NewMarketSeries(rng, 7), NewMarketSeries(rng, 7)}
+		batch := []data.MarketSeries{data.NewMarketSeries(rng, 7), data.NewMarketSeries(rng, 7)}
 		ps := m.Params()
 		ps.ZeroGrad()
 		m.lossGrad(batch, 7)

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -39,7 +40,7 @@ const (
 type embedModel struct {
 	m      *EmbedModel       // the shared bundled one (read-only) until TrainStep starts one of its own
 	ck     map[string]string // metadata of the checkpoint the page started from
-	corpus *wordCorpus
+	corpus *data.WordCorpus
 
 	sentence  []int
 	pairs     [][2]int
@@ -58,13 +59,13 @@ type embedModel struct {
 	lossCurve lossCurve
 }
 
-// lookup finds a typed word in the corpus vocabulary, or says why not.
-func (c *wordCorpus) lookup(w string) (int, error) {
+// lookupWord finds a typed word in the corpus vocabulary, or says why not.
+func lookupWord(c *data.WordCorpus, w string) (int, error) {
 	if id, ok := c.Index[w]; ok {
 		return id, nil
 	}
 	return 0, fmt.Errorf("the word %q is not in the vocabulary (the %d English words the corpus uses at least %d times, such as %s)",
-		clipWord(w), len(c.Words), embedMinCount, strings.Join(c.Words[20:26], ", "))
+		clipWord(w), len(c.Words), data.WordMinCount, strings.Join(c.Words[20:26], ", "))
 }
 
 func clipWord(s string) string {
@@ -93,7 +94,7 @@ func featureIndex(w string) int {
 }
 
 func buildEmbeddings(v sim.Values) (sim.Model, error) {
-	c := embedCorpus()
+	c := data.Words()
 	m, meta, err := sharedEmbedModel() // read-only: TrainStep replaces it by fresh weights
 	if err != nil {
 		return nil, err
@@ -104,10 +105,10 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 		text = embedDefaultWords
 	}
 	for _, w := range models.Tokenize(models.NormalizeMT(text)) {
-		if embedPunct[w] {
+		if data.IsPunct(w) {
 			continue
 		}
-		id, err := c.lookup(w)
+		id, err := lookupWord(c, w)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +121,7 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.query, err = c.lookup(word); err != nil {
+	if e.query, err = lookupWord(c, word); err != nil {
 		return nil, err
 	}
 	for i, name := range []string{"a", "b", "c"} {
@@ -133,10 +134,10 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 		}
 		e.analogy[i] = w
 	}
-	e.pairs = Pairs(e.sentence, e.window)
+	e.pairs = data.SkipGramPairs(e.sentence, e.window)
 	rng := rand.New(rand.NewPCG(e.seed, embedNegStream))
 	for _, p := range e.pairs {
-		e.negatives = append(e.negatives, c.sampler.Negatives(rng, e.k, p[1]))
+		e.negatives = append(e.negatives, c.Negatives(rng, e.k, p[1]))
 	}
 	e.points = make([]float64, 2*len(c.Words))
 	e.static = sim.Frame{Arrays: []sim.Array{sim.Matrix("points", len(c.Words), 2, e.points)}, Meta: map[string]any{}}
@@ -165,8 +166,8 @@ func (e *embedModel) refresh(aligned bool) {
 	meta := e.static.Meta
 	meta["words"] = c.Words
 	meta["word_class"] = c.Class
-	meta["class_names"] = wordClasses
-	meta["vocabulary"] = fmt.Sprintf("%d English words, used ≥ %d times in %d sentences", len(c.Words), embedMinCount, len(c.Sentences))
+	meta["class_names"] = data.WordClasses
+	meta["vocabulary"] = fmt.Sprintf("%d English words, used ≥ %d times in %d sentences", len(c.Words), data.WordMinCount, len(c.Sentences))
 	meta["d"] = EmbedDim
 	meta["map"] = fmt.Sprintf("PCA of the unit-length e_w: PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
 	meta["weights"] = e.weightsFact()
@@ -442,14 +443,14 @@ func spaceSeries(sm sim.Model) []Series {
 	for _, n := range e.neighbours(e.query, embedNeighbours) {
 		focus = append(focus, n.Word)
 	}
-	out := make([]Series, len(wordClasses))
+	out := make([]Series, len(data.WordClasses))
 	labelled := 0
 	for w := range c.Words {
 		s := &out[c.Class[w]]
-		s.Label = wordClasses[c.Class[w]]
+		s.Label = data.WordClasses[c.Class[w]]
 		s.X, s.Y = append(s.X, e.points[2*w]), append(s.Y, e.points[2*w+1])
 		label := ""
-		if c.Class[w] != classFunction && labelled < embedPlotLabels {
+		if c.Class[w] != data.ClassFunction && labelled < embedPlotLabels {
 			labelled++
 			if !slices.Contains(focus, w) { // labelled once, by the last series
 				label = c.Words[w]

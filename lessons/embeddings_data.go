@@ -1,220 +1,33 @@
 package lessons
 
 import (
-	"cmp"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/models"
 )
 
-// This file is the data and training of the word-embeddings lesson: the English
-// side of the corpus as word sequences, its vocabulary and word classes, the
-// skip-gram examples drawn from it, and the bundled checkpoint.
+// This file is the training of the word-embeddings lesson and its bundled
+// checkpoint; the word corpus it trains on is data.Words.
 
 // Sizes and training settings of the skip-gram model.
 const (
-	EmbedDim         = 32   // d: room for a few hundred words, small enough for the page to train live
-	EmbedWindow      = 2    // default context window: up to 2 words each side (the corpus's sentences are short)
-	EmbedNegatives   = 5    // default k: word2vec suggests 5–20 for small data
-	embedBatch       = 128  // (centre, context) pairs per training step
-	embedLR          = 0.01 // Adam's η: learns a visible map within a few hundred steps and stays stable
-	embedMinCount    = 3    // words seen fewer times get no embedding: too few contexts to place them
-	embedSubsample   = 1e-3 // t of word2vec's subsampling: "the", "is", "a" are kept far less often as centres
-	EmbedTrainSteps  = 4000 // steps cmd/train runs for the bundled checkpoint (about ten passes over the pairs)
-	EmbedSeed        = 3    // the bundled checkpoint's seed
-	embedCurveEvery  = 50   // the recorded loss curve keeps the mean loss of every 50 steps
-	EmbedFile        = "embeddings-en.safetensors"
-	embedSampleTries = 100 // bound on redrawing a subsampled-away centre word
+	EmbedDim        = 32   // d: room for a few hundred words, small enough for the page to train live
+	EmbedWindow     = 2    // default context window: up to 2 words each side (the corpus's sentences are short)
+	EmbedNegatives  = 5    // default k: word2vec suggests 5–20 for small data
+	embedBatch      = 128  // (centre, context) pairs per training step
+	embedLR         = 0.01 // Adam's η: learns a visible map within a few hundred steps and stays stable
+	EmbedTrainSteps = 4000 // steps cmd/train runs for the bundled checkpoint (about ten passes over the pairs)
+	EmbedSeed       = 3    // the bundled checkpoint's seed
+	embedCurveEvery = 50   // the recorded loss curve keeps the mean loss of every 50 steps
+	EmbedFile       = "embeddings-en.safetensors"
 )
-
-// embedPunct are the tokens left out of the word sequences: they follow every
-// sentence and would be everybody's nearest context.
-var embedPunct = map[string]bool{".": true, "?": true, "!": true, ",": true}
-
-// wordCorpus is the English side of the training split as sequences of word ids.
-type wordCorpus struct {
-	Words     []string       // by id, most frequent first (ties alphabetically)
-	Index     map[string]int // word → id
-	Counts    []float64      // f(w): occurrences in the training split
-	Sentences [][]int        // every sentence, punctuation and rare words left out
-	Tokens    int            // Σ f(w)
-	Class     []int          // word class of each word, an index into wordClasses
-	positions [][2]int       // (sentence, position) of every token, to draw centres from
-	keep      []float64      // P(keep w as a centre) under subsampling
-	sampler   *models.NegativeSampler
-}
-
-// wordClasses name the colours of the embedding map; the class of a word comes from
-// the corpus generator's lexicon (lexicon.go), so it is known, not learned.
-var wordClasses = []string{"pronoun", "person", "animal", "food & drink", "thing or place", "verb", "adjective", "function word"}
-
-const (
-	classPronoun = iota
-	classPerson
-	classAnimal
-	classFood
-	classThing
-	classVerb
-	classAdjective
-	classFunction
-)
-
-// wordClassOf assigns each English word of the lexicon its class.
-var wordClassOf = sync.OnceValue(func() map[string]int {
-	out := map[string]int{}
-	set := func(class int, words ...string) {
-		for _, p := range words {
-			for _, w := range strings.Fields(p) {
-				if _, ok := out[w]; !ok {
-					out[w] = class
-				}
-			}
-		}
-	}
-	for _, s := range mtPronouns {
-		set(classPronoun, s.en)
-	}
-	set(classPerson, "man men woman women boy boys girl girls child children teacher teachers father mother parents")
-	set(classAnimal, "cat cats dog dogs bird birds")
-	set(classFood, "apple apples orange oranges cake cakes water milk tea coffee wine beer bread soup")
-	set(classFunction, "all") // "you all"
-	for _, n := range mtNouns {
-		set(classThing, n.en, n.enPl)
-	}
-	for _, p := range mtPlaces {
-		set(classThing, strings.TrimPrefix(p.en, "the "))
-	}
-	for _, a := range mtAdjectives {
-		set(classAdjective, a.en)
-	}
-	for _, n := range mtAvoirNouns {
-		set(classAdjective, n[0])
-	}
-	for _, v := range append([]mtVerb{frAller, frVouloir}, mtVerbs...) {
-		set(classVerb, v.en[:]...)
-	}
-	set(classVerb, "have has had")
-	set(classFunction, enFunctionWords...)
-	return out
-})
-
-// embedCorpus is the shipped corpus's English training side as a wordCorpus.
-var embedCorpus = sync.OnceValue(func() *wordCorpus {
-	train, _ := Corpus()
-	var sentences [][]string
-	for _, p := range train {
-		src, _ := p.Tokens()
-		sentences = append(sentences, src)
-	}
-	return newWordCorpus(sentences)
-})
-
-// newWordCorpus builds the vocabulary (words seen at least embedMinCount times,
-// punctuation left out) and the id sequences of sentences.
-func newWordCorpus(sentences [][]string) *wordCorpus {
-	count := map[string]int{}
-	for _, s := range sentences {
-		for _, w := range s {
-			if !embedPunct[w] {
-				count[w]++
-			}
-		}
-	}
-	c := &wordCorpus{Index: map[string]int{}}
-	for w, n := range count {
-		if n >= embedMinCount {
-			c.Words = append(c.Words, w)
-		}
-	}
-	slices.SortFunc(c.Words, func(a, b string) int {
-		return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b))
-	})
-	classes := wordClassOf()
-	for i, w := range c.Words {
-		c.Index[w] = i
-		c.Counts = append(c.Counts, float64(count[w]))
-		class, ok := classes[w]
-		if !ok {
-			class = classFunction
-		}
-		c.Class = append(c.Class, class)
-		c.Tokens += count[w]
-	}
-	for _, s := range sentences {
-		var ids []int
-		for _, w := range s {
-			if id, ok := c.Index[w]; ok {
-				ids = append(ids, id)
-			}
-		}
-		if len(ids) < 2 {
-			continue
-		}
-		for i := range ids {
-			c.positions = append(c.positions, [2]int{len(c.Sentences), i})
-		}
-		c.Sentences = append(c.Sentences, ids)
-	}
-	for _, f := range c.Counts {
-		// word2vec's subsampling: keep a word with probability √(t/p) + t/p, p = f/N
-		p := f / float64(c.Tokens)
-		c.keep = append(c.keep, min(1, math.Sqrt(embedSubsample/p)+embedSubsample/p))
-	}
-	s, err := models.NewNegativeSampler(c.Counts, models.UnigramPower)
-	if err != nil {
-		panic("lessons: " + err.Error()) // the shipped corpus is never empty
-	}
-	c.sampler = s
-	return c
-}
-
-// Batch draws n training examples: a centre token drawn uniformly from the corpus
-// (frequent words kept only with their subsampling probability), a context word
-// drawn uniformly from the window of ±window words around it, and k negatives from
-// P(w) ∝ f(w)^{3/4}.
-func (c *wordCorpus) Batch(rng *rand.Rand, n, window, k int) []models.SkipGramExample {
-	out := make([]models.SkipGramExample, n)
-	for i := range out {
-		var s []int
-		var at int
-		for try := 0; ; try++ {
-			pos := c.positions[rng.IntN(len(c.positions))]
-			s, at = c.Sentences[pos[0]], pos[1]
-			if try == embedSampleTries || rng.Float64() < c.keep[s[at]] {
-				break
-			}
-		}
-		lo, hi := max(0, at-window), min(len(s)-1, at+window)
-		j := lo + rng.IntN(hi-lo) // one of the hi − lo positions other than at
-		if j >= at {
-			j++
-		}
-		out[i] = models.SkipGramExample{Centre: s[at], Context: s[j], Negatives: c.sampler.Negatives(rng, k, s[j])}
-	}
-	return out
-}
-
-// Pairs lists the (centre, context) pairs of a sentence with a window of ±window
-// words, in reading order: the positive examples of skip-gram.
-func Pairs(ids []int, window int) [][2]int {
-	var out [][2]int
-	for i := range ids {
-		for j := max(0, i-window); j <= min(len(ids)-1, i+window); j++ {
-			if j != i {
-				out = append(out, [2]int{ids[i], ids[j]})
-			}
-		}
-	}
-	return out
-}
 
 // EmbedModel is the lesson's skip-gram model with its optimiser.
 type EmbedModel struct {
@@ -225,12 +38,12 @@ type EmbedModel struct {
 // NewEmbedModel returns an untrained model over the shipped corpus's vocabulary.
 func NewEmbedModel(seed uint64) *EmbedModel {
 	rng := rand.New(rand.NewPCG(seed, 0x5e6))
-	return &EmbedModel{SkipGram: models.NewSkipGram(len(embedCorpus().Words), EmbedDim, rng), opt: models.NewAdam(embedLR)}
+	return &EmbedModel{SkipGram: models.NewSkipGram(len(data.Words().Words), EmbedDim, rng), opt: models.NewAdam(embedLR)}
 }
 
 // TrainStep runs one step of Adam on a batch drawn from rng and returns its loss.
 func (m *EmbedModel) TrainStep(rng *rand.Rand, window, k int) (float64, error) {
-	batch := embedCorpus().Batch(rng, embedBatch, window, k)
+	batch := data.Words().Batch(rng, embedBatch, window, k)
 	m.Params().ZeroGrad()
 	loss, err := m.Backward(batch)
 	if err != nil {
@@ -289,13 +102,13 @@ var EmbedAnalogies = [][4]string{
 
 // Quality measures m on the shipped corpus.
 func (m *EmbedModel) Quality() EmbedQuality {
-	c := embedCorpus()
+	c := data.Words()
 	E := m.E.Value
 	var q EmbedQuality
-	share := make([]float64, len(wordClasses))
+	share := make([]float64, len(data.WordClasses))
 	content := 0
 	for w, class := range c.Class {
-		if class == classFunction {
+		if class == data.ClassFunction {
 			continue
 		}
 		content++
@@ -336,9 +149,9 @@ func EmbedCheckpointMeta(m *EmbedModel, seed uint64, steps int, curve []float64)
 		points[i] = f(l)
 	}
 	return map[string]string{
-		"model": "skip-gram negative sampling", "words": strings.Join(embedCorpus().Words, " "),
+		"model": "skip-gram negative sampling", "words": strings.Join(data.Words().Words, " "),
 		"dim": strconv.Itoa(EmbedDim), "window": strconv.Itoa(EmbedWindow), "negatives": strconv.Itoa(EmbedNegatives),
-		"batch": strconv.Itoa(embedBatch), "lr": f(embedLR), "subsample": f(embedSubsample), "min_count": strconv.Itoa(embedMinCount),
+		"batch": strconv.Itoa(embedBatch), "lr": f(embedLR), "subsample": f(data.WordSubsample), "min_count": strconv.Itoa(data.WordMinCount),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
 		"loss_curve": strings.Join(points, ","), "loss_curve_every": strconv.Itoa(embedCurveEvery),
 		"same_class_nn": f(q.SameClass), "same_class_chance": f(q.Chance),
@@ -358,7 +171,7 @@ var embedCheckpoint = sync.OnceValues(func() (bundled[*EmbedModel], error) {
 	if err != nil {
 		return b, err
 	}
-	if got, want := b.meta["words"], strings.Join(embedCorpus().Words, " "); got != want {
+	if got, want := b.meta["words"], strings.Join(data.Words().Words, " "); got != want {
 		return b, fmt.Errorf("lessons: checkpoint %s was trained on another vocabulary (run go run ./cmd/train)", EmbedFile)
 	}
 	return b, nil

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/sim"
 )
 
@@ -19,52 +20,6 @@ func embedValues(changes map[string]string) sim.Values {
 func buildEmbed(t *testing.T, changes map[string]string) *embedModel {
 	t.Helper()
 	return buildLesson[*embedModel](t, embeddingsLesson, changes)
-}
-
-func TestPairs(t *testing.T) {
-	cases := []struct {
-		ids    []int
-		window int
-		want   [][2]int
-	}{
-		{[]int{1, 2, 3}, 1, [][2]int{{1, 2}, {2, 1}, {2, 3}, {3, 2}}},
-		{[]int{1, 2, 3}, 2, [][2]int{{1, 2}, {1, 3}, {2, 1}, {2, 3}, {3, 1}, {3, 2}}},
-		{[]int{7, 8}, 4, [][2]int{{7, 8}, {8, 7}}},
-	}
-	for _, tc := range cases {
-		if got := Pairs(tc.ids, tc.window); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Pairs(%v, %d): got %v want %v", tc.ids, tc.window, got, tc.want)
-		}
-	}
-}
-
-func TestEmbedCorpus(t *testing.T) {
-	c := embedCorpus()
-	if len(c.Words) < 200 {
-		t.Errorf("vocabulary: got %d words want ≥ 200", len(c.Words))
-	}
-	for i := 1; i < len(c.Counts); i++ {
-		if c.Counts[i] > c.Counts[i-1] {
-			t.Fatalf("word %d (%s) is more frequent than word %d: not sorted by frequency", i, c.Words[i], i-1)
-		}
-	}
-	for _, w := range []string{".", "?", "!"} {
-		if _, ok := c.Index[w]; ok {
-			t.Errorf("punctuation %q is in the vocabulary", w)
-		}
-	}
-	for w, class := range map[string]int{"she": classPronoun, "girl": classPerson, "dog": classAnimal, "milk": classFood,
-		"car": classThing, "drinks": classVerb, "happy": classAdjective, "the": classFunction} {
-		if got := c.Class[c.Index[w]]; got != class {
-			t.Errorf("class of %q: got %s want %s", w, wordClasses[got], wordClasses[class])
-		}
-	}
-	batch := c.Batch(embedTrainRNG(1), 50, 2, 3)
-	for _, ex := range batch {
-		if len(ex.Negatives) != 3 {
-			t.Fatalf("got %d negatives want 3", len(ex.Negatives))
-		}
-	}
 }
 
 // TestEmbeddingsDefaultAnalogy: the page opens on the corpus analogy the trained
@@ -246,7 +201,7 @@ func TestEmbeddingsCheckpoint(t *testing.T) {
 	if q.SameClass < 0.8 || q.Chance > 0.35 {
 		t.Errorf("same-class nearest neighbours: got %.2f (chance %.2f) want ≥ 0.80 (chance ≤ 0.35) as the page says", q.SameClass, q.Chance)
 	}
-	c := embedCorpus()
+	c := data.Words()
 	for w, want := range map[string]string{"he": "she", "apple": "orange", "cat": "dog"} {
 		got := (&embedModel{m: m, corpus: c}).neighbours(c.Index[w], 1)[0]
 		if c.Words[got.Word] != want {

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -38,7 +39,7 @@ const (
 // GRUClassifier is a GRU that reads one token per step (X_t is its one-hot vector)
 // and predicts the task's target from every hidden state: ŷ_t = softmax(H_t W_q + b_q).
 type GRUClassifier struct {
-	Task    *Task
+	Task    *data.Task
 	Variant string
 	Cell    *models.GRU
 	Out     *models.Dense
@@ -58,7 +59,7 @@ var gateCostOf = map[string]float64{"reset": ResetGateCost}
 var hiddenOf = map[string]int{"skip": gruSmallHidden, "reset": gruSmallHidden}
 
 // HiddenFor is h of the lesson's GRU for task.
-func HiddenFor(task *Task) int {
+func HiddenFor(task *data.Task) int {
 	if h, ok := hiddenOf[task.Name]; ok {
 		return h
 	}
@@ -66,9 +67,9 @@ func HiddenFor(task *Task) int {
 }
 
 // NewGRUClassifier returns an untrained classifier for task with weights drawn from seed.
-func NewGRUClassifier(task *Task, variant string, seed uint64) *GRUClassifier {
+func NewGRUClassifier(task *data.Task, variant string, seed uint64) *GRUClassifier {
 	rng := rand.New(rand.NewPCG(seed, 0x6a7))
-	d := len(Alphabet)
+	d := len(data.Alphabet)
 	m := &GRUClassifier{Task: task, Variant: variant, opt: models.NewAdam(gruLR)}
 	if variant == VariantResetAfter {
 		m.Cell = models.NewGRUResetAfter(d, HiddenFor(task), rng)
@@ -87,7 +88,7 @@ func (m *GRUClassifier) Params() models.Params {
 
 // oneHot returns X_t for step t of a batch of equally long sequences.
 func oneHot(ids [][]int, t int) *mat.Dense {
-	x := mat.NewDense(len(ids), len(Alphabet), nil)
+	x := mat.NewDense(len(ids), len(data.Alphabet), nil)
 	for b, seq := range ids {
 		x.Set(b, seq[t], 1)
 	}
@@ -200,7 +201,7 @@ func (m *GRUClassifier) Run(ids []int, clamp Clamp) []GRUStep {
 		return out
 	}
 	for t, id := range ids {
-		x := make([]float64, len(Alphabet))
+		x := make([]float64, len(data.Alphabet))
 		x[id] = 1
 		hr, hz := times(prev, c.Whr), times(prev, c.Whz)
 		r, z, ht, hNew := make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, h)
@@ -279,11 +280,11 @@ func (m *GRUClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
 }
 
 // EvalSet is the held-out set the recorded accuracies are measured on.
-func EvalSet(task *Task) [][]int {
+func EvalSet(task *data.Task) [][]int {
 	rng := rand.New(rand.NewPCG(GRUEvalSeed, 0))
 	seqs := make([][]int, GRUEvalSeqs)
 	for i := range seqs {
-		seqs[i] = task.Generate(rng, trainMinLen+rng.IntN(trainMaxLen-trainMinLen+1))
+		seqs[i] = task.Generate(rng, data.TrainMinLen+rng.IntN(data.TrainMaxLen-data.TrainMinLen+1))
 	}
 	return seqs
 }
@@ -373,7 +374,7 @@ func CheckpointFile(task, variant string) string {
 // one: the shared, read-only models (see bundled).
 var checkpoints = sync.OnceValues(func() (map[string]bundled[*GRUClassifier], error) {
 	out := map[string]bundled[*GRUClassifier]{}
-	for _, task := range Tasks {
+	for _, task := range data.Tasks {
 		for _, variant := range []string{VariantLecture, VariantResetAfter} {
 			name := CheckpointFile(task.Name, variant)
 			b, err := loadBundled(name, NewGRUClassifier(task, variant, 0))
@@ -387,7 +388,7 @@ var checkpoints = sync.OnceValues(func() (map[string]bundled[*GRUClassifier], er
 })
 
 // bundledGRU is the bundled classifier for task and variant.
-func bundledGRU(task *Task, variant string) (bundled[*GRUClassifier], error) {
+func bundledGRU(task *data.Task, variant string) (bundled[*GRUClassifier], error) {
 	all, err := checkpoints()
 	if err != nil {
 		return bundled[*GRUClassifier]{}, err
@@ -401,7 +402,7 @@ func bundledGRU(task *Task, variant string) (bundled[*GRUClassifier], error) {
 
 // LoadGRUClassifier returns a fresh copy of the bundled trained classifier for task
 // and variant, and the checkpoint's metadata (accuracy, training settings).
-func LoadGRUClassifier(task *Task, variant string) (*GRUClassifier, map[string]string, error) {
+func LoadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[string]string, error) {
 	b, err := bundledGRU(task, variant)
 	if err != nil {
 		return nil, nil, err
@@ -411,7 +412,7 @@ func LoadGRUClassifier(task *Task, variant string) (*GRUClassifier, map[string]s
 
 // sharedGRUClassifier is LoadGRUClassifier without the copy: the one loaded model,
 // shared by every page that only reads it (Run and Params never write).
-func sharedGRUClassifier(task *Task, variant string) (*GRUClassifier, map[string]string, error) {
+func sharedGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[string]string, error) {
 	b, err := bundledGRU(task, variant)
 	return b.model, b.meta, err
 }
@@ -471,7 +472,7 @@ func (m *gruModel) Static() sim.Frame {
 	task := m.clf.Task
 	tokens := make([]string, len(m.ids))
 	for i, id := range m.ids {
-		tokens[i] = Alphabet[id]
+		tokens[i] = data.Alphabet[id]
 	}
 	answers := make([]any, len(m.ids)) // the correct y_t by name, nil where none
 	for t, y := range task.Targets(m.ids) {
@@ -527,7 +528,7 @@ func (m *gruModel) At(t int) sim.Frame {
 	task := m.clf.Task
 	k := argmax(st.Probs)
 	meta := map[string]any{
-		"token":       Alphabet[m.ids[t-1]],
+		"token":       data.Alphabet[m.ids[t-1]],
 		"prediction":  task.Classes[k],
 		"probability": round4(st.Probs[k]),
 	}
@@ -574,9 +575,9 @@ func (m *GRUClassifier) GateStats() map[string]float64 {
 	seqs := EvalSet(m.Task)
 	out := map[string]float64{}
 	digitMeans := func(mean func([][]int, int, int) (float64, float64)) (r, z float64) {
-		for d := range digits {
+		for d := range data.Digits {
 			rd, zd := mean(seqs, d, 1)
-			r, z = r+rd/digits, z+zd/digits
+			r, z = r+rd/data.Digits, z+zd/data.Digits
 		}
 		return r, z
 	}
@@ -585,14 +586,14 @@ func (m *GRUClassifier) GateStats() map[string]float64 {
 		unit, z := m.MemoryZ(seqs)
 		out["memory_unit"], out["z_memory"] = float64(unit), z
 	case "skip":
-		_, out["z_filler"] = m.GateMeans(seqs, tokFiller, 1)
+		_, out["z_filler"] = m.GateMeans(seqs, data.TokFiller, 1)
 		_, out["z_digit"] = digitMeans(m.GateMeans)
-		_, out["z_filler_read"] = m.ReadGateMeans(seqs, tokFiller, 1)
+		_, out["z_filler_read"] = m.ReadGateMeans(seqs, data.TokFiller, 1)
 		_, out["z_digit_read"] = digitMeans(m.ReadGateMeans)
 	case "reset":
-		out["r_break"], out["z_break"] = m.GateMeans(seqs, tokBreak, 1)
+		out["r_break"], out["z_break"] = m.GateMeans(seqs, data.TokBreak, 1)
 		out["r_digit"], _ = digitMeans(m.GateMeans)
-		out["r_break_read"], out["z_break_read"] = m.ReadGateMeans(seqs, tokBreak, 1)
+		out["r_break_read"], out["z_break_read"] = m.ReadGateMeans(seqs, data.TokBreak, 1)
 		out["r_digit_read"], _ = digitMeans(m.ReadGateMeans)
 	}
 	return out
@@ -661,9 +662,9 @@ var gruLesson = &Lesson{
 		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},
 	},
 	Params: sim.Specs{
-		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: TaskNames(),
+		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
 			Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."},
-		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * maxInputLen,
+		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen,
 			Help: "One character per token, spaces ignored; empty means the task's example."},
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "R", "Z"}},
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "0", Min: 0, Max: 1, Step: 0.05},

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -21,16 +22,16 @@ import (
 func TestGRURunMatchesModels(t *testing.T) {
 	const tol = 1e-12
 	for _, variant := range []string{VariantLecture, VariantResetAfter} {
-		m := NewGRUClassifier(skipTask, variant, 7)
+		m := NewGRUClassifier(data.SkipTask, variant, 7)
 		rng := rand.New(rand.NewPCG(1, 1))
 		for _, p := range m.Cell.Params() {
 			p.Uniform(1, rng) // livelier than the initial U(±1/√h)
 		}
-		ids := skipTask.Generate(rng, 12)
+		ids := data.SkipTask.Generate(rng, 12)
 		got := m.Run(ids, Clamp{})
 		var state models.State
 		for ti, id := range ids {
-			x := mat.NewDense(1, len(Alphabet), nil)
+			x := mat.NewDense(1, len(data.Alphabet), nil)
 			x.Set(0, id, 1)
 			st := m.Cell.Step(x, state)
 			state = st.Next
@@ -50,11 +51,11 @@ func TestGRURunMatchesModels(t *testing.T) {
 }
 
 func TestGRUClamp(t *testing.T) {
-	m, _, err := LoadGRUClassifier(checksumTask, VariantLecture)
+	m, _, err := LoadGRUClassifier(data.ChecksumTask, VariantLecture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, _ := checksumTask.Parse(checksumTask.Default)
+	ids, _ := data.ChecksumTask.Parse(data.ChecksumTask.Default)
 	for _, st := range m.Run(ids, Clamp{Gate: "R", Value: 0.25}) {
 		for _, r := range st.R {
 			if r != 0.25 {
@@ -75,7 +76,7 @@ func TestGRUClamp(t *testing.T) {
 // TestGRUCheckpoints: every shipped checkpoint reproduces the accuracy and gate
 // statistics recorded in it by cmd/train, and the gates behave as lecture 4.3 says.
 func TestGRUCheckpoints(t *testing.T) {
-	for _, task := range Tasks {
+	for _, task := range data.Tasks {
 		for _, variant := range []string{VariantLecture, VariantResetAfter} {
 			m, meta, err := LoadGRUClassifier(task, variant)
 			if err != nil {
@@ -118,13 +119,13 @@ func TestGRUCheckpoints(t *testing.T) {
 // TestReadWeights: the weights sum to 1 and follow the rows of W_q.
 func TestReadWeights(t *testing.T) {
 	const tol = 1e-12
-	m := NewGRUClassifier(resetTask, VariantLecture, 3)
+	m := NewGRUClassifier(data.ResetTask, VariantLecture, 3)
 	W := m.Out.Params()[0].Value
 	W.Zero()
 	W.Set(0, 0, 3)
 	W.Set(0, 1, 4) // ‖row 0‖ = 5
 	W.Set(2, 1, 5) // ‖row 2‖ = 5
-	want := make([]float64, HiddenFor(resetTask))
+	want := make([]float64, HiddenFor(data.ResetTask))
 	want[0], want[2] = 0.5, 0.5
 	got := m.ReadWeights()
 	for j := range want {
@@ -136,7 +137,7 @@ func TestReadWeights(t *testing.T) {
 	W.Zero()
 	W.Set(1, 0, 1)
 	seqs := [][]int{{0, 5, 3, 5, 1}}
-	r, z := m.ReadGateMeans(seqs, tokBreak, 1)
+	r, z := m.ReadGateMeans(seqs, data.TokBreak, 1)
 	steps := m.Run(seqs[0], Clamp{})
 	wantR, wantZ := (steps[1].R[1]+steps[3].R[1])/2, (steps[1].Z[1]+steps[3].Z[1])/2
 	if math.Abs(r-wantR) > tol || math.Abs(z-wantZ) > tol {
@@ -190,7 +191,7 @@ func TestGRUTrainFromScratch(t *testing.T) {
 // BenchmarkCheckpointLoad is the start-up cost of parsing every bundled checkpoint.
 func BenchmarkCheckpointLoad(b *testing.B) {
 	for b.Loop() {
-		for _, task := range Tasks {
+		for _, task := range data.Tasks {
 			for _, variant := range []string{VariantLecture, VariantResetAfter} {
 				raw, err := checkpointFS.ReadFile("checkpoints/" + CheckpointFile(task.Name, variant))
 				if err != nil {
@@ -222,7 +223,7 @@ func TestResetGateCostGradient(t *testing.T) {
 		variant string
 		B, T    int
 	}{{VariantLecture, 2, 4}, {VariantResetAfter, 3, 3}, {VariantLecture, 1, 1}} {
-		m := NewGRUClassifier(resetTask, c.variant, 5)
+		m := NewGRUClassifier(data.ResetTask, c.variant, 5)
 		rng := rand.New(rand.NewPCG(1, 1))
 		for _, p := range m.Cell.Params() {
 			p.Uniform(1, rng)
@@ -233,7 +234,7 @@ func TestResetGateCostGradient(t *testing.T) {
 		}
 		xs := make([]*mat.Dense, c.T)
 		for t := range xs {
-			xs[t] = mat.NewDense(c.B, len(Alphabet), nil)
+			xs[t] = mat.NewDense(c.B, len(data.Alphabet), nil)
 			xs[t].Apply(func(_, _ int, _ float64) float64 { return rng.NormFloat64() }, xs[t])
 		}
 		ps := m.Cell.Params()
@@ -266,12 +267,12 @@ func TestResetGateAcrossSeeds(t *testing.T) {
 	for _, variant := range []string{VariantLecture, VariantResetAfter} {
 		var breaks, others []float64
 		for seed := uint64(1000); seed < uint64(1000+n); seed++ {
-			m := NewGRUClassifier(resetTask, variant, seed)
+			m := NewGRUClassifier(data.ResetTask, variant, seed)
 			rng := rand.New(rand.NewPCG(seed, 0x7a1))
 			for range GRUTrainSteps {
 				m.TrainStep(rng)
 			}
-			acc, _ := m.Evaluate(EvalSet(resetTask))
+			acc, _ := m.Evaluate(EvalSet(data.ResetTask))
 			st := m.GateStats()
 			rb, rd := st["r_break_read"], st["r_digit_read"]
 			t.Logf("%-11s seed %d: accuracy %.4f, R_t at breaks %.3f, on digits %.3f, Z_t at breaks %.3f", variant, seed, acc, rb, rd, st["z_break_read"])

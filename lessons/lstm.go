@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -34,7 +35,7 @@ const (
 // ŷ_t = softmax(H_t W_q + b_q). The LSTM lesson uses it with an LSTM and with a
 // vanilla tanh RNN.
 type SeqClassifier struct {
-	Task *Task
+	Task *data.Task
 	Cell models.Cell
 	Out  *models.Dense
 	opt  *models.Adam
@@ -42,18 +43,18 @@ type SeqClassifier struct {
 
 // NewLSTMClassifier returns an untrained LSTM classifier for task with weights drawn
 // from seed and b_f raised by forgetBiasInit.
-func NewLSTMClassifier(task *Task, seed uint64) *SeqClassifier {
+func NewLSTMClassifier(task *data.Task, seed uint64) *SeqClassifier {
 	rng := rand.New(rand.NewPCG(seed, 0x1997))
-	cell := models.NewLSTM(len(Alphabet), LSTMHidden, rng)
+	cell := models.NewLSTM(len(data.Alphabet), LSTMHidden, rng)
 	addConst(cell.Bf, forgetBiasInit)
 	return &SeqClassifier{Task: task, Cell: cell, Out: models.NewDense("out.", LSTMHidden, len(task.Classes), rng), opt: models.NewAdam(gruLR)}
 }
 
 // NewRNNClassifier returns an untrained vanilla classifier,
 // H_t = tanh(X_t W_xh + H_{t-1} W_hh + b_h), for task with weights drawn from seed.
-func NewRNNClassifier(task *Task, seed uint64) *SeqClassifier {
+func NewRNNClassifier(task *data.Task, seed uint64) *SeqClassifier {
 	rng := rand.New(rand.NewPCG(seed, 0x1986))
-	cell := models.NewRNN(len(Alphabet), LSTMHidden, models.ActTanh, rng)
+	cell := models.NewRNN(len(data.Alphabet), LSTMHidden, models.ActTanh, rng)
 	return &SeqClassifier{Task: task, Cell: cell, Out: models.NewDense("out.", LSTMHidden, len(task.Classes), rng), opt: models.NewAdam(gruLR)}
 }
 
@@ -160,7 +161,7 @@ func (m *SeqClassifier) RunLSTM(ids []int, clamp Clamp) []LSTMStep {
 	}
 	steps := make([]LSTMStep, len(ids))
 	for t, id := range ids {
-		x := make([]float64, len(Alphabet))
+		x := make([]float64, len(data.Alphabet))
 		x[id] = 1
 		st := LSTMStep{
 			X: x,
@@ -227,7 +228,7 @@ func RNNCheckpointFile(task string) string { return "rnn-" + task + ".safetensor
 // read-only models (see bundled).
 var seqCheckpoints = sync.OnceValues(func() (map[string]bundled[*SeqClassifier], error) {
 	out := map[string]bundled[*SeqClassifier]{}
-	for _, task := range Tasks {
+	for _, task := range data.Tasks {
 		for name, fresh := range map[string]*SeqClassifier{
 			LSTMCheckpointFile(task.Name): NewLSTMClassifier(task, 0),
 			RNNCheckpointFile(task.Name):  NewRNNClassifier(task, 0),
@@ -273,13 +274,13 @@ func sharedSeq(file string) (*SeqClassifier, map[string]string, error) {
 
 // LoadLSTMClassifier returns a fresh copy of the bundled trained LSTM for task and
 // its checkpoint metadata.
-func LoadLSTMClassifier(task *Task) (*SeqClassifier, map[string]string, error) {
+func LoadLSTMClassifier(task *data.Task) (*SeqClassifier, map[string]string, error) {
 	return loadSeq(LSTMCheckpointFile(task.Name), NewLSTMClassifier(task, 0))
 }
 
 // LoadRNNClassifier returns a fresh copy of the bundled trained vanilla RNN for task
 // and its checkpoint metadata.
-func LoadRNNClassifier(task *Task) (*SeqClassifier, map[string]string, error) {
+func LoadRNNClassifier(task *data.Task) (*SeqClassifier, map[string]string, error) {
 	return loadSeq(RNNCheckpointFile(task.Name), NewRNNClassifier(task, 0))
 }
 
@@ -405,7 +406,7 @@ func (m *lstmModel) Steps() int { return len(m.ids) }
 // counts returns each cell's parameter count, its formula value and the output
 // layer's count, in the order LSTM, GRU, RNN.
 func (m *lstmModel) counts() (cells, formulas, outs [3]int) {
-	d := len(Alphabet)
+	d := len(data.Alphabet)
 	for i, c := range []struct {
 		cell models.Cell
 		all  models.Params
@@ -423,7 +424,7 @@ func (m *lstmModel) Static() sim.Frame {
 	steps := m.run()
 	tokens := make([]string, len(m.ids))
 	for i, id := range m.ids {
-		tokens[i] = Alphabet[id]
+		tokens[i] = data.Alphabet[id]
 	}
 	answers := make([]any, len(m.ids))
 	for t, y := range task.Targets(m.ids) {
@@ -434,7 +435,7 @@ func (m *lstmModel) Static() sim.Frame {
 	T := len(m.ids)
 	last := steps[T-1].Probs
 	cells, formulas, outs := m.counts()
-	d, h, hg := len(Alphabet), LSTMHidden, m.gru.Cell.HiddenSize()
+	d, h, hg := len(data.Alphabet), LSTMHidden, m.gru.Cell.HiddenSize()
 	meta := map[string]any{
 		"tokens":      tokens,
 		"input":       m.text,
@@ -477,7 +478,7 @@ func (m *lstmModel) At(t int) sim.Frame {
 	task := m.lstm.Task
 	k := argmax(st.Probs)
 	meta := map[string]any{
-		"token":          Alphabet[m.ids[t-1]],
+		"token":          data.Alphabet[m.ids[t-1]],
 		"prediction":     task.Classes[k],
 		"probability":    round4(st.Probs[k]),
 		"gru_prediction": task.Classes[argmax(m.gruRun[t-1].Probs)],
@@ -615,9 +616,9 @@ var lstmLesson = &Lesson{
 			Note: "Counted from the loaded models; the formula and the count are in the facts."},
 	},
 	Params: sim.Specs{
-		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: TaskNames(),
+		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
 			Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."},
-		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * maxInputLen,
+		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen,
 			Help: "One character per token, spaces ignored; empty means the task's example."},
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "I", "F", "O"}},
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "1", Min: 0, Max: 1, Step: 0.05},

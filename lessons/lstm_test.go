@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -18,7 +19,7 @@ import (
 // models package's LSTM step when nothing is clamped.
 func TestLSTMRunMatchesModels(t *testing.T) {
 	const tol = 1e-12
-	for _, task := range Tasks {
+	for _, task := range data.Tasks {
 		m := NewLSTMClassifier(task, 7)
 		rng := rand.New(rand.NewPCG(1, 1))
 		for _, p := range m.Cell.Params() {
@@ -28,7 +29,7 @@ func TestLSTMRunMatchesModels(t *testing.T) {
 		got := m.RunLSTM(ids, Clamp{})
 		var state models.State
 		for ti, id := range ids {
-			x := mat.NewDense(1, len(Alphabet), nil)
+			x := mat.NewDense(1, len(data.Alphabet), nil)
 			x.Set(0, id, 1)
 			st := m.Cell.Step(x, state)
 			state = st.Next
@@ -54,11 +55,11 @@ func TestLSTMRunMatchesModels(t *testing.T) {
 }
 
 func TestLSTMClamp(t *testing.T) {
-	m, _, err := LoadLSTMClassifier(checksumTask)
+	m, _, err := LoadLSTMClassifier(data.ChecksumTask)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, _ := checksumTask.Parse(checksumTask.Default)
+	ids, _ := data.ChecksumTask.Parse(data.ChecksumTask.Default)
 	cases := []struct {
 		name  string
 		clamp Clamp
@@ -101,8 +102,8 @@ func maxAbsDiff(a, b []float64) float64 {
 // recorded in it by cmd/train; the LSTMs are right on ≥ 99 % of the held-out steps and
 // their memory cells stay inside the page's fixed colour scale.
 func TestLSTMCheckpoints(t *testing.T) {
-	for _, task := range Tasks {
-		for _, load := range []func(*Task) (*SeqClassifier, map[string]string, error){LoadLSTMClassifier, LoadRNNClassifier} {
+	for _, task := range data.Tasks {
+		for _, load := range []func(*data.Task) (*SeqClassifier, map[string]string, error){LoadLSTMClassifier, LoadRNNClassifier} {
 			m, meta, err := load(task)
 			if err != nil {
 				t.Fatal(err)
@@ -132,7 +133,7 @@ func TestLSTMCheckpoints(t *testing.T) {
 // cells' parameters, for the page's sizes and random ones.
 func TestParamFormula(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	sizes := [][2]int{{len(Alphabet), LSTMHidden}, {1, 1}}
+	sizes := [][2]int{{len(data.Alphabet), LSTMHidden}, {1, 1}}
 	for range 5 {
 		sizes = append(sizes, [2]int{1 + rng.IntN(20), 1 + rng.IntN(20)})
 	}
@@ -149,7 +150,7 @@ func TestParamFormula(t *testing.T) {
 		}
 	}
 	for kind, want := range map[models.Kind]int{models.KindLSTM: 912, models.KindGRU: 684, models.KindRNN: 228} {
-		if got := ParamFormula(kind, len(Alphabet), LSTMHidden); got != want {
+		if got := ParamFormula(kind, len(data.Alphabet), LSTMHidden); got != want {
 			t.Errorf("%s with d = 6, h = 12: got %d want %d (the page's prose)", kind, got, want)
 		}
 	}
@@ -172,11 +173,11 @@ func TestParamFormula(t *testing.T) {
 // finite difference of L in H_t agrees with ‖∂L/∂H_t‖ along its direction.
 func TestLastStepGradients(t *testing.T) {
 	const tol = 1e-12
-	m, _, err := LoadLSTMClassifier(checksumTask)
+	m, _, err := LoadLSTMClassifier(data.ChecksumTask)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, _ := checksumTask.Parse(checksumTask.Default)
+	ids, _ := data.ChecksumTask.Parse(data.ChecksumTask.Default)
 	T, y := len(ids), 1
 	hn, cn := LastStepGradients(m.Cell, m.Out, ids, y)
 	if len(hn) != T || len(cn) != T {
@@ -281,7 +282,7 @@ func TestLSTMBadInput(t *testing.T) {
 		{"checksum", "2 0 _", "tokens"},
 		{"skip", "1 | 2", "tokens"},
 		{"checksum", "2", "at least 2 tokens"},
-		{"reset", strings.Repeat("1", maxInputLen+1), "at most"},
+		{"reset", strings.Repeat("1", data.MaxInputLen+1), "at most"},
 	}
 	for _, c := range cases {
 		v := lstmLesson.Params.Defaults()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -52,7 +53,7 @@ type mtCell struct {
 
 // mtDataTokens is the training split tokenised, source and target, built once.
 var mtDataTokens = sync.OnceValues(func() (src, tgt [][]string) {
-	train, _ := Corpus()
+	train, _ := data.Corpus()
 	for _, p := range train {
 		s, t := p.Tokens()
 		src, tgt = append(src, s), append(tgt, t)
@@ -214,7 +215,7 @@ type mtDataModel struct {
 }
 
 func buildMTData(v sim.Values) (sim.Model, error) {
-	train, _ := Corpus()
+	train, _ := data.Corpus()
 	en, fr := strings.TrimSpace(v.String("english")), strings.TrimSpace(v.String("french"))
 	m := &mtDataModel{index: -1, minFreq: v.Int("min_freq"), steps: v.Int("num_steps")}
 	if en == "" && fr == "" {
@@ -589,7 +590,7 @@ func unkRateSeries(sm sim.Model) []Series {
 }
 
 func mtTrainSize() int {
-	train, _ := Corpus()
+	train, _ := data.Corpus()
 	return len(train)
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -328,7 +329,7 @@ func TestMTDataRawForm(t *testing.T) {
 	if got, want := mtRawForm("go .", false), "Go."; got != want {
 		t.Errorf("raw English: got %q want %q", got, want)
 	}
-	train, _ := Corpus()
+	train, _ := data.Corpus()
 	for _, p := range train {
 		if got := models.NormalizeMT(mtRawForm(p.En, false)); got != p.En {
 			t.Fatalf("English %q: raw form normalises to %q", p.En, got)

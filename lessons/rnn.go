@@ -11,21 +11,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
-
-// CharCorpus is the small text the character-level language model learns: short,
-// repetitive sentences, so that a model of a few thousand parameters trained for
-// seconds produces recognisable words.
-const CharCorpus = `the sea is calm and the sky is grey. the boat is small and the sea is wide.
-the cat sat on the mat and the dog sat on the log. the sun is warm and the wind is cold.
-a bird sang in the tree and the tree stood by the sea. the sea is deep and the night is long.
-the boat came home at night. the cat saw the boat and the dog saw the cat.
-the wind is cold on the sea. the sun came up and the sky was blue. the bird sang and the sea was calm.
-a small boat on a wide sea, a small bird in a tall tree, a grey cat on a warm mat.
-the dog ran to the sea and the cat ran to the tree. the night was long and the sea was deep.
-`
 
 // Sizes and training settings of the character-level language model.
 const (
@@ -38,23 +27,6 @@ const (
 	charMaxPrompt  = 40   // a prompt must fit the page's heatmaps
 )
 
-// CharVocab lists the characters of CharCorpus in sorted order (the newline is "\n";
-// the pages show it as ↵ and the space as ␣, see shownChar).
-var CharVocab = func() []string {
-	seen := map[rune]bool{}
-	for _, r := range CharCorpus {
-		seen[r] = true
-	}
-	var out []string
-	for r := range seen {
-		out = append(out, string(r))
-	}
-	sort.Strings(out)
-	return out
-}()
-
-func charID(s string) int { return slices.Index(CharVocab, s) }
-
 // newlineShown stands for "\n" where a character is shown as text, as SpaceToken
 // (␣) stands for the space: both are invisible in a sentence of the facts.
 const newlineShown = "↵"
@@ -65,7 +37,7 @@ const newlineShown = "↵"
 func shownChar(c string) string {
 	switch c {
 	case " ":
-		return SpaceToken
+		return data.SpaceToken
 	case "\n":
 		return newlineShown
 	}
@@ -86,7 +58,7 @@ type CharLM struct {
 // NewCharLM returns an untrained model with weights drawn from seed.
 func NewCharLM(seed uint64) *CharLM {
 	rng := rand.New(rand.NewPCG(seed, 0xc4a2))
-	V := len(CharVocab)
+	V := len(data.CharVocab)
 	return &CharLM{
 		Cell: models.NewRNN(V, CharHidden, models.ActTanh, rng),
 		Out:  models.NewDense("out.", CharHidden, V, rng),
@@ -99,22 +71,13 @@ func (m *CharLM) Params() models.Params {
 	return append(m.Cell.Params().WithPrefix("rnn."), m.Out.Params()...)
 }
 
-// corpusIDs is CharCorpus as token ids.
-var corpusIDs = func() []int {
-	var ids []int
-	for _, r := range CharCorpus {
-		ids = append(ids, charID(string(r)))
-	}
-	return ids
-}()
-
 // TrainStep runs one minibatch of Adam on windows of the corpus drawn from rng: the
 // mean over steps of −log P(x_{t+1} | x_1 … x_t). It returns that loss.
 func (m *CharLM) TrainStep(rng *rand.Rand) float64 {
-	V := len(CharVocab)
+	V := len(data.CharVocab)
 	starts := make([]int, charBatch)
 	for b := range starts {
-		starts[b] = rng.IntN(len(corpusIDs) - charWindow - 1)
+		starts[b] = rng.IntN(len(data.CharCorpusIDs) - charWindow - 1)
 	}
 	ps := m.Params()
 	ps.ZeroGrad()
@@ -122,7 +85,7 @@ func (m *CharLM) TrainStep(rng *rand.Rand) float64 {
 	for t := range xs {
 		xs[t] = mat.NewDense(charBatch, V, nil)
 		for b, s := range starts {
-			xs[t].Set(b, corpusIDs[s+t], 1)
+			xs[t].Set(b, data.CharCorpusIDs[s+t], 1)
 		}
 	}
 	tr, err := models.Forward(m.Cell, xs, models.State{})
@@ -135,7 +98,7 @@ func (m *CharLM) TrainStep(rng *rand.Rand) float64 {
 	scale := 1 / float64(charWindow*charBatch)
 	for t := range charWindow {
 		for b, s := range starts {
-			targets[b] = corpusIDs[s+t+1]
+			targets[b] = data.CharCorpusIDs[s+t+1]
 		}
 		H := tr.Steps[t].Next.H
 		l, _, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, nil)
@@ -152,10 +115,10 @@ func (m *CharLM) TrainStep(rng *rand.Rand) float64 {
 // BitsPerChar is the model's mean −log₂ P(x_{t+1} | x_1 … x_t) over the whole corpus,
 // read in one pass from H_0 = 0.
 func (m *CharLM) BitsPerChar() float64 {
-	steps := m.Run(corpusIDs[:len(corpusIDs)-1], 1)
+	steps := m.Run(data.CharCorpusIDs[:len(data.CharCorpusIDs)-1], 1)
 	total := 0.0
 	for t, st := range steps {
-		total -= math.Log2(st.Probs[corpusIDs[t+1]])
+		total -= math.Log2(st.Probs[data.CharCorpusIDs[t+1]])
 	}
 	return total / float64(len(steps))
 }
@@ -177,7 +140,7 @@ func (m *CharLM) Run(ids []int, tau float64) []CharStep {
 }
 
 func (m *CharLM) step(id int, prev *mat.Dense, tau float64) CharStep {
-	V := len(CharVocab)
+	V := len(data.CharVocab)
 	x := mat.NewDense(1, V, nil)
 	x.Set(0, id, 1)
 	st := m.Cell.Step(x, models.State{H: prev})
@@ -222,7 +185,7 @@ func ParsePrompt(text string) ([]int, error) {
 	text = strings.ToLower(text)
 	var ids []int
 	for _, r := range text {
-		id := charID(string(r))
+		id := data.CharID(string(r))
 		if id < 0 {
 			return nil, fmt.Errorf("the model only knows lowercase letters, space, comma and full stop; %q is not one of them", string(r))
 		}
@@ -326,12 +289,12 @@ func (m *rnnModel) Static() sim.Frame {
 	all := m.inputs()
 	tokens := make([]string, len(all))
 	for i, id := range all {
-		tokens[i] = CharVocab[id]
+		tokens[i] = data.CharVocab[id]
 	}
 	meta := map[string]any{
 		"tokens":       tokens,
 		"prompt_len":   len(m.prompt),
-		"vocab":        CharVocab, // the labels of X_t's and P's entries, by index
+		"vocab":        data.CharVocab, // the labels of X_t's and P's entries, by index
 		"hidden":       CharHidden,
 		"params":       m.lm.Params().Count(),
 		"architecture": "A",
@@ -358,7 +321,7 @@ func (m *rnnModel) written(t int) string {
 	k := min(len(m.gen), t-len(m.prompt)+1)
 	var text strings.Builder
 	for _, id := range m.gen[:max(0, k)] {
-		c := CharVocab[id]
+		c := data.CharVocab[id]
 		if c == "\n" {
 			c = newlineShown
 		}
@@ -385,22 +348,22 @@ func (m *rnnModel) At(t int) sim.Frame {
 	sort.SliceStable(order, func(a, b int) bool { return st.Probs[order[a]] > st.Probs[order[b]] })
 	top := make([]charProb, m.topK)
 	for i := range top {
-		top[i] = charProb{P: sig4(st.Probs[order[i]]), Token: CharVocab[order[i]]}
+		top[i] = charProb{P: sig4(st.Probs[order[i]]), Token: data.CharVocab[order[i]]}
 	}
 	phase := "prompt"
 	if t > len(m.prompt) {
 		phase = "sample"
 	}
-	meta := map[string]any{"token": CharVocab[all[t-1]], "phase": phase, "topk": top}
+	meta := map[string]any{"token": data.CharVocab[all[t-1]], "phase": phase, "topk": top}
 	if t < len(all) { // the last step's prediction is not sampled
-		meta["next"] = CharVocab[all[t]]
+		meta["next"] = data.CharVocab[all[t]]
 	}
 	if w := m.written(t); w != "" {
 		meta["written"] = w
 	}
 	pb := m.stepsB[t-1].Probs
-	meta["A_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(CharVocab[order[0]]), st.Probs[order[0]])
-	meta["B_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(CharVocab[argmax(pb)]), pb[argmax(pb)])
+	meta["A_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(data.CharVocab[order[0]]), st.Probs[order[0]])
+	meta["B_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(data.CharVocab[argmax(pb)]), pb[argmax(pb)])
 	if pc := m.stepsC[t-1].Probs; pc != nil {
 		meta["C_output"] = fmt.Sprintf("%s (p = %.3f)", ArchCClasses[argmax(pc)], pc[argmax(pc)])
 	} else {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"unroll/data"
 	"unroll/sim"
 )
 
@@ -23,7 +24,7 @@ func TestCharCheckpoint(t *testing.T) {
 	got := m.BitsPerChar()
 	checkRecorded(t, "bits per character", got, metaFloat(meta, "bits_per_char"), recordedSmooth)
 	// A uniform guess over the vocabulary costs log₂ V bits; the trained model must do far better.
-	if limit := math.Log2(float64(len(CharVocab))) / 4; got > limit {
+	if limit := math.Log2(float64(len(data.CharVocab))) / 4; got > limit {
 		t.Errorf("bits per character: got %v want ≤ %v", got, limit)
 	}
 }
@@ -39,15 +40,15 @@ func TestCharGenerate(t *testing.T) {
 	var text strings.Builder
 	for i := range a {
 		if a[i] != b[i] {
-			t.Fatalf("sample %d: same seed gave %q and %q", i, CharVocab[a[i]], CharVocab[b[i]])
+			t.Fatalf("sample %d: same seed gave %q and %q", i, data.CharVocab[a[i]], data.CharVocab[b[i]])
 		}
-		text.WriteString(CharVocab[a[i]])
+		text.WriteString(data.CharVocab[a[i]])
 	}
 	// At a low temperature the model writes the corpus's words.
 	words := strings.Fields(strings.NewReplacer(".", " ", ",", " ").Replace(text.String()))
 	known := 0
 	for _, w := range words {
-		if strings.Contains(CharCorpus, " "+w+" ") {
+		if strings.Contains(data.CharCorpus, " "+w+" ") {
 			known++
 		}
 	}
@@ -135,7 +136,7 @@ func TestRNNTopK(t *testing.T) {
 			}
 			probs := f.Arrays[slices.IndexFunc(f.Arrays, func(a sim.Array) bool { return a.Name == "P" })].Data
 			for i, e := range top {
-				p, id := e.P, charID(e.Token)
+				p, id := e.P, data.CharID(e.Token)
 				if id < 0 || p != sig4(probs[id]) {
 					t.Fatalf("k = %d, step %d, rank %d: got %q with p = %v want a character of the vocabulary with p = P[id]", k, step, i+1, e.Token, p)
 				}

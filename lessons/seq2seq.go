@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -242,9 +243,9 @@ func (m *seq2seqModel) heldOutBLEU() float64 {
 // ScoredPairs are the held-out pairs the seq2seq page scores while training:
 // seq2seqEvalPairs test pairs spread evenly over the test split (every k-th), so
 // short and long sentences, all kinds of grammar, are represented.
-func ScoredPairs(task *TranslationTask) []Pair {
+func ScoredPairs(task *TranslationTask) []data.Pair {
 	n := min(seq2seqEvalPairs, len(task.Test))
-	out := make([]Pair, n)
+	out := make([]data.Pair, n)
 	for i := range out {
 		out[i] = task.Test[i*len(task.Test)/n]
 	}
@@ -541,7 +542,7 @@ var seq2seqLesson = &Lesson{
 			Help: "The sentence the encoder reads."},
 		{Name: "reference", Label: "French reference", Kind: sim.Text, Default: "Elles regardent .", MaxLen: 120,
 			Help: "The labels y_t' teacher forcing feeds in; <eos> is added."},
-		{Name: "pad_to", Label: "pad to length", Kind: sim.Int, Default: "8", Min: 4, Max: 2 * MaxSentenceTokens, Step: 1, Symbol: "L",
+		{Name: "pad_to", Label: "pad to length", Kind: sim.Int, Default: "8", Min: 4, Max: 2 * data.MaxSentenceTokens, Step: 1, Symbol: "L",
 			Help: "The fixed length the labels are padded to."},
 		{Name: "start", Label: "start from", Kind: sim.Choice, Default: startCheckpoint, Choices: []string{startCheckpoint, startScratch},
 			Help: "checkpoint: Train continues training the bundled model; scratch: random weights (from the seed), so Train trains from scratch. Train again to continue."},

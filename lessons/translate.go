@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"unroll/data"
 	"unroll/models"
 )
 
@@ -16,7 +17,7 @@ import (
 // train and test, how a sentence becomes tokens, and how tokens join back.
 type TranslationTask struct {
 	Name        string // "corpus" or "dates"
-	Train, Test []Pair
+	Train, Test []data.Pair
 	// Tokenize splits one side of a pair: words (models.Tokenize after
 	// models.NormalizeMT) for the corpus, characters (CharTokens) for dates.
 	Tokenize func(string) []string
@@ -49,30 +50,30 @@ func (t *TranslationTask) Vocabs() (src, tgt *models.Vocab) {
 // Join writes tokens back as a sentence (the inverse of Tokenize on its output).
 func (t *TranslationTask) Join(tokens []string) string {
 	if t.Sep == "" {
-		return strings.ReplaceAll(strings.Join(tokens, ""), SpaceToken, " ")
+		return strings.ReplaceAll(strings.Join(tokens, ""), data.SpaceToken, " ")
 	}
 	return strings.Join(tokens, t.Sep)
 }
 
 // The two translation tasks.
 var (
-	// CorpusTask is English → French on the bundled corpus (corpus.go).
+	// CorpusTask is English → French on the bundled corpus (data.Corpus).
 	CorpusTask = sync.OnceValue(func() *TranslationTask {
-		train, test := Corpus()
+		train, test := data.Corpus()
 		return &TranslationTask{
 			Name: "corpus", Train: train, Test: test,
 			Tokenize:  func(s string) []string { return models.Tokenize(models.NormalizeMT(s)) },
 			Sep:       " ",
-			MaxSource: 2 * MaxSentenceTokens,
-			MaxOutput: 2 * MaxSentenceTokens,
+			MaxSource: 2 * data.MaxSentenceTokens,
+			MaxOutput: 2 * data.MaxSentenceTokens,
 		}
 	})
-	// DatesTask is date normalisation (dates.go), one token per character.
+	// DatesTask is date normalisation (data.Dates), one token per character.
 	DatesTask = sync.OnceValue(func() *TranslationTask {
-		train, test := Dates()
+		train, test := data.Dates()
 		return &TranslationTask{
 			Name: "dates", Train: train, Test: test,
-			Tokenize:  func(s string) []string { return CharTokens(strings.ToLower(strings.TrimSpace(s))) },
+			Tokenize:  func(s string) []string { return data.CharTokens(strings.ToLower(strings.TrimSpace(s))) },
 			Sep:       "",
 			MaxSource: 40,
 			MaxOutput: 12,
@@ -221,7 +222,7 @@ type Score struct {
 
 // Translate translates the source side of every pair: greedily when beam ≤ 1, else
 // by beam search of that width with α = EvalAlpha.
-func (tr *Translator) Translate(pairs []Pair, beam int) []string {
+func (tr *Translator) Translate(pairs []data.Pair, beam int) []string {
 	out := make([]string, len(pairs))
 	for i, p := range pairs {
 		src, _, err := tr.Source(p.En)
@@ -243,7 +244,7 @@ const EvalAlpha = 0.75
 
 // CorpusBLEU scores translations of pairs against their targets: corpus BLEU with
 // uniform weights and N = 4, on the task's tokens.
-func (t *TranslationTask) CorpusBLEU(cands []string, pairs []Pair) models.BLEUResult {
+func (t *TranslationTask) CorpusBLEU(cands []string, pairs []data.Pair) models.BLEUResult {
 	cs := make([][]string, len(pairs))
 	refs := make([][][]string, len(pairs))
 	for i, p := range pairs {
@@ -258,12 +259,12 @@ func (t *TranslationTask) CorpusBLEU(cands []string, pairs []Pair) models.BLEURe
 }
 
 // Evaluate translates pairs (see Translate) and scores the outputs.
-func (tr *Translator) Evaluate(pairs []Pair, beam int) Score {
+func (tr *Translator) Evaluate(pairs []data.Pair, beam int) Score {
 	return tr.Task.Score(tr.Translate(pairs, beam), pairs)
 }
 
 // Score scores translations cands of pairs: corpus BLEU and exact matches.
-func (t *TranslationTask) Score(cands []string, pairs []Pair) Score {
+func (t *TranslationTask) Score(cands []string, pairs []data.Pair) Score {
 	exact := 0
 	for i, p := range pairs {
 		if cands[i] == t.Join(t.Tokenize(p.Fr)) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"unroll/data"
 	"unroll/figures"
 	"unroll/lessons"
 	"unroll/sim"
@@ -104,7 +105,7 @@ func figureOf(p lessons.Plot, m sim.Model) figures.Figure {
 		g := p.Grid(m)
 		cols := make([]string, len(g.Cols))
 		for c, l := range g.Cols {
-			cols[c] = strings.ReplaceAll(l, lessons.SpaceToken, "·") // the figures' PDF fonts have no ␣
+			cols[c] = strings.ReplaceAll(l, data.SpaceToken, "·") // the figures' PDF fonts have no ␣
 		}
 		f.Grid = &figures.Grid{Rows: g.Rows, Cols: cols, Values: g.Values, Lo: g.Lo, Hi: g.Hi}
 		return f

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"unroll/data"
 	"unroll/figures"
 	"unroll/lessons"
 	"unroll/sim"
@@ -188,7 +189,7 @@ func TestFigureOf(t *testing.T) {
 		len(f.Series) != 1 || f.Series[0].Label != "a" || f.Series[0].X[0] != 1 || f.Series[0].Y[0] != 2 || f.Series[0].Labels[0] != "w" {
 		t.Errorf("series plot: got %+v", f)
 	}
-	cols := []string{"a", lessons.SpaceToken, "b"}
+	cols := []string{"a", data.SpaceToken, "b"}
 	grid := lessons.Plot{Title: "G", Grid: func(sim.Model) lessons.Grid {
 		return lessons.Grid{Rows: []string{"r"}, Cols: cols, Values: [][]float64{{0, 0.5, 1}}, Lo: 0, Hi: 1}
 	}}
@@ -198,7 +199,7 @@ func TestFigureOf(t *testing.T) {
 		!slices.Equal(f.Grid.Values[0], want.Values[0]) || f.Grid.Lo != 0 || f.Grid.Hi != 1 || f.Series != nil {
 		t.Errorf("grid plot: got %+v, want grid %+v", f, want)
 	}
-	if cols[1] != lessons.SpaceToken {
+	if cols[1] != data.SpaceToken {
 		t.Errorf("figureOf changed the lesson's column labels")
 	}
 }

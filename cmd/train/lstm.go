@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"unroll/data"
 	"unroll/lessons"
 )
 
@@ -19,10 +20,10 @@ func lstmSeedOf(task, cell int) uint64 { return uint64(1997 + 10*task + cell) }
 // for the GRU/LSTM/RNN comparison, each trained for steps minibatches.
 func trainLSTM(dir string, steps int) error {
 	fmt.Printf("%-9s %-5s %8s %8s %8s  %s\n", "task", "cell", "loss", "acc", "final", "max |C_t|")
-	for ti, task := range lessons.Tasks {
+	for ti, task := range data.Tasks {
 		for ci, c := range []struct {
 			name string
-			make func(*lessons.Task, uint64) *lessons.SeqClassifier
+			make func(*data.Task, uint64) *lessons.SeqClassifier
 			file func(string) string
 		}{
 			{"lstm", lessons.NewLSTMClassifier, lessons.LSTMCheckpointFile},

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"time"
 
+	"unroll/data"
 	"unroll/lessons"
 )
 
@@ -49,7 +50,7 @@ func seedOf(task, variant int) uint64 { return uint64(1 + 10*task + variant) }
 
 func run(dir string, steps int) error {
 	fmt.Printf("%-9s %-12s %8s %8s %8s  %s\n", "task", "variant", "loss", "acc", "final", "gates")
-	for ti, task := range lessons.Tasks {
+	for ti, task := range data.Tasks {
 		for vi, variant := range []string{lessons.VariantLecture, lessons.VariantResetAfter} {
 			start := time.Now()
 			seed := seedOf(ti, vi)

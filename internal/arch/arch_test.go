@@ -1,6 +1,7 @@
 // Package arch holds the test that keeps the import direction of DESIGN.md:
-// models ← sim ← lessons ← web ← cmd, with net/http only in web and cmd, and figures
-// (the export drawing) imported by web and importing none of web, lessons or check.
+// models ← sim ← lessons ← web ← cmd, and models ← data ← lessons (the datasets
+// depend on no simulation, lesson or web code), with net/http only in web and cmd, and
+// figures (the export drawing) imported by web and importing none of web, lessons or check.
 package arch
 
 import (
@@ -33,6 +34,7 @@ func TestImportDirection(t *testing.T) {
 	}{
 		{"unroll/models", []string{"net/http", "unroll/check", "unroll/sim", "unroll/lessons", "unroll/templates", "unroll/web", "unroll/static"}},
 		{"unroll/sim", []string{"net/http", "unroll/check", "unroll/lessons", "unroll/templates", "unroll/web", "unroll/static"}},
+		{"unroll/data", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/web", "unroll/templates", "unroll/check", "unroll/static"}},
 		{"unroll/check", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/templates", "unroll/web"}},
 		{"unroll/lessons", []string{"net/http", "unroll/templates", "unroll/web"}},
 		{"unroll/figures", []string{"net/http", "unroll/web", "unroll/templates", "unroll/lessons", "unroll/check"}},

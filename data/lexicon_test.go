@@ -1,4 +1,4 @@
-package lessons
+package data
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package lessons
+package data
 
 import (
 	"math/rand/v2"
@@ -25,19 +25,20 @@ func (p Pair) Tokens() (src, tgt []string) {
 
 // The shipped corpus.
 const (
-	CorpusSeed = 2014 // the year of Sutskever et al. and Cho et al.
-	CorpusSize = 4000 // enough distinct pairs to generalise, small enough to train in seconds
-	// CorpusTestEvery: the last CorpusSize/CorpusTestEvery generated pairs are the
+	corpusSeed = 2014 // the year of Sutskever et al. and Cho et al.
+	corpusSize = 4000 // enough distinct pairs to generalise, small enough to train in seconds
+	// corpusTestEvery: the last corpusSize/corpusTestEvery generated pairs are the
 	// held-out candidates (a 90/10 split).
-	CorpusTestEvery = 10
-	// MaxSentenceTokens bounds both sides of every pair, punctuation included.
-	MaxSentenceTokens = 10
+	corpusTestEvery = 10
 )
 
-// LectureExamples are the lectures' own translation pairs (lecture 004 and 4.6 in
+// MaxSentenceTokens bounds both sides of every pair, punctuation included.
+const MaxSentenceTokens = 10
+
+// lectureExamples are the lectures' own translation pairs (lecture 004 and 4.6 in
 // lecture 8, after d2l's English–French data). They open every generated corpus and
 // are always in the training split.
-func LectureExamples() []Pair {
+func lectureExamples() []Pair {
 	return []Pair{
 		{"they are watching .", "ils regardent ."},
 		{"go .", "va !"},
@@ -76,14 +77,14 @@ var mtSetPhrases = []Pair{
 	{"it's raining .", "il pleut ."},
 }
 
-// GenerateCorpus returns n distinct English–French pairs (distinct English sides,
+// generateCorpus returns n distinct English–French pairs (distinct English sides,
 // each with exactly one French translation), deterministic in seed: first
-// LectureExamples, then mtSetPhrases, then sentences drawn from the grammar
+// lectureExamples, then mtSetPhrases, then sentences drawn from the grammar
 // (mtFamilies) with a PCG generator seeded by seed. Every sentence is already in
 // the form models.NormalizeMT gives (the tests check it). It returns fewer than n
 // pairs only if the grammar cannot produce n distinct sentences.
-func GenerateCorpus(seed uint64, n int) []Pair {
-	fixed := append(LectureExamples(), mtSetPhrases...)
+func generateCorpus(seed uint64, n int) []Pair {
+	fixed := append(lectureExamples(), mtSetPhrases...)
 	out := make([]Pair, 0, n)
 	seen := map[string]bool{}
 	add := func(p Pair) {
@@ -120,25 +121,25 @@ type mtCorpus struct{ train, test []Pair }
 
 var shippedCorpus = sync.OnceValue(func() mtCorpus {
 	var c mtCorpus
-	c.train, c.test = SplitCorpus(GenerateCorpus(CorpusSeed, CorpusSize))
+	c.train, c.test = splitCorpus(generateCorpus(corpusSeed, corpusSize))
 	return c
 })
 
-// Corpus is the shipped corpus, GenerateCorpus(CorpusSeed, CorpusSize) split by
-// SplitCorpus, built once. Callers must not modify the returned slices.
+// Corpus is the shipped corpus, generateCorpus(corpusSeed, corpusSize) split by
+// splitCorpus, built once. Callers must not modify the returned slices.
 func Corpus() (train, test []Pair) {
 	c := shippedCorpus()
 	return c.train, c.test
 }
 
-// SplitCorpus splits a generated corpus into a training and a held-out test set.
-// The test candidates are the last len(pairs)/CorpusTestEvery pairs (random
+// splitCorpus splits a generated corpus into a training and a held-out test set.
+// The test candidates are the last len(pairs)/corpusTestEvery pairs (random
 // sentences, since the generator draws them at random; the fixed pairs come first
 // and so are always in train). A candidate with an English or French token that
 // occurs nowhere in the training pairs moves to train, so every test token has been
 // seen in training; the test set is therefore a little under 10%.
-func SplitCorpus(pairs []Pair) (train, test []Pair) {
-	cut := len(pairs) - len(pairs)/CorpusTestEvery
+func splitCorpus(pairs []Pair) (train, test []Pair) {
+	cut := len(pairs) - len(pairs)/corpusTestEvery
 	train = append([]Pair(nil), pairs[:cut]...)
 	seen := map[string]bool{}
 	for _, p := range train {

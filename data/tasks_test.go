@@ -1,4 +1,4 @@
-package lessons
+package data
 
 import (
 	"math/rand/v2"
@@ -45,8 +45,8 @@ func TestTaskGenerate(t *testing.T) {
 				if !slices.Equal(ids[i], ids2[i]) {
 					t.Fatalf("%s: same seed gave %v and %v", task.Name, ids[i], ids2[i])
 				}
-				if n := len(ids[i]); n < trainMinLen || n > trainMaxLen || n != len(ids[0]) {
-					t.Fatalf("%s: got length %d want %d..%d, equal in a batch", task.Name, n, trainMinLen, trainMaxLen)
+				if n := len(ids[i]); n < TrainMinLen || n > TrainMaxLen || n != len(ids[0]) {
+					t.Fatalf("%s: got length %d want %d..%d, equal in a batch", task.Name, n, TrainMinLen, TrainMaxLen)
 				}
 				for _, id := range ids[i] {
 					if !slices.Contains(task.Tokens, id) {
@@ -84,7 +84,7 @@ func TestTaskParse(t *testing.T) {
 		{"skip", "1 | 2", `"|" is not one of them`},
 		{"reset", "1 a", `"a" is not one of them`},
 		{"reset", "12345", `"4" is not one of them`},
-		{"skip", strings.Repeat("1", maxInputLen+1), "at most 40"},
+		{"skip", strings.Repeat("1", MaxInputLen+1), "at most 40"},
 	}
 	for _, c := range bad {
 		task, _ := FindTask(c.task)
@@ -92,7 +92,7 @@ func TestTaskParse(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %q: got error %v want one containing %q", c.task, c.input, err, c.want)
 		}
-		if err != nil && strings.Contains(err.Error(), "lessons:") {
+		if err != nil && strings.Contains(err.Error(), "data:") {
 			t.Errorf("%s %q: got %q, want a sentence for a student, not a package error", c.task, c.input, err)
 		}
 	}
@@ -101,20 +101,20 @@ func TestTaskParse(t *testing.T) {
 // TestTrainInput: X_t is one-hot except on the task's noisy tokens, where every
 // coordinate carries N(0, σ²) noise; the same rng gives the same noise.
 func TestTrainInput(t *testing.T) {
-	ids := [][]int{{2, tokFiller}, {tokFiller, 0}}
+	ids := [][]int{{2, TokFiller}, {TokFiller, 0}}
 	for _, c := range []struct {
 		task  *Task
 		noisy map[[2]int]bool // (row, step) pairs that must carry noise
 	}{
-		{skipTask, map[[2]int]bool{{0, 1}: true, {1, 0}: true}},
-		{checksumTask, map[[2]int]bool{}},
+		{SkipTask, map[[2]int]bool{{0, 1}: true, {1, 0}: true}},
+		{ChecksumTask, map[[2]int]bool{}},
 	} {
 		for step := range 2 {
 			x := c.task.TrainInput(ids, step, rand.New(rand.NewPCG(1, 1)))
 			again := c.task.TrainInput(ids, step, rand.New(rand.NewPCG(1, 1)))
 			for b := range ids {
 				for k := range len(Alphabet) {
-					clean := b2f(ids[b][step] == k)
+					clean := float64(b2i(ids[b][step] == k))
 					got := x.At(b, k)
 					if got != again.At(b, k) {
 						t.Fatalf("%s row %d step %d: same rng gave %v and %v", c.task.Name, b, step, got, again.At(b, k))
@@ -134,13 +134,13 @@ func TestSkipRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	longest := 0
 	for range 500 {
-		ids := skipTask.Generate(rng, trainMaxLen)
-		if ids[0] == tokFiller {
+		ids := SkipTask.Generate(rng, TrainMaxLen)
+		if ids[0] == TokFiller {
 			t.Fatalf("got %v, want a digit first", ids)
 		}
 		run := 0
 		for _, id := range ids {
-			if id == tokFiller {
+			if id == TokFiller {
 				run++
 			} else {
 				run = 0

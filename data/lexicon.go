@@ -1,4 +1,4 @@
-package lessons
+package data
 
 import (
 	"strings"
@@ -352,7 +352,7 @@ func nounByEn(en string) mtNoun {
 			return n
 		}
 	}
-	panic("lessons: unknown noun " + en)
+	panic("data: unknown noun " + en)
 }
 
 // mtPlace is a destination of aller: "to school" → "à l'école".
@@ -475,7 +475,7 @@ func frLexicon() map[string]bool {
 	for _, p := range mtSetPhrases {
 		add(p.Fr)
 	}
-	for _, p := range LectureExamples() {
+	for _, p := range lectureExamples() {
 		add(p.Fr)
 	}
 	for w := range lex {
@@ -521,7 +521,7 @@ func enLexicon() map[string]bool {
 	for _, p := range mtSetPhrases {
 		add(p.En)
 	}
-	for _, p := range LectureExamples() {
+	for _, p := range lectureExamples() {
 		add(p.En)
 	}
 	return lex

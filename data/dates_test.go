@@ -1,4 +1,4 @@
-package lessons
+package data
 
 import (
 	"regexp"
@@ -64,9 +64,9 @@ var weekdayWord = regexp.MustCompile(`(?i)\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*`
 // valid ISO date, a weekday shown is the date's weekday, every format appears,
 // and the sources are distinct.
 func TestDateRoundTrip(t *testing.T) {
-	gen := generateDates(DateSeed, DateCount)
-	if len(gen) != DateCount {
-		t.Fatalf("dates got %d want %d", len(gen), DateCount)
+	gen := generateDatePairs(dateSeed, dateCount)
+	if len(gen) != dateCount {
+		t.Fatalf("dates got %d want %d", len(gen), dateCount)
 	}
 	perFormat := make([]int, len(dateFormats))
 	sources := map[string]bool{}
@@ -78,15 +78,15 @@ func TestDateRoundTrip(t *testing.T) {
 		}
 		sources[p.En] = true
 		target, err := time.Parse("2006-01-02", p.Fr)
-		if err != nil || ISODate(target) != p.Fr {
+		if err != nil || isoDate(target) != p.Fr {
 			t.Errorf("target %q: got unparsable (%v) want YYYY-MM-DD", p.Fr, err)
 			continue
 		}
-		if target.Before(dateFirst) || target.After(dateLast) {
-			t.Errorf("target %q: got outside [%s, %s]", p.Fr, ISODate(dateFirst), ISODate(dateLast))
+		if target.Before(DateFirst) || target.After(DateLast) {
+			t.Errorf("target %q: got outside [%s, %s]", p.Fr, isoDate(DateFirst), isoDate(DateLast))
 		}
 		if got := parseSurface(t, p.format, p.En); !got.Equal(target) {
-			t.Errorf("%q: got %s want %s", p.En, ISODate(got), p.Fr)
+			t.Errorf("%q: got %s want %s", p.En, isoDate(got), p.Fr)
 		}
 		if m := weekdayWord.FindString(p.En); m != "" {
 			weekdays++
@@ -96,20 +96,20 @@ func TestDateRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if weekdays < DateCount/len(dateFormats) {
-		t.Errorf("dates showing a weekday got %d want at least %d", weekdays, DateCount/len(dateFormats))
+	if weekdays < dateCount/len(dateFormats) {
+		t.Errorf("dates showing a weekday got %d want at least %d", weekdays, dateCount/len(dateFormats))
 	}
 	for i, c := range perFormat {
-		if c < DateCount/len(dateFormats)/2 {
-			t.Errorf("format %q: got %d dates want at least %d", dateFormats[i].example, c, DateCount/len(dateFormats)/2)
+		if c < dateCount/len(dateFormats)/2 {
+			t.Errorf("format %q: got %d dates want at least %d", dateFormats[i].example, c, dateCount/len(dateFormats)/2)
 		}
 	}
 }
 
 func TestDateSplit(t *testing.T) {
 	train, test := Dates()
-	if len(train)+len(test) != DateCount || len(test) != DateCount/DateTestEvery {
-		t.Errorf("split got %d+%d want %d with %d test", len(train), len(test), DateCount, DateCount/DateTestEvery)
+	if len(train)+len(test) != dateCount || len(test) != dateCount/dateTestEvery {
+		t.Errorf("split got %d+%d want %d with %d test", len(train), len(test), dateCount, dateCount/dateTestEvery)
 	}
 	dates := map[string]bool{}
 	chars := map[string]bool{}
@@ -129,11 +129,11 @@ func TestDateSplit(t *testing.T) {
 			}
 		}
 	}
-	again := GenerateDates(DateSeed, DateCount)
+	again := generateDates(dateSeed, dateCount)
 	if !slices.Equal(again, append(slices.Clone(train), test...)) {
-		t.Errorf("GenerateDates(DateSeed, DateCount): got a different sequence want Dates() train+test")
+		t.Errorf("generateDates(dateSeed, dateCount): got a different sequence want Dates() train+test")
 	}
-	if slices.Equal(GenerateDates(1, 50), GenerateDates(2, 50)) {
+	if slices.Equal(generateDates(1, 50), generateDates(2, 50)) {
 		t.Errorf("seeds 1 and 2: got equal dates want different")
 	}
 }
@@ -146,5 +146,39 @@ func TestDateCharTokens(t *testing.T) {
 	}
 	if got := strings.Join(CharTokens("2026-11-22"), ""); got != "2026-11-22" {
 		t.Errorf("CharTokens(target) joined got %q want 2026-11-22", got)
+	}
+}
+
+func TestRecogniseDate(t *testing.T) {
+	for _, ex := range DateFormats() { // every trained form of 2026-11-22
+		iso, form, ok := RecogniseDate(ex)
+		if !ok || iso != "2026-11-22" || form != ex {
+			t.Errorf("%q: got %q, %q, %v want 2026-11-22 in its own form", ex, iso, form, ok)
+		}
+	}
+	tests := []struct {
+		typed, want string // want "" = not recognised
+	}{
+		{"  22 NOVEMBER 2026 ", "2026-11-22"}, // the task lower-cases and trims
+		{"the 1st of january 1969", "1969-01-01"},
+		{"December 31st, 2068", "2068-12-31"},
+		{"monday 22/11/26", ""},   // 22/11/26 is a Sunday
+		{"2026-11-22", ""},        // the output form is not a source form
+		{"31 february 2026", ""},  // no such day
+		{"22 November 2090", ""},  // outside 1969–2068
+		{"22  November 2026", ""}, // two spaces: not how the generator writes it
+		{"hello", ""},
+	}
+	for _, tt := range tests {
+		iso, _, ok := RecogniseDate(tt.typed)
+		if ok != (tt.want != "") || iso != tt.want {
+			t.Errorf("%q: got %q, %v want %q", tt.typed, iso, ok, tt.want)
+		}
+	}
+	train, test := Dates()
+	for _, p := range append(train[:300:300], test...) {
+		if iso, _, ok := RecogniseDate(p.En); !ok || iso != p.Fr {
+			t.Errorf("generated %q: got %q, %v want %q", p.En, iso, ok, p.Fr)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package lessons
+package data
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Blank is the token that marks the word to fill in ("i am ___ hungry").
-const Blank = "___"
+// blankToken is the token that marks the word to fill in ("i am ___ hungry").
+const blankToken = "___"
 
 // BlankAnswers are the words the fill-in-the-blank task chooses from (the classes ŷ
 // ranges over), in the order of the output layer's units.
@@ -56,7 +56,7 @@ var BlankVocab = func() []string {
 	var words []string
 	add := func(s string) {
 		for _, w := range strings.Fields(s) {
-			if !seen[w] && w != Blank {
+			if !seen[w] && w != blankToken {
 				seen[w] = true
 				words = append(words, w)
 			}
@@ -69,7 +69,7 @@ var BlankVocab = func() []string {
 		add(s.words)
 	}
 	slices.Sort(words)
-	return append([]string{Blank}, words...)
+	return append([]string{blankToken}, words...)
 }()
 
 // BlankSentence is one generated sentence: its word ids, the position of the blank
@@ -82,9 +82,9 @@ type BlankSentence struct {
 
 // blankSentence builds prefix i + blank + suffix j.
 func blankSentence(i, j int) BlankSentence {
-	ids, err := ParseBlank(blankPrefixes[i] + " " + Blank + " " + blankSuffixes[j].words)
+	ids, err := ParseBlank(blankPrefixes[i] + " " + blankToken + " " + blankSuffixes[j].words)
 	if err != nil {
-		panic("lessons: a generated sentence does not parse: " + err.Error())
+		panic("data: a generated sentence does not parse: " + err.Error())
 	}
 	return BlankSentence{IDs: ids, Blank: len(strings.Fields(blankPrefixes[i])), Answer: blankSuffixes[j].answer}
 }
@@ -151,7 +151,7 @@ func ParseBlank(text string) ([]int, error) {
 	blanks := 0
 	for _, w := range words {
 		if strings.Trim(w, "_") == "" { // any run of underscores is the blank
-			w = Blank
+			w = blankToken
 			blanks++
 		}
 		id := slices.Index(BlankVocab, w)

@@ -1,7 +1,8 @@
-package lessons
+package data
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,18 +15,19 @@ import (
 // En holds the surface form (the source), Fr the ISO date (the target); split both
 // with CharTokens, not by white space.
 const (
-	DateSeed      = 1122 // 22 November, the lecture-example date
-	DateCount     = 6000 // distinct dates: enough for ≥ 95% exact match, a few seconds of training
-	DateTestEvery = 10   // the last DateCount/DateTestEvery generated dates are the test set
-	// SpaceToken stands for a space in CharTokens, so a space is visible on a page.
-	SpaceToken = "␣"
+	dateSeed      = 1122 // 22 November, the lecture-example date
+	dateCount     = 6000 // distinct dates: enough for ≥ 95% exact match, a few seconds of training
+	dateTestEvery = 10   // the last dateCount/dateTestEvery generated dates are the test set
 )
 
-// The dates drawn: one century, so that a two-digit year is unambiguous with the
-// POSIX and Go rule (69–99 → 19yy, 00–68 → 20yy).
+// SpaceToken stands for a space in CharTokens, so a space is visible on a page.
+const SpaceToken = "␣"
+
+// DateFirst and DateLast bound the dates drawn: one century, so that a two-digit
+// year is unambiguous with the POSIX and Go rule (69–99 → 19yy, 00–68 → 20yy).
 var (
-	dateFirst = time.Date(1969, time.January, 1, 0, 0, 0, 0, time.UTC)
-	dateLast  = time.Date(2068, time.December, 31, 0, 0, 0, 0, time.UTC)
+	DateFirst = time.Date(1969, time.January, 1, 0, 0, 0, 0, time.UTC)
+	DateLast  = time.Date(2068, time.December, 31, 0, 0, 0, 0, time.UTC)
 )
 
 // dateFormat is one surface form: an example (for 2026-11-22) and how to write it.
@@ -92,8 +94,8 @@ func DateFormats() []string {
 	return out
 }
 
-// ISODate is the target form of a date, YYYY-MM-DD.
-func ISODate(t time.Time) string { return t.Format("2006-01-02") }
+// isoDate is the target form of a date, YYYY-MM-DD.
+func isoDate(t time.Time) string { return t.Format("2006-01-02") }
 
 // datePair is a generated pair with the index of its surface form.
 type datePair struct {
@@ -101,9 +103,9 @@ type datePair struct {
 	format int
 }
 
-func generateDates(seed uint64, n int) []datePair {
+func generateDatePairs(seed uint64, n int) []datePair {
 	rng := rand.New(rand.NewPCG(seed, 0xda7e))
-	days := int(dateLast.Sub(dateFirst).Hours()/24) + 1
+	days := int(DateLast.Sub(DateFirst).Hours()/24) + 1
 	n = min(n, days)
 	seen := map[int]bool{}
 	out := make([]datePair, 0, n)
@@ -113,18 +115,18 @@ func generateDates(seed uint64, n int) []datePair {
 			continue
 		}
 		seen[d] = true
-		t := dateFirst.AddDate(0, 0, d)
+		t := DateFirst.AddDate(0, 0, d)
 		f := rng.IntN(len(dateFormats))
-		out = append(out, datePair{Pair{En: dateFormats[f].write(t), Fr: ISODate(t)}, f})
+		out = append(out, datePair{Pair{En: dateFormats[f].write(t), Fr: isoDate(t)}, f})
 	}
 	return out
 }
 
-// GenerateDates returns n pairs of distinct dates between 1969-01-01 and
+// generateDates returns n pairs of distinct dates between 1969-01-01 and
 // 2068-12-31, each in a surface form drawn uniformly from DateFormats (En) with
 // its ISO form (Fr), deterministic in seed (at most one pair per day of the range).
-func GenerateDates(seed uint64, n int) []Pair {
-	gen := generateDates(seed, n)
+func generateDates(seed uint64, n int) []Pair {
+	gen := generateDatePairs(seed, n)
 	out := make([]Pair, len(gen))
 	for i, p := range gen {
 		out[i] = p.Pair
@@ -135,12 +137,12 @@ func GenerateDates(seed uint64, n int) []Pair {
 type dateSplit struct{ train, test []Pair }
 
 var shippedDates = sync.OnceValue(func() dateSplit {
-	all := GenerateDates(DateSeed, DateCount)
-	cut := len(all) - len(all)/DateTestEvery
+	all := generateDates(dateSeed, dateCount)
+	cut := len(all) - len(all)/dateTestEvery
 	return dateSplit{all[:cut:cut], all[cut:]}
 })
 
-// Dates is the shipped date task, GenerateDates(DateSeed, DateCount): the first 90%
+// Dates is the shipped date task, generateDates(dateSeed, dateCount): the first 90%
 // train, the last 10% test. Every date occurs once, so no test date is seen in
 // training in any form. Built once; callers must not modify the slices.
 func Dates() (train, test []Pair) {
@@ -160,4 +162,39 @@ func CharTokens(s string) []string {
 		out = append(out, string(r))
 	}
 	return out
+}
+
+// dateCandidateLayouts parse every surface form of dateFormats (after ordinal suffixes
+// and "the … of" are removed) into a candidate date; RecogniseDate keeps a candidate
+// only if the generator writes it back exactly as typed, so dateFormats stays the one
+// definition of the forms.
+var dateCandidateLayouts = []string{
+	"2 January 2006", "Jan 2, 2006", "Monday 02/01/06", "02.01.2006", "2006/01/02",
+	"January 2, 2006", "02-Jan-2006", "Mon, 2 Jan 2006", "Monday, January 2, 2006",
+	"2 Jan 06", "20060102", "02/01/2006", "Jan 2 2006", "Monday 2 January 2006",
+}
+
+// dateOrdinal matches the "nd" of "22nd" (and st, rd, th).
+var dateOrdinal = regexp.MustCompile(`(\d)(st|nd|rd|th)\b`)
+
+// RecogniseDate reports the ISO form of a typed date and the example of its surface
+// form, when s (lower-cased and trimmed as the date task reads it) is exactly one of
+// the trained forms of a date in the task's range.
+func RecogniseDate(s string) (iso, form string, ok bool) {
+	typed := strings.ToLower(strings.TrimSpace(s))
+	plain := dateOrdinal.ReplaceAllString(typed, "$1")
+	plain = strings.TrimPrefix(plain, "the ")
+	plain = strings.Replace(plain, " of ", " ", 1)
+	for _, layout := range dateCandidateLayouts {
+		t, err := time.Parse(layout, plain)
+		if err != nil || t.Before(DateFirst) || t.After(DateLast) {
+			continue
+		}
+		for _, f := range dateFormats {
+			if strings.ToLower(f.write(t)) == typed {
+				return isoDate(t), f.example, true
+			}
+		}
+	}
+	return "", "", false
 }

@@ -1,4 +1,4 @@
-package lessons
+package data
 
 import "math/rand/v2"
 
@@ -6,8 +6,8 @@ import "math/rand/v2"
 // component (lecture 4.5's bull and bear markets).
 const (
 	regimeSwitch = 0.04 // P(the regime flips on a given day): regimes last about 25 days
-	regimeDrift  = 0.5  // μ: the mean daily move is +μ in a bull market, −μ in a bear market
-	fastAR       = -0.7 // φ: day-to-day moves partly undo the previous day's (mean reversion)
+	RegimeDrift  = 0.5  // μ: the mean daily move is +μ in a bull market, −μ in a bear market
+	FastAR       = -0.7 // φ: day-to-day moves partly undo the previous day's (mean reversion)
 	fastNoise    = 0.5  // σ of the daily shock ε_t
 )
 
@@ -32,8 +32,8 @@ func NewMarketSeries(rng *rand.Rand, T int) MarketSeries {
 		if t > 0 && rng.Float64() < regimeSwitch {
 			r = -r
 		}
-		f = fastAR*f + fastNoise*rng.NormFloat64()
-		s.Regime[t], s.Fast[t], s.X[t] = r, f, regimeDrift*r+f
+		f = FastAR*f + fastNoise*rng.NormFloat64()
+		s.Regime[t], s.Fast[t], s.X[t] = r, f, RegimeDrift*r+f
 	}
 	return s
 }
