@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -72,60 +71,6 @@ func carve(buf []float64, lens ...int) [][]float64 {
 		out[i], buf = buf[:n:n], buf[n:]
 	}
 	return out
-}
-
-// general is the r×c row-major matrix with the given stride over data.
-func general(r, c, stride int, data []float64) blas64.General {
-	if r == 0 {
-		return blas64.General{Cols: c, Stride: stride}
-	}
-	return blas64.General{Rows: r, Cols: c, Stride: stride, Data: data[:(r-1)*stride+c]}
-}
-
-// packColumns writes the matrices ms side by side into dst (rows × Σ cols).
-func packColumns(dst []float64, ms ...*mat.Dense) {
-	width := 0
-	for _, m := range ms {
-		_, c := m.Dims()
-		width += c
-	}
-	col := 0
-	for _, m := range ms {
-		raw := m.RawMatrix()
-		for i := range raw.Rows {
-			copy(dst[i*width+col:][:raw.Cols], raw.Data[i*raw.Stride:][:raw.Cols])
-		}
-		col += raw.Cols
-	}
-}
-
-// addColumnBlocks adds the column blocks of the row-major matrix src, whose width
-// is the sum of the widths of dsts, to dsts in order.
-func addColumnBlocks(src []float64, dsts ...*mat.Dense) {
-	width := 0
-	for _, m := range dsts {
-		_, c := m.Dims()
-		width += c
-	}
-	col := 0
-	for _, m := range dsts {
-		raw := m.RawMatrix()
-		for i := range raw.Rows {
-			dst, from := raw.Data[i*raw.Stride:][:raw.Cols], src[i*width+col:][:raw.Cols]
-			for j, v := range from {
-				dst[j] += v
-			}
-		}
-		col += raw.Cols
-	}
-}
-
-// copyRows copies the matrix m into dst, row-major without gaps.
-func copyRows(dst []float64, m *mat.Dense) {
-	raw := m.RawMatrix()
-	for i := range raw.Rows {
-		copy(dst[i*raw.Cols:][:raw.Cols], raw.Data[i*raw.Stride:][:raw.Cols])
-	}
 }
 
 // rowWorkers is how many goroutines splitRows uses for n rows.
