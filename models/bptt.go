@@ -14,7 +14,32 @@ import (
 type Trace struct {
 	Steps []*StepTrace
 
-	gru *gruSequence // set when a lecture-form GRU ran its sequence-level pass
+	fused fusedPass // the buffers of a cell's own sequence pass; nil after the per-step loop
+}
+
+// fusedPass is what a cell's own sequence-level forward pass keeps for its backward
+// pass (the GRU's gruSequence).
+type fusedPass interface {
+	// owner is the cell whose pass it is.
+	owner() Cell
+}
+
+// SequenceCell is a Cell that computes a whole sequence at once. Forward and Backward
+// use it after checking their arguments; a Cell that is not one runs the per-step
+// loop state_t = Step(X_t, state_{t-1}), t = 1..T, and its StepBack in reverse.
+// Every cell of this package is one: the RNN and the LSTM with that per-step loop,
+// the lecture-form GRU with a faster fused pass (gru_sequence.go) that computes the
+// same numbers to rounding.
+type SequenceCell interface {
+	Cell
+	// ForwardSequence returns the trace of state_t = Step(X_t, state_{t-1}) for
+	// t = 1..T from s0 (a nil H or C is zero). The inputs are not checked: call Forward.
+	ForwardSequence(xs []*mat.Dense, s0 State) *Trace
+	// BackwardSequence is full BPTT for L = Σ_t ⟨dH_t, H_t⟩ on a trace of this cell:
+	// it adds ∂L/∂θ to every Param.Grad and returns ∂L/∂X_t, ∂L/∂state_0 and the
+	// per-step norms (Backward with BPTTOptions{}). The arguments are not checked:
+	// call Backward.
+	BackwardSequence(tr *Trace, dH []*mat.Dense) *Grads
 }
 
 // Len is the number of time steps T.
@@ -37,8 +62,8 @@ func (tr *Trace) Last() State { return tr.Steps[len(tr.Steps)-1].Next }
 // is the zero state. An empty sequence, or a NaN or ±Inf in xs or s0, is an
 // error; inconsistent shapes panic.
 //
-// A lecture-form GRU runs a sequence-level pass that computes the same numbers as
-// T calls of Step (to rounding) with fused matrix products.
+// A SequenceCell runs its own sequence pass (the lecture-form GRU's computes the
+// same numbers as T calls of Step, to rounding, with fused matrix products).
 func Forward(c Cell, xs []*mat.Dense, s0 State) (*Trace, error) {
 	if len(xs) == 0 {
 		return nil, errors.New("models: empty sequence: need at least one time step")
@@ -64,16 +89,21 @@ func Forward(c Cell, xs []*mat.Dense, s0 State) (*Trace, error) {
 	if err := checkFinite("C_0", s0.C); err != nil {
 		return nil, err
 	}
-	if g, ok := c.(*GRU); ok && !g.resetAfter {
-		return g.forwardSequence(xs, stepInput(c, xs[0], s0)), nil
+	if sc, ok := c.(SequenceCell); ok {
+		return sc.ForwardSequence(xs, s0), nil
 	}
+	return forwardSteps(c, xs, s0), nil
+}
+
+// forwardSteps is the per-step loop state_t = c.Step(X_t, state_{t-1}), t = 1..T.
+func forwardSteps(c Cell, xs []*mat.Dense, s0 State) *Trace {
 	tr := &Trace{Steps: make([]*StepTrace, len(xs))}
 	s := s0
 	for t, x := range xs {
 		tr.Steps[t] = c.Step(x, s)
 		s = tr.Steps[t].Next
 	}
-	return tr, nil
+	return tr
 }
 
 // checkFinite returns an error naming the first NaN or ±Inf entry of m (nil m is fine).
@@ -154,9 +184,9 @@ type stepBackward interface {
 // opt.NoParamGrads) and returns
 // ∂L/∂X_t, ∂L/∂H_0 (∂L/∂C_0) and the per-step gradient norms. Full BPTT runs
 // the steps T..1 once, carrying ∂L/∂state_t back; see BPTTOptions.Truncate for
-// the truncated form. On a trace of a lecture-form GRU's sequence pass, full BPTT
-// is the matching sequence-level backward pass (same numbers as StepBack, to
-// rounding). Backward writes every Param.Grad of c, so calls on one cell must not
+// the truncated form. Full BPTT with parameter gradients is the cell's
+// BackwardSequence when it is a SequenceCell (for the lecture-form GRU, a fused
+// pass with the same numbers as StepBack, to rounding). Backward writes every Param.Grad of c, so calls on one cell must not
 // run concurrently (unless opt.NoParamGrads); Forward only reads the parameters.
 func Backward(c Cell, tr *Trace, dH []*mat.Dense, opt BPTTOptions) *Grads {
 	T := tr.Len()
@@ -189,8 +219,8 @@ func Backward(c Cell, tr *Trace, dH []*mat.Dense, opt BPTTOptions) *Grads {
 	if opt.Truncate > 0 && opt.Truncate < T {
 		return backwardTruncated(c, tr, dH, opt.Truncate, step)
 	}
-	if tr.gru != nil && tr.gru.cell == c && !opt.NoParamGrads {
-		return tr.gru.backward(tr, dH)
+	if sc, ok := c.(SequenceCell); ok && !opt.NoParamGrads {
+		return sc.BackwardSequence(tr, dH)
 	}
 	return backwardSteps(c, tr, dH, step)
 }

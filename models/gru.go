@@ -35,6 +35,7 @@ type GRU struct {
 	Bhn          *Param // b_hn 1×h in the reset-after form; nil otherwise
 
 	resetAfter bool
+	clamp      GateClamp // R or Z fixed to a value (WithClamp)
 }
 
 // NewGRU returns a lecture-4.3 GRU with input size d and hidden size h, every
@@ -69,6 +70,19 @@ func newGRU(d, h int, resetAfter bool, rng *rand.Rand) *GRU {
 // H̃_t = tanh(X_t W_xh + b_h + R_t ⊙ (H_{t-1} W_hh + b_hn)).
 func (c *GRU) ResetAfter() bool { return c.resetAfter }
 
+// WithClamp returns a GRU that shares c's parameters with one gate fixed, R_t = v
+// or Z_t = v at every step (g.Gate "R" or "Z", g.Value v; see GateClamp); the zero
+// GateClamp gives the unclamped cell. It panics on any other gate.
+func (c *GRU) WithClamp(g GateClamp) *GRU {
+	g.mustClampable(KindGRU, "R", "Z")
+	out := *c
+	out.clamp = g
+	return &out
+}
+
+// Clamp is the gate fixed by WithClamp (the zero GateClamp for none).
+func (c *GRU) Clamp() GateClamp { return c.clamp }
+
 // Kind is KindGRU.
 func (c *GRU) Kind() Kind { return KindGRU }
 
@@ -95,8 +109,10 @@ func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 	hp := prev.H
 	r := affine(x, c.Wxr, hp, c.Whr, c.Br)
 	applyEach(r, sigmoid)
+	c.clamp.apply("R", r)
 	z := affine(x, c.Wxz, hp, c.Whz, c.Bz)
 	applyEach(z, sigmoid)
+	c.clamp.apply("Z", z)
 
 	B, h := hp.Dims()
 	var ht, kept *mat.Dense // kept: R_t ⊙ H_{t-1}, or H_{t-1} W_hh + b_hn when reset-after
@@ -139,7 +155,8 @@ func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 //
 // and each weight's gradient is (its input)ᵀ ∂L/∂A (reset-after: ∂L/∂R_t =
 // ∂L/∂A_h ⊙ N_t and W_hh, b_hn get ∂L/∂N_t = ∂L/∂A_h ⊙ R_t, with
-// N_t = H_{t-1} W_hh + b_hn). A nil dH is zero; dC is ignored.
+// N_t = H_{t-1} W_hh + b_hn). A gate clamped by WithClamp is a constant:
+// its ∂L/∂A is 0. A nil dH is zero; dC is ignored.
 func (c *GRU) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
 	return c.backward(tr, dH, dC, true)
 }
@@ -161,6 +178,9 @@ func (c *GRU) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 				dPrev.Set(i, j, g*zv)
 			}
 		}
+	}
+	if c.clamp.clamped("Z") {
+		dAz.Zero()
 	}
 	dX := zerosLike(tr.X)
 	if c.resetAfter {
@@ -186,6 +206,9 @@ func (c *GRU) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 				dPrev.Set(i, j, dPrev.At(i, j)+g*rv)
 			}
 		}
+	}
+	if c.clamp.clamped("R") {
+		dAr.Zero()
 	}
 	affineBack(dAr, tr.X, c.Wxr, hp, c.Whr, c.Br, dX, dPrev, accumulate)
 	affineBack(dAz, tr.X, c.Wxz, hp, c.Whz, c.Bz, dX, dPrev, accumulate)

@@ -8,8 +8,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The sequence-level GRU pass. Forward and Backward use it for a lecture-form GRU
-// over a whole sequence; it computes the numbers of Step and StepBack (up to the
+// The sequence-level GRU pass: the GRU's ForwardSequence and BackwardSequence
+// (SequenceCell), which Forward and Backward use. For a lecture-form GRU over a whole
+// sequence it computes the numbers of Step and StepBack (up to the
 // order of floating-point sums) with fewer, larger matrix products:
 //
 //   - the input terms X_t W_x* of every step and every gate come from one product
@@ -93,7 +94,28 @@ func splitRows(n int, work func(w, lo, hi int)) {
 	wg.Wait()
 }
 
-// forwardSequence is Forward for a lecture-form GRU; s0.H is set.
+// owner is the GRU whose pass it is.
+func (s *gruSequence) owner() Cell { return s.cell }
+
+// ForwardSequence is the fused pass for the lecture-form GRU (see the top of this
+// file); the reset-after form and a GRU with a clamped gate run the per-step loop.
+func (c *GRU) ForwardSequence(xs []*mat.Dense, s0 State) *Trace {
+	if c.resetAfter || c.clamp.Gate != "" {
+		return forwardSteps(c, xs, s0)
+	}
+	return c.forwardSequence(xs, stepInput(c, xs[0], s0))
+}
+
+// BackwardSequence is the fused backward pass on a trace of the fused forward pass
+// of this GRU, and the per-step loop of StepBack on any other trace.
+func (c *GRU) BackwardSequence(tr *Trace, dH []*mat.Dense) *Grads {
+	if s, ok := tr.fused.(*gruSequence); ok && s.cell == c {
+		return s.backward(tr, dH)
+	}
+	return backwardFull(c, tr, dH)
+}
+
+// forwardSequence is the fused forward pass of a lecture-form GRU; s0.H is set.
 func (c *GRU) forwardSequence(xs []*mat.Dense, s0 State) *Trace {
 	T := len(xs)
 	B, _ := xs[0].Dims()
@@ -228,7 +250,7 @@ func (s *gruSequence) trace(xs []*mat.Dense) *Trace {
 		views[k].SetRawMatrix(general(s.B, h, h, buf[t*bh:]))
 		return &views[k]
 	}
-	tr := &Trace{Steps: make([]*StepTrace, T), gru: s}
+	tr := &Trace{Steps: make([]*StepTrace, T), fused: s}
 	prev := view(0, s.hs, 0)
 	for t := range T {
 		next := view(5*t+1, s.hs, t+1)

@@ -210,3 +210,11 @@ func stepInput(c Cell, x *mat.Dense, prev State) State {
 	}
 	return prev
 }
+
+// ForwardSequence is the per-step loop state_t = Step(X_t, state_{t-1}) (see
+// SequenceCell).
+func (c *RNN) ForwardSequence(xs []*mat.Dense, s0 State) *Trace { return forwardSteps(c, xs, s0) }
+
+// BackwardSequence is StepBack for t = T..1, carrying ∂L/∂state_t back (see
+// SequenceCell).
+func (c *RNN) BackwardSequence(tr *Trace, dH []*mat.Dense) *Grads { return backwardFull(c, tr, dH) }
