@@ -97,50 +97,13 @@ func oneHot(ids [][]int, t int) *mat.Dense {
 // TrainStep runs one minibatch of Adam on L = mean over labelled steps of
 // −log ŷ_t[y_t], drawing the batch from rng. It returns the loss and the share of
 // labelled steps predicted right. For the reset task L also has the gate cost
-// λ·mean R_t (ResetGateCost, resetGateCost).
+// λ·mean R_t (ResetGateCost, models.GRU.ResetGateCost).
 func (m *GRUClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
 	var cost stateCost
 	if lambda := gateCostOf[m.Task.Name]; lambda > 0 {
-		cost = func(tr *models.Trace, dH []*mat.Dense) float64 { return resetGateCost(m.Cell, lambda, tr, dH) }
+		cost = func(tr *models.Trace, dH []*mat.Dense) float64 { return m.Cell.ResetGateCost(lambda, tr, dH) }
 	}
 	return trainClassifierWith(m.Task, m.Cell, m.Out, m.Params(), m.opt, rng, cost)
-}
-
-// resetGateCost is C = λ·mean(R_t) over the batch, the steps and the units of the
-// trace tr of cell. It adds ∂C/∂W_xr, ∂C/∂W_hr, ∂C/∂b_r to their Grad and
-// ∂C/∂H_{t-1} to dH (H_0 = 0 is not a parameter): with A_r = X_t W_xr + H_{t-1} W_hr + b_r,
-// ∂C/∂A_r = λ/(B·T·h) · R_t ⊙ (1 − R_t), W_xr gets X_tᵀ ∂C/∂A_r, W_hr gets
-// H_{t-1}ᵀ ∂C/∂A_r, b_r the column sums and H_{t-1} gets ∂C/∂A_r W_hrᵀ.
-func resetGateCost(cell *models.GRU, lambda float64, tr *models.Trace, dH []*mat.Dense) float64 {
-	T := tr.Len()
-	B, h := tr.Steps[0].Prev.H.Dims()
-	scale := lambda / float64(B*T*h)
-	cost := 0.0
-	var dA, g mat.Dense
-	for t, st := range tr.Steps {
-		r := st.Gate("R")
-		cost += scale * mat.Sum(r)
-		dA.Apply(func(_, _ int, v float64) float64 { return scale * v * (1 - v) }, r)
-		g.Mul(st.X.T(), &dA)
-		cell.Wxr.Grad.Add(cell.Wxr.Grad, &g)
-		g.Reset()
-		g.Mul(st.Prev.H.T(), &dA)
-		cell.Whr.Grad.Add(cell.Whr.Grad, &g)
-		g.Reset()
-		for j := range h {
-			cell.Br.Grad.Set(0, j, cell.Br.Grad.At(0, j)+mat.Sum(dA.ColView(j)))
-		}
-		if t > 0 {
-			if dH[t-1] == nil {
-				dH[t-1] = mat.NewDense(B, h, nil)
-			}
-			g.Mul(&dA, cell.Whr.Value.T())
-			dH[t-1].Add(dH[t-1], &g)
-			g.Reset()
-		}
-		dA.Reset()
-	}
-	return cost
 }
 
 func b2f(b bool) float64 {

@@ -317,6 +317,61 @@ func backwardTruncated(c Cell, tr *Trace, dH []*mat.Dense, k int, step stepBack)
 	return g
 }
 
+// ClippedGrads is what BackwardClipped records for every step t = 1..T.
+type ClippedGrads struct {
+	DH      []*mat.Dense // G_t = ∂L/∂H_t as it flows on, after clipping (B×h; zero where cut)
+	Norm    []float64    // ‖G_t‖_F after clipping (0 where cut)
+	RawNorm []float64    // ‖G_t‖_F before clipping (0 where cut)
+	Clipped []bool       // clipping fired at t
+	Cut     []bool       // t is outside the truncation window: no gradient reaches it
+}
+
+// BackwardClipped is BPTT for a loss that reads only the last state,
+// L = ⟨G_T, H_T⟩ with G_T = dHT, under lecture 002's two remedies. For t = T, …, 1:
+//
+//	G_t ← min(1, θ/‖G_t‖) G_t                  (clipping, when θ > 0)
+//	∂L/∂θ += step t's share (StepBack),  G_{t−1} = G_t ∂H_t/∂H_{t−1}
+//
+// and with a window k > 0 the walk stops after k steps: the steps t ≤ T − k are
+// cut. It adds the parameter gradients of the (clipped) walk to every Param.Grad and
+// records each step in the result. With θ = 0 and k = 0 the gradients are those of
+// Backward; clipping changes them (it is a remedy, not a derivative). For an LSTM the
+// memory cell's gradient flows along unclipped.
+func BackwardClipped(c Cell, tr *Trace, dHT *mat.Dense, k int, theta float64) *ClippedGrads {
+	T := tr.Len()
+	if T == 0 {
+		panic("models: BackwardClipped of an empty trace")
+	}
+	if k < 0 || theta < 0 || math.IsNaN(theta) {
+		panic(fmt.Sprintf("models: window k = %d and threshold θ = %v, want k ≥ 0 and θ ≥ 0", k, theta))
+	}
+	B, h := tr.Steps[T-1].Next.H.Dims()
+	mustDims("∂L/∂H_T", dHT, B, h)
+	out := &ClippedGrads{
+		DH: make([]*mat.Dense, T), Norm: make([]float64, T), RawNorm: make([]float64, T),
+		Clipped: make([]bool, T), Cut: make([]bool, T),
+	}
+	g := State{H: mat.DenseCopyOf(dHT)}
+	for t := T - 1; t >= 0; t-- {
+		if k > 0 && T-1-t >= k {
+			out.Cut[t] = true
+			out.DH[t] = mat.NewDense(B, h, nil)
+			continue
+		}
+		n := mat.Norm(g.H, 2)
+		out.RawNorm[t] = n
+		if theta > 0 && n > theta {
+			g.H.Scale(theta/n, g.H)
+			out.Clipped[t] = true
+			n = theta
+		}
+		out.Norm[t] = n
+		out.DH[t] = mat.DenseCopyOf(g.H)
+		_, g = c.StepBack(tr.Steps[t], g.H, g.C)
+	}
+	return out
+}
+
 // addOrNew returns a + b as a new matrix shaped like like; nil operands are zero.
 func addOrNew(a, b, like *mat.Dense) *mat.Dense {
 	out := zerosLike(like)

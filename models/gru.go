@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -213,4 +214,55 @@ func (c *GRU) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 	affineBack(dAr, tr.X, c.Wxr, hp, c.Whr, c.Br, dX, dPrev, accumulate)
 	affineBack(dAz, tr.X, c.Wxz, hp, c.Whz, c.Bz, dX, dPrev, accumulate)
 	return dX, State{H: dPrev}
+}
+
+// ResetGateCost is the cost C = λ · mean R_t of the reset gate over the batch rows,
+// the steps and the units of the trace tr of c (B×h per step, T steps), a training
+// penalty that makes reading the past cost a little. It returns C, adds ∂C/∂θ of the
+// reset gate's parameters to their Grad and adds ∂C/∂H_{t-1} to dH[t-2] = ∂L/∂H_{t-1}
+// (allocating a nil entry) for t ≥ 2; H_0 gets nothing. With A_r = X_t W_xr +
+// H_{t-1} W_hr + b_r:
+//
+//	∂C/∂A_r = λ/(B·T·h) · R_t ⊙ (1 − R_t),
+//	∂C/∂W_xr = Σ_t X_tᵀ ∂C/∂A_r,  ∂C/∂W_hr = Σ_t H_{t-1}ᵀ ∂C/∂A_r,
+//	∂C/∂b_r = Σ_t Σ_rows ∂C/∂A_r,  ∂C/∂H_{t-1} = ∂C/∂A_r W_hrᵀ.
+//
+// Backward then carries dH through the recurrence. A clamped R_t (WithClamp) is a
+// constant: C has no gradient.
+func (c *GRU) ResetGateCost(lambda float64, tr *Trace, dH []*mat.Dense) float64 {
+	T := tr.Len()
+	if len(dH) != T {
+		panic(fmt.Sprintf("models: dH has %d steps, want T = %d", len(dH), T))
+	}
+	B, h := tr.Steps[0].Prev.H.Dims()
+	scale := lambda / float64(B*T*h)
+	cost := 0.0
+	var dA, g mat.Dense
+	for t, st := range tr.Steps {
+		r := st.Gate("R")
+		cost += scale * mat.Sum(r)
+		if c.clamp.clamped("R") {
+			continue
+		}
+		dA.Apply(func(_, _ int, v float64) float64 { return scale * v * (1 - v) }, r)
+		g.Mul(st.X.T(), &dA)
+		c.Wxr.Grad.Add(c.Wxr.Grad, &g)
+		g.Reset()
+		g.Mul(st.Prev.H.T(), &dA)
+		c.Whr.Grad.Add(c.Whr.Grad, &g)
+		g.Reset()
+		for j := range h {
+			c.Br.Grad.Set(0, j, c.Br.Grad.At(0, j)+mat.Sum(dA.ColView(j)))
+		}
+		if t > 0 {
+			if dH[t-1] == nil {
+				dH[t-1] = mat.NewDense(B, h, nil)
+			}
+			g.Mul(&dA, c.Whr.Value.T())
+			dH[t-1].Add(dH[t-1], &g)
+			g.Reset()
+		}
+		dA.Reset()
+	}
+	return cost
 }

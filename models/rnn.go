@@ -77,6 +77,23 @@ func (a Activation) slope(y float64) float64 {
 	return 1
 }
 
+// Apply sets every entry of A to φ(A): H = φ(A), in place.
+func (a Activation) Apply(m *mat.Dense) { applyEach(m, a.apply) }
+
+// Backward is the backward pass of H = φ(A): given G = ∂L/∂H it sets
+// G ← G ⊙ φ'(A) = ∂L/∂A in place, with φ'(A) written through the output H
+// (tanh: 1 − H², ReLU: 1 where H > 0, identity: 1).
+func (a Activation) Backward(g, h *mat.Dense) {
+	r, c := h.Dims()
+	mustDims("∂L/∂H", g, r, c)
+	for i := range r {
+		gr, hr := g.RawRowView(i), h.RawRowView(i)
+		for j, y := range hr {
+			gr[j] *= a.slope(y)
+		}
+	}
+}
+
 // RNN is the vanilla recurrent cell H_t = φ(X_t W_xh + H_{t-1} W_hh + b_h).
 type RNN struct {
 	Act Activation // φ
