@@ -317,6 +317,44 @@ func backwardTruncated(c Cell, tr *Trace, dH []*mat.Dense, k int, step stepBack)
 	return g
 }
 
+// StatesAt gathers one state per batch row: row b of the result (B×h) is row b of
+// H_{t_b}, the hidden state after step t_b = steps[b] + 1 of the trace (steps are
+// 0-based indices into tr.Steps). A model that reads each sequence at its own
+// position (a padded batch, a fill-in-the-blank question) uses it.
+func StatesAt(tr *Trace, steps []int) *mat.Dense {
+	B, h := tr.Steps[0].Next.H.Dims()
+	if len(steps) != B {
+		panic(fmt.Sprintf("models: %d steps for %d batch rows", len(steps), B))
+	}
+	out := mat.NewDense(B, h, nil)
+	for b, t := range steps {
+		if t < 0 || t >= tr.Len() {
+			panic(fmt.Sprintf("models: step %d of row %d outside [0, %d)", t, b, tr.Len()))
+		}
+		copy(out.RawRowView(b), tr.Steps[t].Next.H.RawRowView(b))
+	}
+	return out
+}
+
+// BackwardAt is the backward pass of StatesAt: BPTT for L = Σ_b ⟨G_b, H_{t_b}[b]⟩,
+// where G (B×h) holds the upstream gradient of each row's gathered state. It sends
+// row b of G to dH_{t_b} (zero elsewhere) and runs Backward with opt.
+func BackwardAt(c Cell, tr *Trace, steps []int, g *mat.Dense, opt BPTTOptions) *Grads {
+	B, h := tr.Steps[0].Next.H.Dims()
+	mustDims("G", g, B, h)
+	if len(steps) != B {
+		panic(fmt.Sprintf("models: %d steps for %d batch rows", len(steps), B))
+	}
+	dH := make([]*mat.Dense, tr.Len())
+	for b, t := range steps {
+		if dH[t] == nil {
+			dH[t] = mat.NewDense(B, h, nil)
+		}
+		copy(dH[t].RawRowView(b), g.RawRowView(b))
+	}
+	return Backward(c, tr, dH, opt)
+}
+
 // ClippedGrads is what BackwardClipped records for every step t = 1..T.
 type ClippedGrads struct {
 	DH      []*mat.Dense // G_t = ∂L/∂H_t as it flows on, after clipping (B×h; zero where cut)

@@ -240,3 +240,41 @@ func TestActivationBackward(t *testing.T) {
 		cellGradCheck(t, act.String(), loss, []cellTarget{{"A", a, dA}}, 1e-8)
 	}
 }
+
+// TestBackwardAtGradient: BackwardAt, the backward pass of StatesAt, matches
+// central differences of L = Σ_b ⟨G_b, H_{t_b}[b]⟩ for every parameter and X_t,
+// with two rows reading the same step and one step read by no row.
+func TestBackwardAtGradient(t *testing.T) {
+	const T, B, d, h, tol = 4, 3, 2, 3, 1e-7
+	steps := []int{2, 0, 2}
+	for _, kind := range cellKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(6, 6))
+			c := kind.make(d, h, rng)
+			xs, g := cellSequence(T, B, d, rng), cellRandom(B, h, rng)
+			loss := func() float64 {
+				tr, err := Forward(c, xs, State{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return cellDot(g, StatesAt(tr, steps))
+			}
+			tr, err := Forward(c, xs, State{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for b, s := range steps {
+				if !mat.Equal(StatesAt(tr, steps).RowView(b), tr.Steps[s].Next.H.RowView(b)) {
+					t.Fatalf("row %d is not H_%d's", b, s+1)
+				}
+			}
+			c.Params().ZeroGrad()
+			grads := BackwardAt(c, tr, steps, g, BPTTOptions{})
+			targets := paramTargets(c.Params())
+			for s := range xs {
+				targets = append(targets, cellTarget{fmt.Sprintf("X_%d", s+1), xs[s], grads.DX[s]})
+			}
+			cellGradCheck(t, kind.name, loss, targets, tol)
+		})
+	}
+}
