@@ -161,8 +161,9 @@ func softmaxOut(out *models.Dense, H *mat.Dense) []float64 {
 	return probs
 }
 
-// row0 is the first row of m, copied.
-func row0(m *mat.Dense) []float64 { return mat.Row(nil, 0, m) }
+// row0 is the first row of m, not copied: for the matrices of one step's trace,
+// which nothing else holds.
+func row0(m *mat.Dense) []float64 { return m.RawRowView(0) }
 
 func addConst(p *models.Param, c float64) {
 	raw := p.Value.RawMatrix()

@@ -64,21 +64,21 @@ func (m *SeqClassifier) Params() models.Params {
 }
 
 // traceOf runs the cell over a batch of equally long sequences from the zero state,
-// step by step (bit-for-bit reproducible, see GRUClassifier.TrainStep); X_t is
-// input(t), or the clean one-hot vectors when input is nil.
+// step by step (models.ForwardSteps: bit-for-bit Step's numbers, which the bundled
+// checkpoints were trained with); X_t is input(t), or the clean one-hot vectors when
+// input is nil.
 func traceOf(cell models.Cell, ids [][]int, input func(t int) *mat.Dense) *models.Trace {
-	T := len(ids[0])
-	tr := &models.Trace{Steps: make([]*models.StepTrace, T)}
-	var state models.State
-	for t := range T {
-		var x *mat.Dense
+	xs := make([]*mat.Dense, len(ids[0]))
+	for t := range xs {
 		if input != nil {
-			x = input(t)
+			xs[t] = input(t)
 		} else {
-			x = oneHot(ids, t)
+			xs[t] = oneHot(ids, t)
 		}
-		tr.Steps[t] = cell.Step(x, state)
-		state = tr.Steps[t].Next
+	}
+	tr, err := models.ForwardSteps(cell, xs, models.State{})
+	if err != nil {
+		panic(err) // the tasks' inputs are finite and never empty
 	}
 	return tr
 }

@@ -65,8 +65,30 @@ func (tr *Trace) Last() State { return tr.Steps[len(tr.Steps)-1].Next }
 // A SequenceCell runs its own sequence pass (the lecture-form GRU's computes the
 // same numbers as T calls of Step, to rounding, with fused matrix products).
 func Forward(c Cell, xs []*mat.Dense, s0 State) (*Trace, error) {
+	if err := checkSequence(c, xs, s0); err != nil {
+		return nil, err
+	}
+	if sc, ok := c.(SequenceCell); ok {
+		return sc.ForwardSequence(xs, s0), nil
+	}
+	return forwardSteps(c, xs, s0), nil
+}
+
+// ForwardSteps is Forward by the per-step loop state_t = c.Step(X_t, state_{t-1}),
+// t = 1..T, even for a cell with a faster sequence pass: every number is Step's,
+// bit for bit. The arguments are checked as Forward checks them.
+func ForwardSteps(c Cell, xs []*mat.Dense, s0 State) (*Trace, error) {
+	if err := checkSequence(c, xs, s0); err != nil {
+		return nil, err
+	}
+	return forwardSteps(c, xs, s0), nil
+}
+
+// checkSequence is Forward's check of its arguments: an error for an empty sequence
+// or a NaN or ±Inf, a panic for inconsistent shapes.
+func checkSequence(c Cell, xs []*mat.Dense, s0 State) error {
 	if len(xs) == 0 {
-		return nil, errors.New("models: empty sequence: need at least one time step")
+		return errors.New("models: empty sequence: need at least one time step")
 	}
 	B := -1
 	for t, x := range xs {
@@ -80,19 +102,13 @@ func Forward(c Cell, xs []*mat.Dense, s0 State) (*Trace, error) {
 	}
 	for t, x := range xs {
 		if i, j, v, ok := firstNonFinite(x); !ok {
-			return nil, nonFiniteError(fmt.Sprintf("X_%d", t+1), i, j, v)
+			return nonFiniteError(fmt.Sprintf("X_%d", t+1), i, j, v)
 		}
 	}
 	if err := checkFinite("H_0", s0.H); err != nil {
-		return nil, err
+		return err
 	}
-	if err := checkFinite("C_0", s0.C); err != nil {
-		return nil, err
-	}
-	if sc, ok := c.(SequenceCell); ok {
-		return sc.ForwardSequence(xs, s0), nil
-	}
-	return forwardSteps(c, xs, s0), nil
+	return checkFinite("C_0", s0.C)
 }
 
 // forwardSteps is the per-step loop state_t = c.Step(X_t, state_{t-1}), t = 1..T.

@@ -278,3 +278,27 @@ func TestBackwardAtGradient(t *testing.T) {
 		})
 	}
 }
+
+// TestForwardSteps: ForwardSteps is Step's loop bit for bit, also for the GRU whose
+// Forward takes the fused pass, and checks its arguments as Forward does.
+func TestForwardSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	c := NewGRU(3, 4, rng)
+	xs := cellSequence(5, 2, 3, rng)
+	got, err := ForwardSteps(c, xs, State{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := stepwiseTrace(c, xs, State{})
+	if got.fused != nil {
+		t.Error("ForwardSteps took the fused pass")
+	}
+	for s := range xs {
+		if !mat.Equal(got.Steps[s].Next.H, want.Steps[s].Next.H) {
+			t.Errorf("step %d: H differs from Step's", s+1)
+		}
+	}
+	if _, err := ForwardSteps(c, nil, State{}); err == nil {
+		t.Error("an empty sequence gave no error")
+	}
+}

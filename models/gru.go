@@ -133,9 +133,9 @@ func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 
 	hNew := mat.NewDense(B, h, nil)
 	for i := range B {
-		for j := range h {
-			zv := z.At(i, j)
-			hNew.Set(i, j, zv*hp.At(i, j)+(1-zv)*ht.At(i, j))
+		zr, hpr, htr, out := z.RawRowView(i), hp.RawRowView(i)[:h], ht.RawRowView(i)[:h], hNew.RawRowView(i)[:h]
+		for j, zv := range zr[:h] {
+			out[j] = zv*hpr[j] + (1-zv)*htr[j]
 		}
 	}
 	return &StepTrace{

@@ -9,9 +9,9 @@ import (
 )
 
 // The sequence-level GRU pass: the GRU's ForwardSequence and BackwardSequence
-// (SequenceCell), which Forward and Backward use. For a lecture-form GRU over a whole
-// sequence it computes the numbers of Step and StepBack (up to the
-// order of floating-point sums) with fewer, larger matrix products:
+// (SequenceCell), which Forward and Backward use. For a lecture-form GRU over a
+// whole sequence it computes the numbers of Step and StepBack (up to the order of
+// floating-point sums) with fewer, larger matrix products:
 //
 //   - the input terms X_t W_x* of every step and every gate come from one product
 //     [X_1; …; X_T] [W_xr | W_xz | W_xh], before the time loop;

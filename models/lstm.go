@@ -89,12 +89,12 @@ func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 	B, h := hp.Dims()
 	cNew, tanhC, hNew := mat.NewDense(B, h, nil), mat.NewDense(B, h, nil), mat.NewDense(B, h, nil)
 	for r := range B {
-		for j := range h {
-			cv := f.At(r, j)*cp.At(r, j) + i.At(r, j)*ct.At(r, j)
+		fr, cpr, ir, ctr, or := f.RawRowView(r)[:h], cp.RawRowView(r)[:h], i.RawRowView(r)[:h], ct.RawRowView(r)[:h], o.RawRowView(r)[:h]
+		cn, tn, hn := cNew.RawRowView(r)[:h], tanhC.RawRowView(r)[:h], hNew.RawRowView(r)[:h]
+		for j, fv := range fr {
+			cv := fv*cpr[j] + ir[j]*ctr[j]
 			tc := math.Tanh(cv)
-			cNew.Set(r, j, cv)
-			tanhC.Set(r, j, tc)
-			hNew.Set(r, j, o.At(r, j)*tc)
+			cn[j], tn[j], hn[j] = cv, tc, or[j]*tc
 		}
 	}
 	return &StepTrace{
