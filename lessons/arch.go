@@ -109,26 +109,16 @@ func (m *ArchB) lossGrad(starts []int, T int, feed []*mat.Dense) (float64, []*ma
 		}
 		in := archBInput(ids, prev)
 		h := m.In.Forward(in)
-		applyTanh(h)
+		models.ActTanh.Apply(h)
 		l, probs, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(h), targets, nil)
 		loss += l
 		dLogits.Scale(scale, dLogits)
 		dH := m.Out.Backward(h, dLogits)
-		r, c := dH.Dims()
-		for i := range r {
-			for j := range c {
-				y := h.At(i, j)
-				dH.Set(i, j, dH.At(i, j)*(1-y*y))
-			}
-		}
+		models.ActTanh.Backward(dH, h) // ∂L/∂A = ∂L/∂H_t ⊙ (1 − H_t²)
 		m.In.Backward(in, dH)
 		prev, outs[t] = probs, probs
 	}
 	return loss * scale, outs
-}
-
-func applyTanh(m *mat.Dense) {
-	m.Apply(func(_, _ int, v float64) float64 { return math.Tanh(v) }, m)
 }
 
 // ArchStep is one step of architecture B or C: the hidden state and, where the
@@ -143,7 +133,7 @@ func (m *ArchB) Run(ids []int) []ArchStep {
 	var prev *mat.Dense
 	for t, id := range ids {
 		h := m.In.Forward(archBInput([]int{id}, prev))
-		applyTanh(h)
+		models.ActTanh.Apply(h)
 		logits := m.Out.Forward(h).RawRowView(0)
 		probs := make([]float64, len(logits))
 		models.Softmax(probs, logits)
@@ -230,21 +220,22 @@ func (m *ArchC) lossGrad(seqs [][]int) float64 {
 	B, T := len(seqs), len(seqs[0])
 	ps := m.Params()
 	ps.ZeroGrad()
-	tr := &models.Trace{Steps: make([]*models.StepTrace, T)}
-	var state models.State
+	xs := make([]*mat.Dense, T)
 	for t := range T {
-		x := mat.NewDense(B, len(data.CharVocab), nil)
+		xs[t] = mat.NewDense(B, len(data.CharVocab), nil)
 		for b, seq := range seqs {
-			x.Set(b, seq[t], 1)
+			xs[t].Set(b, seq[t], 1)
 		}
-		tr.Steps[t] = m.Cell.Step(x, state)
-		state = tr.Steps[t].Next
+	}
+	tr, err := models.Forward(m.Cell, xs, models.State{})
+	if err != nil {
+		panic(err) // one-hot inputs are finite and never empty
 	}
 	targets := make([]int, B)
 	for b, seq := range seqs {
 		targets[b] = archCLabel(seq)
 	}
-	H := state.H
+	H := tr.Last().H
 	loss, _, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, nil)
 	dLogits.Scale(1/float64(B), dLogits)
 	dH := make([]*mat.Dense, T)

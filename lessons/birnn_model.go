@@ -98,6 +98,25 @@ type blankPass struct {
 	H        *mat.Dense    // B×q, row b at sentence b's blank
 }
 
+// fwdSteps is each sentence's blank as a step of the forward direction: t.
+func (blankPass) fwdSteps(batch []data.BlankSentence) []int {
+	steps := make([]int, len(batch))
+	for b, s := range batch {
+		steps[b] = s.Blank
+	}
+	return steps
+}
+
+// bwdSteps is each sentence's blank as a step of the backward direction, which
+// reads it from its own end: T_b − 1 − t.
+func (blankPass) bwdSteps(batch []data.BlankSentence) []int {
+	steps := make([]int, len(batch))
+	for b, s := range batch {
+		steps[b] = len(s.IDs) - 1 - s.Blank
+	}
+	return steps
+}
+
 func (m *FillBlank) pass(batch []data.BlankSentence) blankPass {
 	var p blankPass
 	var err error
@@ -112,10 +131,15 @@ func (m *FillBlank) pass(batch []data.BlankSentence) blankPass {
 	h := BlankHidden
 	q, _ := m.Out.W.Value.Dims()
 	p.H = mat.NewDense(len(batch), q, nil)
-	for b, s := range batch {
-		copy(p.H.RawRowView(b)[:h], p.fwd.Steps[s.Blank].Next.H.RawRowView(b))
-		if p.bwd != nil {
-			copy(p.H.RawRowView(b)[h:], p.bwd.Steps[len(s.IDs)-1-s.Blank].Next.H.RawRowView(b))
+	fwd := models.StatesAt(p.fwd, p.fwdSteps(batch))
+	var bwd *mat.Dense
+	if p.bwd != nil {
+		bwd = models.StatesAt(p.bwd, p.bwdSteps(batch))
+	}
+	for b := range batch {
+		copy(p.H.RawRowView(b)[:h], fwd.RawRowView(b))
+		if bwd != nil {
+			copy(p.H.RawRowView(b)[h:], bwd.RawRowView(b))
 		}
 	}
 	return p
@@ -155,21 +179,10 @@ func (m *FillBlank) lossGrad(batch []data.BlankSentence) (loss float64, hits int
 	dLogits.Scale(1/float64(n), dLogits)
 	dH := m.Out.Backward(p.H, dLogits)
 	h := BlankHidden
-	// ∂L/∂→H_t and ∂L/∂←H_t: each sentence's row at its blank's step, zero elsewhere.
-	scatter := func(tr *models.Trace, step func(s data.BlankSentence) int, lo int) []*mat.Dense {
-		d := make([]*mat.Dense, tr.Len())
-		for b, s := range batch {
-			t := step(s)
-			if d[t] == nil {
-				d[t] = mat.NewDense(n, h, nil)
-			}
-			copy(d[t].RawRowView(b), dH.RawRowView(b)[lo:lo+h])
-		}
-		return d
-	}
-	models.Backward(m.Fwd, p.fwd, scatter(p.fwd, func(s data.BlankSentence) int { return s.Blank }, 0), models.BPTTOptions{})
+	// ∂L/∂→H_t and ∂L/∂←H_t: the first and last h columns of each sentence's row, at its blank's step.
+	models.BackwardAt(m.Fwd, p.fwd, p.fwdSteps(batch), mat.DenseCopyOf(dH.Slice(0, n, 0, h)), models.BPTTOptions{})
 	if m.Bwd != nil {
-		models.Backward(m.Bwd, p.bwd, scatter(p.bwd, func(s data.BlankSentence) int { return len(s.IDs) - 1 - s.Blank }, h), models.BPTTOptions{})
+		models.BackwardAt(m.Bwd, p.bwd, p.bwdSteps(batch), mat.DenseCopyOf(dH.Slice(0, n, h, 2*h)), models.BPTTOptions{})
 	}
 	return loss / float64(n), hits
 }

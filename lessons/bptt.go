@@ -173,35 +173,18 @@ func buildBPTT(v sim.Values) (sim.Model, error) {
 	return m, nil
 }
 
-// backward walks from T down to 1 with g = ∂L/∂H_t, starting from ∂L/∂H_T = u:
-// clip g to norm θ when θ > 0, record it, then g ← g ∂H_t/∂H_{t−1} (StepBack).
-// With truncation k > 0 the walk stops after k steps.
+// backward walks from T down to 1 with g = ∂L/∂H_t, starting from ∂L/∂H_T = u,
+// clipping at θ and stopping after k steps (models.BackwardClipped), and records
+// every step.
 func (m *bpttModel) backward(cell *models.RNN, tr *models.Trace, u *mat.Dense) {
-	T := m.T
-	m.dHs = make([][]float64, T)
-	m.gradNorm, m.rawNorm = make([]float64, T), make([]float64, T)
-	m.clipped, m.cut = make([]bool, T), make([]bool, T)
 	ps := cell.Params()
 	ps.ZeroGrad()
-	g := mat.DenseCopyOf(u)
-	for t := T - 1; t >= 0; t-- {
-		if m.k > 0 && T-1-t >= m.k {
-			m.cut[t] = true
-			m.dHs[t] = make([]float64, bpttHidden)
-			continue
-		}
-		n := mat.Norm(g, 2)
-		m.rawNorm[t] = n
-		if m.theta > 0 && n > m.theta {
-			g.Scale(m.theta/n, g)
-			m.clipped[t] = true
-			n = m.theta
-		}
-		m.gradNorm[t] = n
-		m.dHs[t] = mat.Row(nil, 0, g)
-		_, prev := cell.StepBack(tr.Steps[t], g, nil)
-		g = prev.H
+	g := models.BackwardClipped(cell, tr, u, m.k, m.theta)
+	m.dHs = make([][]float64, m.T)
+	for t, d := range g.DH {
+		m.dHs[t] = mat.Row(nil, 0, d)
 	}
+	m.gradNorm, m.rawNorm, m.clipped, m.cut = g.Norm, g.RawNorm, g.Clipped, g.Cut
 	m.paramGradNorm = ps.GradNorm()
 }
 

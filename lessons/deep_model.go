@@ -71,32 +71,28 @@ func marketInputs(batch []data.MarketSeries, T int) []*mat.Dense {
 }
 
 // lossGrad runs the model over batch (T days each) and returns the mean per day of
-// L_t = ½(x̂_{t+1} − x_{t+1})² − log P(r_t), adding ∂L/∂θ to every Grad. It also
-// returns the regime accuracy.
+// L_t = ½(x̂_{t+1} − x_{t+1})² − log P(r_t) (models.SquaredLogisticLoss), adding
+// ∂L/∂θ to every Grad. It also returns the regime accuracy.
 func (m *MarketModel) lossGrad(batch []data.MarketSeries, T int) (loss, accuracy float64) {
 	tr, err := m.Net.Forward(marketInputs(batch, T), nil)
 	if err != nil {
 		panic(err) // generated series are finite and never empty
 	}
 	n := float64(len(batch) * T)
-	hits := 0
-	dTop := make([]*mat.Dense, T)
-	for t, H := range tr.Outputs() {
-		o := m.Out.Forward(H)
-		dO := mat.NewDense(len(batch), 2, nil)
+	Hs := tr.Outputs()
+	outs := make([]*mat.Dense, T)
+	next, bull := make([][]float64, T), make([][]float64, T)
+	for t, H := range Hs {
+		outs[t] = m.Out.Forward(H)
+		next[t], bull[t] = make([]float64, len(batch)), make([]float64, len(batch))
 		for b, s := range batch {
-			pred, logit := o.At(b, 0), o.At(b, 1)
-			diff := pred - s.X[t+1]
-			p := sigmoid(logit)
-			y := b2f(s.Bull(t))
-			loss += 0.5*diff*diff - (y*math.Log(p+1e-12) + (1-y)*math.Log(1-p+1e-12))
-			if (p > 0.5) == s.Bull(t) {
-				hits++
-			}
-			dO.Set(b, 0, diff/n)
-			dO.Set(b, 1, (p-y)/n)
+			next[t][b], bull[t][b] = s.X[t+1], b2f(s.Bull(t))
 		}
-		dTop[t] = m.Out.Backward(H, dO)
+	}
+	loss, hits, dO := models.SquaredLogisticLoss(outs, next, bull, n)
+	dTop := make([]*mat.Dense, T)
+	for t, H := range Hs {
+		dTop[t] = m.Out.Backward(H, dO[t])
 	}
 	m.Net.Backward(tr, dTop, models.BPTTOptions{})
 	return loss / n, float64(hits) / n
@@ -139,7 +135,7 @@ func (m *MarketModel) Run(s data.MarketSeries) MarketRun {
 		}
 		o := m.Out.Forward(tr.Layers[len(tr.Layers)-1].Steps[t].Next.H)
 		r.Next = append(r.Next, o.At(0, 0))
-		r.PBull = append(r.PBull, sigmoid(o.At(0, 1)))
+		r.PBull = append(r.PBull, models.Sigmoid(o.At(0, 1)))
 	}
 	return r
 }

@@ -98,50 +98,13 @@ func oneHot(ids [][]int, t int) *mat.Dense {
 // TrainStep runs one minibatch of Adam on L = mean over labelled steps of
 // −log ŷ_t[y_t], drawing the batch from rng. It returns the loss and the share of
 // labelled steps predicted right. For the reset task L also has the gate cost
-// λ·mean R_t (ResetGateCost, resetGateCost).
+// λ·mean R_t (ResetGateCost, models.GRU.ResetGateCost).
 func (m *GRUClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
 	var cost stateCost
 	if lambda := gateCostOf[m.Task.Name]; lambda > 0 {
-		cost = func(tr *models.Trace, dH []*mat.Dense) float64 { return resetGateCost(m.Cell, lambda, tr, dH) }
+		cost = func(tr *models.Trace, dH []*mat.Dense) float64 { return m.Cell.ResetGateCost(lambda, tr, dH) }
 	}
 	return trainClassifierWith(m.Task, m.Cell, m.Out, m.Params(), m.opt, rng, cost)
-}
-
-// resetGateCost is C = λ·mean(R_t) over the batch, the steps and the units of the
-// trace tr of cell. It adds ∂C/∂W_xr, ∂C/∂W_hr, ∂C/∂b_r to their Grad and
-// ∂C/∂H_{t-1} to dH (H_0 = 0 is not a parameter): with A_r = X_t W_xr + H_{t-1} W_hr + b_r,
-// ∂C/∂A_r = λ/(B·T·h) · R_t ⊙ (1 − R_t), W_xr gets X_tᵀ ∂C/∂A_r, W_hr gets
-// H_{t-1}ᵀ ∂C/∂A_r, b_r the column sums and H_{t-1} gets ∂C/∂A_r W_hrᵀ.
-func resetGateCost(cell *models.GRU, lambda float64, tr *models.Trace, dH []*mat.Dense) float64 {
-	T := tr.Len()
-	B, h := tr.Steps[0].Prev.H.Dims()
-	scale := lambda / float64(B*T*h)
-	cost := 0.0
-	var dA, g mat.Dense
-	for t, st := range tr.Steps {
-		r := st.Gate("R")
-		cost += scale * mat.Sum(r)
-		dA.Apply(func(_, _ int, v float64) float64 { return scale * v * (1 - v) }, r)
-		g.Mul(st.X.T(), &dA)
-		cell.Wxr.Grad.Add(cell.Wxr.Grad, &g)
-		g.Reset()
-		g.Mul(st.Prev.H.T(), &dA)
-		cell.Whr.Grad.Add(cell.Whr.Grad, &g)
-		g.Reset()
-		for j := range h {
-			cell.Br.Grad.Set(0, j, cell.Br.Grad.At(0, j)+mat.Sum(dA.ColView(j)))
-		}
-		if t > 0 {
-			if dH[t-1] == nil {
-				dH[t-1] = mat.NewDense(B, h, nil)
-			}
-			g.Mul(&dA, cell.Whr.Value.T())
-			dH[t-1].Add(dH[t-1], &g)
-			g.Reset()
-		}
-		dA.Reset()
-	}
-	return cost
 }
 
 func b2f(b bool) float64 {
@@ -161,11 +124,9 @@ func argmax(v []float64) int {
 	return best
 }
 
-// Clamp fixes one gate to a value at every step (a what-if experiment).
-type Clamp struct {
-	Gate  string // "", "R" or "Z"
-	Value float64
-}
+// Clamp fixes one gate to a value at every step (a what-if experiment): "R" or "Z"
+// for the GRU, "I", "F" or "O" for the LSTM; the zero Clamp fixes nothing.
+type Clamp = models.GateClamp
 
 // GRUStep is one time step of the lesson's GRU for a single sequence.
 type GRUStep struct {
@@ -173,74 +134,37 @@ type GRUStep struct {
 	Probs              []float64 // ŷ_t over the task's classes
 }
 
-// Run reads ids from H_0 = 0 and returns every step, with the clamp applied:
-//
-//	R_t = σ(X_t W_xr + H_{t-1} W_hr + b_r),  Z_t = σ(X_t W_xz + H_{t-1} W_hz + b_z)
-//	H̃_t = tanh(X_t W_xh + (R_t ⊙ H_{t-1}) W_hh + b_h)              (lecture)
-//	H̃_t = tanh(X_t W_xh + b_h + R_t ⊙ (H_{t-1} W_hh + b_hn))       (reset-after)
-//	H_t = Z_t ⊙ H_{t-1} + (1 − Z_t) ⊙ H̃_t,  ŷ_t = softmax(H_t W_q + b_q)
-//
-// A clamped gate is replaced by its value before it is used.
+// Run reads ids from H_0 = 0 with the cell's Step (the clamped gate fixed by
+// models.GRU.WithClamp) and returns every step with ŷ_t = softmax(H_t W_q + b_q).
 func (m *GRUClassifier) Run(ids []int, clamp Clamp) []GRUStep {
-	c := m.Cell
-	h := c.HiddenSize()
-	prev := make([]float64, h)
+	cell := m.Cell.WithClamp(clamp)
 	steps := make([]GRUStep, len(ids))
-	row := func(p *models.Param, i int) []float64 { return p.Value.RawRowView(i) }
-	// times returns v W for a 1×h vector v and an h×h weight W.
-	times := func(v []float64, w *models.Param) []float64 {
-		out := make([]float64, h)
-		for k, vk := range v {
-			if vk == 0 {
-				continue
-			}
-			for j, wkj := range w.Value.RawRowView(k) {
-				out[j] += vk * wkj
-			}
+	var state models.State
+	for t := range ids {
+		st := cell.Step(oneHot([][]int{ids}, t), state)
+		state = st.Next
+		steps[t] = GRUStep{
+			X: row0(st.X), R: row0(st.Gate("R")), Z: row0(st.Gate("Z")),
+			HTilde: row0(st.Gate("H_tilde")), H: row0(st.Next.H), Probs: m.probs(st.Next.H),
 		}
-		return out
-	}
-	for t, id := range ids {
-		x := make([]float64, len(data.Alphabet))
-		x[id] = 1
-		hr, hz := times(prev, c.Whr), times(prev, c.Whz)
-		r, z, ht, hNew := make([]float64, h), make([]float64, h), make([]float64, h), make([]float64, h)
-		for j := range h {
-			r[j] = sigmoid(row(c.Wxr, id)[j] + hr[j] + row(c.Br, 0)[j])
-			z[j] = sigmoid(row(c.Wxz, id)[j] + hz[j] + row(c.Bz, 0)[j])
-		}
-		switch clamp.Gate {
-		case "R":
-			fill(r, clamp.Value)
-		case "Z":
-			fill(z, clamp.Value)
-		}
-		if c.ResetAfter() {
-			n := times(prev, c.Whh)
-			for j := range h {
-				ht[j] = math.Tanh(row(c.Wxh, id)[j] + row(c.Bh, 0)[j] + r[j]*(n[j]+row(c.Bhn, 0)[j]))
-			}
-		} else {
-			kept := make([]float64, h)
-			for j := range h {
-				kept[j] = r[j] * prev[j]
-			}
-			n := times(kept, c.Whh)
-			for j := range h {
-				ht[j] = math.Tanh(row(c.Wxh, id)[j] + n[j] + row(c.Bh, 0)[j])
-			}
-		}
-		for j := range h {
-			hNew[j] = z[j]*prev[j] + (1-z[j])*ht[j]
-		}
-		logits := m.Out.Forward(mat.NewDense(1, h, hNew)).RawRowView(0)
-		probs := make([]float64, len(logits))
-		models.Softmax(probs, logits)
-		steps[t] = GRUStep{X: x, R: r, Z: z, HTilde: ht, H: hNew, Probs: probs}
-		prev = hNew
 	}
 	return steps
 }
+
+// probs is ŷ = softmax(H W_q + b_q) for the 1×h state H.
+func (m *GRUClassifier) probs(H *mat.Dense) []float64 { return softmaxOut(m.Out, H) }
+
+// softmaxOut is ŷ = softmax(H W_q + b_q) of the output layer out for the 1×h state H.
+func softmaxOut(out *models.Dense, H *mat.Dense) []float64 {
+	logits := out.Forward(H).RawRowView(0)
+	probs := make([]float64, len(logits))
+	models.Softmax(probs, logits)
+	return probs
+}
+
+// row0 is the first row of m, not copied: for the matrices of one step's trace,
+// which nothing else holds.
+func row0(m *mat.Dense) []float64 { return m.RawRowView(0) }
 
 func addConst(p *models.Param, c float64) {
 	raw := p.Value.RawMatrix()
@@ -248,8 +172,6 @@ func addConst(p *models.Param, c float64) {
 		raw.Data[i] += c
 	}
 }
-
-func sigmoid(a float64) float64 { return 1 / (1 + math.Exp(-a)) }
 
 func fill(v []float64, x float64) {
 	for i := range v {

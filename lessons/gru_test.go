@@ -215,40 +215,6 @@ func readMeta(t *testing.T, raw []byte) map[string]string {
 	return meta
 }
 
-// TestResetGateCostGradient: the reset-gate cost's gradient, sent back through the
-// GRU by BPTT, matches central differences of the cost, in both forms.
-func TestResetGateCostGradient(t *testing.T) {
-	const tol = 1e-6
-	for _, c := range []struct {
-		variant string
-		B, T    int
-	}{{VariantLecture, 2, 4}, {VariantResetAfter, 3, 3}, {VariantLecture, 1, 1}} {
-		m := NewGRUClassifier(data.ResetTask, c.variant, 5)
-		rng := rand.New(rand.NewPCG(1, 1))
-		for _, p := range m.Cell.Params() {
-			p.Uniform(1, rng)
-		}
-		ids := make([][]int, c.B)
-		for b := range ids {
-			ids[b] = make([]int, c.T)
-		}
-		xs := make([]*mat.Dense, c.T)
-		for t := range xs {
-			xs[t] = mat.NewDense(c.B, len(data.Alphabet), nil)
-			xs[t].Apply(func(_, _ int, _ float64) float64 { return rng.NormFloat64() }, xs[t])
-		}
-		ps := m.Cell.Params()
-		checkGradient(t, c.variant, ps, func() float64 {
-			ps.ZeroGrad()
-			tr := traceOf(m.Cell, ids, func(t int) *mat.Dense { return xs[t] })
-			dH := make([]*mat.Dense, c.T)
-			cost := resetGateCost(m.Cell, 0.7, tr, dH)
-			models.Backward(m.Cell, tr, dH, models.BPTTOptions{})
-			return cost
-		}, tol)
-	}
-}
-
 // resetSeedsEnv names the environment variable that turns on TestResetGateAcrossSeeds
 // (n training seeds per GRU form; about 3 s per model on one core).
 const resetSeedsEnv = "UNROLL_RESET_SEEDS"

@@ -65,21 +65,21 @@ func (m *SeqClassifier) Params() models.Params {
 }
 
 // traceOf runs the cell over a batch of equally long sequences from the zero state,
-// step by step (bit-for-bit reproducible, see GRUClassifier.TrainStep); X_t is
-// input(t), or the clean one-hot vectors when input is nil.
+// step by step (models.ForwardSteps: bit-for-bit Step's numbers, which the bundled
+// checkpoints were trained with); X_t is input(t), or the clean one-hot vectors when
+// input is nil.
 func traceOf(cell models.Cell, ids [][]int, input func(t int) *mat.Dense) *models.Trace {
-	T := len(ids[0])
-	tr := &models.Trace{Steps: make([]*models.StepTrace, T)}
-	var state models.State
-	for t := range T {
-		var x *mat.Dense
+	xs := make([]*mat.Dense, len(ids[0]))
+	for t := range xs {
 		if input != nil {
-			x = input(t)
+			xs[t] = input(t)
 		} else {
-			x = oneHot(ids, t)
+			xs[t] = oneHot(ids, t)
 		}
-		tr.Steps[t] = cell.Step(x, state)
-		state = tr.Steps[t].Next
+	}
+	tr, err := models.ForwardSteps(cell, xs, models.State{})
+	if err != nil {
+		panic(err) // the tasks' inputs are finite and never empty
 	}
 	return tr
 }
@@ -131,63 +131,29 @@ type LSTMStep struct {
 	Probs                    []float64 // ŷ_t over the task's classes
 }
 
-// RunLSTM reads ids from H_0 = C_0 = 0 and returns every step, with the clamp applied
-// (Gate "I", "F" or "O"; a clamped gate is replaced by its value before it is used):
-//
-//	I_t = σ(X_t W_xi + H_{t-1} W_hi + b_i),  F_t = σ(X_t W_xf + H_{t-1} W_hf + b_f)
-//	O_t = σ(X_t W_xo + H_{t-1} W_ho + b_o),  C̃_t = tanh(X_t W_xc + H_{t-1} W_hc + b_c)
-//	C_t = F_t ⊙ C_{t-1} + I_t ⊙ C̃_t,  H_t = O_t ⊙ tanh(C_t),  ŷ_t = softmax(H_t W_q + b_q)
-//
+// RunLSTM reads ids from H_0 = C_0 = 0 with the cell's Step (the clamped gate,
+// "I", "F" or "O", fixed by models.LSTM.WithClamp) and returns every step with
+// ŷ_t = softmax(H_t W_q + b_q) and the two terms of C_t = F_t ⊙ C_{t-1} + I_t ⊙ C̃_t.
 // It panics unless m's cell is an LSTM.
 func (m *SeqClassifier) RunLSTM(ids []int, clamp Clamp) []LSTMStep {
-	c := m.Cell.(*models.LSTM)
-	h := LSTMHidden
-	prevH, prevC := make([]float64, h), make([]float64, h)
-	// gate returns act(X_t W_x + H_{t-1} W_h + b) for the one-hot X_t of token id.
-	gate := func(id int, wx, wh, b *models.Param, act func(float64) float64) []float64 {
-		out := slices.Clone(wx.Value.RawRowView(id))
-		for k, hk := range prevH {
-			if hk == 0 {
-				continue
-			}
-			for j, w := range wh.Value.RawRowView(k) {
-				out[j] += hk * w
-			}
-		}
-		for j, bj := range b.Value.RawRowView(0) {
-			out[j] = act(out[j] + bj)
-		}
-		return out
-	}
+	cell := m.Cell.(*models.LSTM).WithClamp(clamp)
 	steps := make([]LSTMStep, len(ids))
-	for t, id := range ids {
-		x := make([]float64, len(data.Alphabet))
-		x[id] = 1
+	var state models.State
+	for t := range ids {
+		tr := cell.Step(oneHot([][]int{ids}, t), state)
 		st := LSTMStep{
-			X: x,
-			I: gate(id, c.Wxi, c.Whi, c.Bi, sigmoid), F: gate(id, c.Wxf, c.Whf, c.Bf, sigmoid),
-			O: gate(id, c.Wxo, c.Who, c.Bo, sigmoid), CTilde: gate(id, c.Wxc, c.Whc, c.Bc, math.Tanh),
-			C: make([]float64, h), H: make([]float64, h), Kept: make([]float64, h), Written: make([]float64, h),
+			X: row0(tr.X), I: row0(tr.Gate("I")), F: row0(tr.Gate("F")), O: row0(tr.Gate("O")),
+			CTilde: row0(tr.Gate("C_tilde")), C: row0(tr.Next.C), H: row0(tr.Next.H),
+			Probs: softmaxOut(m.Out, tr.Next.H),
 		}
-		switch clamp.Gate {
-		case "I":
-			fill(st.I, clamp.Value)
-		case "F":
-			fill(st.F, clamp.Value)
-		case "O":
-			fill(st.O, clamp.Value)
-		}
-		for j := range h {
+		prevC := tr.Prev.C.RawRowView(0)
+		st.Kept, st.Written = make([]float64, len(st.C)), make([]float64, len(st.C))
+		for j := range st.C {
 			st.Kept[j] = st.F[j] * prevC[j]
 			st.Written[j] = st.I[j] * st.CTilde[j]
-			st.C[j] = st.Kept[j] + st.Written[j]
-			st.H[j] = st.O[j] * math.Tanh(st.C[j])
 		}
-		logits := m.Out.Forward(mat.NewDense(1, h, st.H)).RawRowView(0)
-		st.Probs = make([]float64, len(logits))
-		models.Softmax(st.Probs, logits)
 		steps[t] = st
-		prevH, prevC = st.H, st.C
+		state = tr.Next
 	}
 	return steps
 }

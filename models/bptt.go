@@ -14,7 +14,32 @@ import (
 type Trace struct {
 	Steps []*StepTrace
 
-	gru *gruSequence // set when a lecture-form GRU ran its sequence-level pass
+	fused fusedPass // the buffers of a cell's own sequence pass; nil after the per-step loop
+}
+
+// fusedPass is what a cell's own sequence-level forward pass keeps for its backward
+// pass (the GRU's gruSequence).
+type fusedPass interface {
+	// owner is the cell whose pass it is.
+	owner() Cell
+}
+
+// SequenceCell is a Cell that computes a whole sequence at once. Forward and Backward
+// use it after checking their arguments; a Cell that is not one runs the per-step
+// loop state_t = Step(X_t, state_{t-1}), t = 1..T, and its StepBack in reverse.
+// Every cell of this package is one: the RNN and the LSTM with that per-step loop,
+// the lecture-form GRU with a faster fused pass (gru_sequence.go) that computes the
+// same numbers to rounding.
+type SequenceCell interface {
+	Cell
+	// ForwardSequence returns the trace of state_t = Step(X_t, state_{t-1}) for
+	// t = 1..T from s0 (a nil H or C is zero). The inputs are not checked: call Forward.
+	ForwardSequence(xs []*mat.Dense, s0 State) *Trace
+	// BackwardSequence is full BPTT for L = Σ_t ⟨dH_t, H_t⟩ on a trace of this cell:
+	// it adds ∂L/∂θ to every Param.Grad and returns ∂L/∂X_t, ∂L/∂state_0 and the
+	// per-step norms (Backward with BPTTOptions{}). The arguments are not checked:
+	// call Backward.
+	BackwardSequence(tr *Trace, dH []*mat.Dense) *Grads
 }
 
 // Len is the number of time steps T.
@@ -37,11 +62,33 @@ func (tr *Trace) Last() State { return tr.Steps[len(tr.Steps)-1].Next }
 // is the zero state. An empty sequence, or a NaN or ±Inf in xs or s0, is an
 // error; inconsistent shapes panic.
 //
-// A lecture-form GRU runs a sequence-level pass that computes the same numbers as
-// T calls of Step (to rounding) with fused matrix products.
+// A SequenceCell runs its own sequence pass (the lecture-form GRU's computes the
+// same numbers as T calls of Step, to rounding, with fused matrix products).
 func Forward(c Cell, xs []*mat.Dense, s0 State) (*Trace, error) {
+	if err := checkSequence(c, xs, s0); err != nil {
+		return nil, err
+	}
+	if sc, ok := c.(SequenceCell); ok {
+		return sc.ForwardSequence(xs, s0), nil
+	}
+	return forwardSteps(c, xs, s0), nil
+}
+
+// ForwardSteps is Forward by the per-step loop state_t = c.Step(X_t, state_{t-1}),
+// t = 1..T, even for a cell with a faster sequence pass: every number is Step's,
+// bit for bit. The arguments are checked as Forward checks them.
+func ForwardSteps(c Cell, xs []*mat.Dense, s0 State) (*Trace, error) {
+	if err := checkSequence(c, xs, s0); err != nil {
+		return nil, err
+	}
+	return forwardSteps(c, xs, s0), nil
+}
+
+// checkSequence is Forward's check of its arguments: an error for an empty sequence
+// or a NaN or ±Inf, a panic for inconsistent shapes.
+func checkSequence(c Cell, xs []*mat.Dense, s0 State) error {
 	if len(xs) == 0 {
-		return nil, errors.New("models: empty sequence: need at least one time step")
+		return errors.New("models: empty sequence: need at least one time step")
 	}
 	B := -1
 	for t, x := range xs {
@@ -55,25 +102,24 @@ func Forward(c Cell, xs []*mat.Dense, s0 State) (*Trace, error) {
 	}
 	for t, x := range xs {
 		if i, j, v, ok := firstNonFinite(x); !ok {
-			return nil, nonFiniteError(fmt.Sprintf("X_%d", t+1), i, j, v)
+			return nonFiniteError(fmt.Sprintf("X_%d", t+1), i, j, v)
 		}
 	}
 	if err := checkFinite("H_0", s0.H); err != nil {
-		return nil, err
+		return err
 	}
-	if err := checkFinite("C_0", s0.C); err != nil {
-		return nil, err
-	}
-	if g, ok := c.(*GRU); ok && !g.resetAfter {
-		return g.forwardSequence(xs, stepInput(c, xs[0], s0)), nil
-	}
+	return checkFinite("C_0", s0.C)
+}
+
+// forwardSteps is the per-step loop state_t = c.Step(X_t, state_{t-1}), t = 1..T.
+func forwardSteps(c Cell, xs []*mat.Dense, s0 State) *Trace {
 	tr := &Trace{Steps: make([]*StepTrace, len(xs))}
 	s := s0
 	for t, x := range xs {
 		tr.Steps[t] = c.Step(x, s)
 		s = tr.Steps[t].Next
 	}
-	return tr, nil
+	return tr
 }
 
 // checkFinite returns an error naming the first NaN or ±Inf entry of m (nil m is fine).
@@ -154,9 +200,9 @@ type stepBackward interface {
 // opt.NoParamGrads) and returns
 // ∂L/∂X_t, ∂L/∂H_0 (∂L/∂C_0) and the per-step gradient norms. Full BPTT runs
 // the steps T..1 once, carrying ∂L/∂state_t back; see BPTTOptions.Truncate for
-// the truncated form. On a trace of a lecture-form GRU's sequence pass, full BPTT
-// is the matching sequence-level backward pass (same numbers as StepBack, to
-// rounding). Backward writes every Param.Grad of c, so calls on one cell must not
+// the truncated form. Full BPTT with parameter gradients is the cell's
+// BackwardSequence when it is a SequenceCell (for the lecture-form GRU, a fused
+// pass with the same numbers as StepBack, to rounding). Backward writes every Param.Grad of c, so calls on one cell must not
 // run concurrently (unless opt.NoParamGrads); Forward only reads the parameters.
 func Backward(c Cell, tr *Trace, dH []*mat.Dense, opt BPTTOptions) *Grads {
 	T := tr.Len()
@@ -189,8 +235,8 @@ func Backward(c Cell, tr *Trace, dH []*mat.Dense, opt BPTTOptions) *Grads {
 	if opt.Truncate > 0 && opt.Truncate < T {
 		return backwardTruncated(c, tr, dH, opt.Truncate, step)
 	}
-	if tr.gru != nil && tr.gru.cell == c && !opt.NoParamGrads {
-		return tr.gru.backward(tr, dH)
+	if sc, ok := c.(SequenceCell); ok && !opt.NoParamGrads {
+		return sc.BackwardSequence(tr, dH)
 	}
 	return backwardSteps(c, tr, dH, step)
 }
@@ -285,6 +331,99 @@ func backwardTruncated(c Cell, tr *Trace, dH []*mat.Dense, k int, step stepBack)
 		}
 	}
 	return g
+}
+
+// StatesAt gathers one state per batch row: row b of the result (B×h) is row b of
+// H_{t_b}, the hidden state after step t_b = steps[b] + 1 of the trace (steps are
+// 0-based indices into tr.Steps). A model that reads each sequence at its own
+// position (a padded batch, a fill-in-the-blank question) uses it.
+func StatesAt(tr *Trace, steps []int) *mat.Dense {
+	B, h := tr.Steps[0].Next.H.Dims()
+	if len(steps) != B {
+		panic(fmt.Sprintf("models: %d steps for %d batch rows", len(steps), B))
+	}
+	out := mat.NewDense(B, h, nil)
+	for b, t := range steps {
+		if t < 0 || t >= tr.Len() {
+			panic(fmt.Sprintf("models: step %d of row %d outside [0, %d)", t, b, tr.Len()))
+		}
+		copy(out.RawRowView(b), tr.Steps[t].Next.H.RawRowView(b))
+	}
+	return out
+}
+
+// BackwardAt is the backward pass of StatesAt: BPTT for L = Σ_b ⟨G_b, H_{t_b}[b]⟩,
+// where G (B×h) holds the upstream gradient of each row's gathered state. It sends
+// row b of G to dH_{t_b} (zero elsewhere) and runs Backward with opt.
+func BackwardAt(c Cell, tr *Trace, steps []int, g *mat.Dense, opt BPTTOptions) *Grads {
+	B, h := tr.Steps[0].Next.H.Dims()
+	mustDims("G", g, B, h)
+	if len(steps) != B {
+		panic(fmt.Sprintf("models: %d steps for %d batch rows", len(steps), B))
+	}
+	dH := make([]*mat.Dense, tr.Len())
+	for b, t := range steps {
+		if dH[t] == nil {
+			dH[t] = mat.NewDense(B, h, nil)
+		}
+		copy(dH[t].RawRowView(b), g.RawRowView(b))
+	}
+	return Backward(c, tr, dH, opt)
+}
+
+// ClippedGrads is what BackwardClipped records for every step t = 1..T.
+type ClippedGrads struct {
+	DH      []*mat.Dense // G_t = ∂L/∂H_t as it flows on, after clipping (B×h; zero where cut)
+	Norm    []float64    // ‖G_t‖_F after clipping (0 where cut)
+	RawNorm []float64    // ‖G_t‖_F before clipping (0 where cut)
+	Clipped []bool       // clipping fired at t
+	Cut     []bool       // t is outside the truncation window: no gradient reaches it
+}
+
+// BackwardClipped is BPTT for a loss that reads only the last state,
+// L = ⟨G_T, H_T⟩ with G_T = dHT, under lecture 002's two remedies. For t = T, …, 1:
+//
+//	G_t ← min(1, θ/‖G_t‖) G_t                  (clipping, when θ > 0)
+//	∂L/∂θ += step t's share (StepBack),  G_{t−1} = G_t ∂H_t/∂H_{t−1}
+//
+// and with a window k > 0 the walk stops after k steps: the steps t ≤ T − k are
+// cut. It adds the parameter gradients of the (clipped) walk to every Param.Grad and
+// records each step in the result. With θ = 0 and k = 0 the gradients are those of
+// Backward; clipping changes them (it is a remedy, not a derivative). For an LSTM the
+// memory cell's gradient flows along unclipped.
+func BackwardClipped(c Cell, tr *Trace, dHT *mat.Dense, k int, theta float64) *ClippedGrads {
+	T := tr.Len()
+	if T == 0 {
+		panic("models: BackwardClipped of an empty trace")
+	}
+	if k < 0 || theta < 0 || math.IsNaN(theta) {
+		panic(fmt.Sprintf("models: window k = %d and threshold θ = %v, want k ≥ 0 and θ ≥ 0", k, theta))
+	}
+	B, h := tr.Steps[T-1].Next.H.Dims()
+	mustDims("∂L/∂H_T", dHT, B, h)
+	out := &ClippedGrads{
+		DH: make([]*mat.Dense, T), Norm: make([]float64, T), RawNorm: make([]float64, T),
+		Clipped: make([]bool, T), Cut: make([]bool, T),
+	}
+	g := State{H: mat.DenseCopyOf(dHT)}
+	for t := T - 1; t >= 0; t-- {
+		if k > 0 && T-1-t >= k {
+			out.Cut[t] = true
+			out.DH[t] = mat.NewDense(B, h, nil)
+			continue
+		}
+		n := mat.Norm(g.H, 2)
+		out.RawNorm[t] = n
+		if theta > 0 && n > theta {
+			g.H.Scale(theta/n, g.H)
+			out.Clipped[t] = true
+			n = theta
+		}
+		out.Norm[t] = n
+		out.DH[t] = mat.DenseCopyOf(g.H)
+		_, g = c.StepBack(tr.Steps[t], g.H, g.C)
+	}
+	return out
 }
 
 // addOrNew returns a + b as a new matrix shaped like like; nil operands are zero.

@@ -47,7 +47,7 @@ func TestBackwardNoParamGrads(t *testing.T) {
 			}
 			want := Backward(c, stepwiseTrace(c, xs, tr.Steps[0].Prev), dH, BPTTOptions{Truncate: k})
 			tol := 0.0 // the same products in the same order
-			if tr.gru != nil {
+			if tr.fused != nil {
 				tol = 1e-12 // the sequence pass's forward states differ from Step's in rounding
 			}
 			for _, g := range got {

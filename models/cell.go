@@ -1,6 +1,13 @@
 package models
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
 
 // Kind names a recurrent cell as API.md does.
 type Kind string
@@ -67,4 +74,43 @@ type Cell interface {
 	// contribution to every Param.Grad, and returns ∂L/∂X_t and ∂L/∂state_{t-1}.
 	// dC is nil for cells without a memory cell.
 	StepBack(tr *StepTrace, dH, dC *mat.Dense) (dX *mat.Dense, dPrev State)
+}
+
+// GateClamp fixes one gate of a cell to a constant at every step, a what-if
+// experiment: the gate is computed, then every entry is replaced by Value before it
+// is used (and shows as Value in the trace), so no gradient flows through its
+// pre-activation. Gate names the gate as the trace does: "R" or "Z" for a GRU, "I",
+// "F" or "O" for an LSTM; the zero GateClamp clamps nothing. A clamped cell is made by
+// the cell's WithClamp and shares its parameters.
+type GateClamp struct {
+	Gate  string
+	Value float64
+}
+
+// clamped reports whether g clamps the gate called name.
+func (g GateClamp) clamped(name string) bool { return g.Gate != "" && g.Gate == name }
+
+// apply replaces every entry of m by g.Value when g clamps the gate name.
+func (g GateClamp) apply(name string, m *mat.Dense) {
+	if !g.clamped(name) {
+		return
+	}
+	raw := m.RawMatrix()
+	for i := range raw.Rows {
+		row := raw.Data[i*raw.Stride:][:raw.Cols]
+		for j := range row {
+			row[j] = g.Value
+		}
+	}
+}
+
+// mustClampable panics unless g names one of gates (or none) and its value is finite.
+func (g GateClamp) mustClampable(kind Kind, gates ...string) {
+	if math.IsNaN(g.Value) || math.IsInf(g.Value, 0) {
+		panic(fmt.Sprintf("models: clamped value %v; it must be finite", g.Value))
+	}
+	if g.Gate == "" || slices.Contains(gates, g.Gate) {
+		return
+	}
+	panic(fmt.Sprintf("models: a %s has no gate %q to clamp; it has %s", kind, g.Gate, strings.Join(gates, ", ")))
 }

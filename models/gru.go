@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -35,6 +36,7 @@ type GRU struct {
 	Bhn          *Param // b_hn 1×h in the reset-after form; nil otherwise
 
 	resetAfter bool
+	clamp      GateClamp // R or Z fixed to a value (WithClamp)
 }
 
 // NewGRU returns a lecture-4.3 GRU with input size d and hidden size h, every
@@ -69,6 +71,19 @@ func newGRU(d, h int, resetAfter bool, rng *rand.Rand) *GRU {
 // H̃_t = tanh(X_t W_xh + b_h + R_t ⊙ (H_{t-1} W_hh + b_hn)).
 func (c *GRU) ResetAfter() bool { return c.resetAfter }
 
+// WithClamp returns a GRU that shares c's parameters with one gate fixed, R_t = v
+// or Z_t = v at every step (g.Gate "R" or "Z", g.Value v; see GateClamp); the zero
+// GateClamp gives the unclamped cell. It panics on any other gate.
+func (c *GRU) WithClamp(g GateClamp) *GRU {
+	g.mustClampable(KindGRU, "R", "Z")
+	out := *c
+	out.clamp = g
+	return &out
+}
+
+// Clamp is the gate fixed by WithClamp (the zero GateClamp for none).
+func (c *GRU) Clamp() GateClamp { return c.clamp }
+
 // Kind is KindGRU.
 func (c *GRU) Kind() Kind { return KindGRU }
 
@@ -95,8 +110,10 @@ func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 	hp := prev.H
 	r := affine(x, c.Wxr, hp, c.Whr, c.Br)
 	applyEach(r, sigmoid)
+	c.clamp.apply("R", r)
 	z := affine(x, c.Wxz, hp, c.Whz, c.Bz)
 	applyEach(z, sigmoid)
+	c.clamp.apply("Z", z)
 
 	B, h := hp.Dims()
 	var ht, kept *mat.Dense // kept: R_t ⊙ H_{t-1}, or H_{t-1} W_hh + b_hn when reset-after
@@ -116,9 +133,9 @@ func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 
 	hNew := mat.NewDense(B, h, nil)
 	for i := range B {
-		for j := range h {
-			zv := z.At(i, j)
-			hNew.Set(i, j, zv*hp.At(i, j)+(1-zv)*ht.At(i, j))
+		zr, hpr, htr, out := z.RawRowView(i), hp.RawRowView(i)[:h], ht.RawRowView(i)[:h], hNew.RawRowView(i)[:h]
+		for j, zv := range zr[:h] {
+			out[j] = zv*hpr[j] + (1-zv)*htr[j]
 		}
 	}
 	return &StepTrace{
@@ -139,7 +156,8 @@ func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 //
 // and each weight's gradient is (its input)ᵀ ∂L/∂A (reset-after: ∂L/∂R_t =
 // ∂L/∂A_h ⊙ N_t and W_hh, b_hn get ∂L/∂N_t = ∂L/∂A_h ⊙ R_t, with
-// N_t = H_{t-1} W_hh + b_hn). A nil dH is zero; dC is ignored.
+// N_t = H_{t-1} W_hh + b_hn). A gate clamped by WithClamp is a constant:
+// its ∂L/∂A is 0. A nil dH is zero; dC is ignored.
 func (c *GRU) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
 	return c.backward(tr, dH, dC, true)
 }
@@ -161,6 +179,9 @@ func (c *GRU) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 				dPrev.Set(i, j, g*zv)
 			}
 		}
+	}
+	if c.clamp.clamped("Z") {
+		dAz.Zero()
 	}
 	dX := zerosLike(tr.X)
 	if c.resetAfter {
@@ -187,7 +208,61 @@ func (c *GRU) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 			}
 		}
 	}
+	if c.clamp.clamped("R") {
+		dAr.Zero()
+	}
 	affineBack(dAr, tr.X, c.Wxr, hp, c.Whr, c.Br, dX, dPrev, accumulate)
 	affineBack(dAz, tr.X, c.Wxz, hp, c.Whz, c.Bz, dX, dPrev, accumulate)
 	return dX, State{H: dPrev}
+}
+
+// ResetGateCost is the cost C = λ · mean R_t of the reset gate over the batch rows,
+// the steps and the units of the trace tr of c (B×h per step, T steps), a training
+// penalty that makes reading the past cost a little. It returns C, adds ∂C/∂θ of the
+// reset gate's parameters to their Grad and adds ∂C/∂H_{t-1} to dH[t-2] = ∂L/∂H_{t-1}
+// (allocating a nil entry) for t ≥ 2; H_0 gets nothing. With A_r = X_t W_xr +
+// H_{t-1} W_hr + b_r:
+//
+//	∂C/∂A_r = λ/(B·T·h) · R_t ⊙ (1 − R_t),
+//	∂C/∂W_xr = Σ_t X_tᵀ ∂C/∂A_r,  ∂C/∂W_hr = Σ_t H_{t-1}ᵀ ∂C/∂A_r,
+//	∂C/∂b_r = Σ_t Σ_rows ∂C/∂A_r,  ∂C/∂H_{t-1} = ∂C/∂A_r W_hrᵀ.
+//
+// Backward then carries dH through the recurrence. A clamped R_t (WithClamp) is a
+// constant: C has no gradient.
+func (c *GRU) ResetGateCost(lambda float64, tr *Trace, dH []*mat.Dense) float64 {
+	T := tr.Len()
+	if len(dH) != T {
+		panic(fmt.Sprintf("models: dH has %d steps, want T = %d", len(dH), T))
+	}
+	B, h := tr.Steps[0].Prev.H.Dims()
+	scale := lambda / float64(B*T*h)
+	cost := 0.0
+	var dA, g mat.Dense
+	for t, st := range tr.Steps {
+		r := st.Gate("R")
+		cost += scale * mat.Sum(r)
+		if c.clamp.clamped("R") {
+			continue
+		}
+		dA.Apply(func(_, _ int, v float64) float64 { return scale * v * (1 - v) }, r)
+		g.Mul(st.X.T(), &dA)
+		c.Wxr.Grad.Add(c.Wxr.Grad, &g)
+		g.Reset()
+		g.Mul(st.Prev.H.T(), &dA)
+		c.Whr.Grad.Add(c.Whr.Grad, &g)
+		g.Reset()
+		for j := range h {
+			c.Br.Grad.Set(0, j, c.Br.Grad.At(0, j)+mat.Sum(dA.ColView(j)))
+		}
+		if t > 0 {
+			if dH[t-1] == nil {
+				dH[t-1] = mat.NewDense(B, h, nil)
+			}
+			g.Mul(&dA, c.Whr.Value.T())
+			dH[t-1].Add(dH[t-1], &g)
+			g.Reset()
+		}
+		dA.Reset()
+	}
+	return cost
 }

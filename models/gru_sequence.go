@@ -5,13 +5,13 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
-// The sequence-level GRU pass. Forward and Backward use it for a lecture-form GRU
-// over a whole sequence; it computes the numbers of Step and StepBack (up to the
-// order of floating-point sums) with fewer, larger matrix products:
+// The sequence-level GRU pass: the GRU's ForwardSequence and BackwardSequence
+// (SequenceCell), which Forward and Backward use. For a lecture-form GRU over a
+// whole sequence it computes the numbers of Step and StepBack (up to the order of
+// floating-point sums) with fewer, larger matrix products:
 //
 //   - the input terms X_t W_x* of every step and every gate come from one product
 //     [X_1; …; X_T] [W_xr | W_xz | W_xh], before the time loop;
@@ -74,60 +74,6 @@ func carve(buf []float64, lens ...int) [][]float64 {
 	return out
 }
 
-// general is the r×c row-major matrix with the given stride over data.
-func general(r, c, stride int, data []float64) blas64.General {
-	if r == 0 {
-		return blas64.General{Cols: c, Stride: stride}
-	}
-	return blas64.General{Rows: r, Cols: c, Stride: stride, Data: data[:(r-1)*stride+c]}
-}
-
-// packColumns writes the matrices ms side by side into dst (rows × Σ cols).
-func packColumns(dst []float64, ms ...*mat.Dense) {
-	width := 0
-	for _, m := range ms {
-		_, c := m.Dims()
-		width += c
-	}
-	col := 0
-	for _, m := range ms {
-		raw := m.RawMatrix()
-		for i := range raw.Rows {
-			copy(dst[i*width+col:][:raw.Cols], raw.Data[i*raw.Stride:][:raw.Cols])
-		}
-		col += raw.Cols
-	}
-}
-
-// addColumnBlocks adds the column blocks of the row-major matrix src, whose width
-// is the sum of the widths of dsts, to dsts in order.
-func addColumnBlocks(src []float64, dsts ...*mat.Dense) {
-	width := 0
-	for _, m := range dsts {
-		_, c := m.Dims()
-		width += c
-	}
-	col := 0
-	for _, m := range dsts {
-		raw := m.RawMatrix()
-		for i := range raw.Rows {
-			dst, from := raw.Data[i*raw.Stride:][:raw.Cols], src[i*width+col:][:raw.Cols]
-			for j, v := range from {
-				dst[j] += v
-			}
-		}
-		col += raw.Cols
-	}
-}
-
-// copyRows copies the matrix m into dst, row-major without gaps.
-func copyRows(dst []float64, m *mat.Dense) {
-	raw := m.RawMatrix()
-	for i := range raw.Rows {
-		copy(dst[i*raw.Cols:][:raw.Cols], raw.Data[i*raw.Stride:][:raw.Cols])
-	}
-}
-
 // rowWorkers is how many goroutines splitRows uses for n rows.
 func rowWorkers(n int) int {
 	return max(1, min(runtime.GOMAXPROCS(0), n/minRowsPerWorker))
@@ -148,7 +94,28 @@ func splitRows(n int, work func(w, lo, hi int)) {
 	wg.Wait()
 }
 
-// forwardSequence is Forward for a lecture-form GRU; s0.H is set.
+// owner is the GRU whose pass it is.
+func (s *gruSequence) owner() Cell { return s.cell }
+
+// ForwardSequence is the fused pass for the lecture-form GRU (see the top of this
+// file); the reset-after form and a GRU with a clamped gate run the per-step loop.
+func (c *GRU) ForwardSequence(xs []*mat.Dense, s0 State) *Trace {
+	if c.resetAfter || c.clamp.Gate != "" {
+		return forwardSteps(c, xs, s0)
+	}
+	return c.forwardSequence(xs, stepInput(c, xs[0], s0))
+}
+
+// BackwardSequence is the fused backward pass on a trace of the fused forward pass
+// of this GRU, and the per-step loop of StepBack on any other trace.
+func (c *GRU) BackwardSequence(tr *Trace, dH []*mat.Dense) *Grads {
+	if s, ok := tr.fused.(*gruSequence); ok && s.cell == c {
+		return s.backward(tr, dH)
+	}
+	return backwardFull(c, tr, dH)
+}
+
+// forwardSequence is the fused forward pass of a lecture-form GRU; s0.H is set.
 func (c *GRU) forwardSequence(xs []*mat.Dense, s0 State) *Trace {
 	T := len(xs)
 	B, _ := xs[0].Dims()
@@ -283,7 +250,7 @@ func (s *gruSequence) trace(xs []*mat.Dense) *Trace {
 		views[k].SetRawMatrix(general(s.B, h, h, buf[t*bh:]))
 		return &views[k]
 	}
-	tr := &Trace{Steps: make([]*StepTrace, T), gru: s}
+	tr := &Trace{Steps: make([]*StepTrace, T), fused: s}
 	prev := view(0, s.hs, 0)
 	for t := range T {
 		next := view(5*t+1, s.hs, t+1)

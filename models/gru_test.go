@@ -214,7 +214,7 @@ func TestGRUSequenceMatchesSteps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fast.gru == nil {
+			if fast.fused == nil {
 				t.Fatal("Forward did not take the sequence pass")
 			}
 			slow := stepwiseTrace(c, xs, s0)

@@ -111,3 +111,49 @@ func logitMax(v []float64) float64 {
 	}
 	return top
 }
+
+// Sigmoid is the logistic function σ(a) = 1/(1 + e^{−a}).
+func Sigmoid(a float64) float64 { return sigmoid(a) }
+
+// logisticEps keeps log p finite in SquaredLogisticLoss when σ(a) rounds to 0 or 1.
+const logisticEps = 1e-12
+
+// SquaredLogisticLoss is the loss of a sequence of outputs O_t (B×2) whose two
+// columns are a prediction x̂ of a number x and the logit a of P(y = 1) = σ(a) for a
+// label y ∈ {0, 1}, averaged over n terms:
+//
+//	L = (1/n) Σ_t Σ_b ½(x̂_tb − x_tb)² − (y_tb log(p_tb + ε) + (1 − y_tb) log(1 − p_tb + ε)),
+//	p_tb = σ(a_tb), ε = 10⁻¹²,
+//
+// targets[t][b] is x_tb and labels[t][b] is y_tb. It returns the sum without the 1/n
+// (the caller divides), hits, the number of rows with (p > ½) = (y = 1), and
+// ∂L/∂O_t with ∂L/∂x̂ = (x̂ − x)/n and ∂L/∂a = (p − y)/n (the exact gradient of the
+// loss without ε).
+func SquaredLogisticLoss(outs []*mat.Dense, targets, labels [][]float64, n float64) (sum float64, hits int, dOuts []*mat.Dense) {
+	if len(targets) != len(outs) || len(labels) != len(outs) {
+		panic(fmt.Sprintf("models: %d targets and %d labels for %d outputs", len(targets), len(labels), len(outs)))
+	}
+	dOuts = make([]*mat.Dense, len(outs))
+	for t, o := range outs {
+		B, _ := o.Dims()
+		mustDims(fmt.Sprintf("O_%d", t+1), o, B, 2)
+		if len(targets[t]) != B || len(labels[t]) != B {
+			panic(fmt.Sprintf("models: step %d has %d targets and %d labels for %d rows", t+1, len(targets[t]), len(labels[t]), B))
+		}
+		d := mat.NewDense(B, 2, nil)
+		for b := range B {
+			pred, logit := o.At(b, 0), o.At(b, 1)
+			diff := pred - targets[t][b]
+			p := sigmoid(logit)
+			y := labels[t][b]
+			sum += 0.5*diff*diff - (y*math.Log(p+logisticEps) + (1-y)*math.Log(1-p+logisticEps))
+			if (p > 0.5) == (y == 1) {
+				hits++
+			}
+			d.Set(b, 0, diff/n)
+			d.Set(b, 1, (p-y)/n)
+		}
+		dOuts[t] = d
+	}
+	return sum, hits, dOuts
+}

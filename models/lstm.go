@@ -23,6 +23,8 @@ type LSTM struct {
 	Wxf, Whf, Bf *Param // forget gate
 	Wxo, Who, Bo *Param // output gate
 	Wxc, Whc, Bc *Param // candidate memory cell
+
+	clamp GateClamp // I, F or O fixed to a value (WithClamp)
 }
 
 // NewLSTM returns an LSTM with input size d and hidden size h, every parameter
@@ -38,6 +40,20 @@ func NewLSTM(d, h int, rng *rand.Rand) *LSTM {
 	initUniform(c.Params(), h, rng)
 	return c
 }
+
+// WithClamp returns an LSTM that shares c's parameters with one gate fixed,
+// I_t = v, F_t = v or O_t = v at every step (g.Gate "I", "F" or "O", g.Value v; see
+// GateClamp); the zero GateClamp gives the unclamped cell. It panics on any other
+// gate.
+func (c *LSTM) WithClamp(g GateClamp) *LSTM {
+	g.mustClampable(KindLSTM, "I", "F", "O")
+	out := *c
+	out.clamp = g
+	return &out
+}
+
+// Clamp is the gate fixed by WithClamp (the zero GateClamp for none).
+func (c *LSTM) Clamp() GateClamp { return c.clamp }
 
 // Kind is KindLSTM.
 func (c *LSTM) Kind() Kind { return KindLSTM }
@@ -60,22 +76,25 @@ func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 	hp, cp := prev.H, prev.C
 	i := affine(x, c.Wxi, hp, c.Whi, c.Bi)
 	applyEach(i, sigmoid)
+	c.clamp.apply("I", i)
 	f := affine(x, c.Wxf, hp, c.Whf, c.Bf)
 	applyEach(f, sigmoid)
+	c.clamp.apply("F", f)
 	o := affine(x, c.Wxo, hp, c.Who, c.Bo)
 	applyEach(o, sigmoid)
+	c.clamp.apply("O", o)
 	ct := affine(x, c.Wxc, hp, c.Whc, c.Bc)
 	applyEach(ct, math.Tanh)
 
 	B, h := hp.Dims()
 	cNew, tanhC, hNew := mat.NewDense(B, h, nil), mat.NewDense(B, h, nil), mat.NewDense(B, h, nil)
 	for r := range B {
-		for j := range h {
-			cv := f.At(r, j)*cp.At(r, j) + i.At(r, j)*ct.At(r, j)
+		fr, cpr, ir, ctr, or := f.RawRowView(r)[:h], cp.RawRowView(r)[:h], i.RawRowView(r)[:h], ct.RawRowView(r)[:h], o.RawRowView(r)[:h]
+		cn, tn, hn := cNew.RawRowView(r)[:h], tanhC.RawRowView(r)[:h], hNew.RawRowView(r)[:h]
+		for j, fv := range fr {
+			cv := fv*cpr[j] + ir[j]*ctr[j]
 			tc := math.Tanh(cv)
-			cNew.Set(r, j, cv)
-			tanhC.Set(r, j, tc)
-			hNew.Set(r, j, o.At(r, j)*tc)
+			cn[j], tn[j], hn[j] = cv, tc, or[j]*tc
 		}
 	}
 	return &StepTrace{
@@ -93,7 +112,7 @@ func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 //
 // through σ' = σ(1 − σ) and tanh' = 1 − tanh² to the pre-activations, whose
 // products with the weights give ∂L/∂X_t, ∂L/∂H_{t-1} and the weight gradients.
-// A nil dH or dC is zero.
+// A gate clamped by WithClamp is a constant: its ∂L/∂A is 0. A nil dH or dC is zero.
 func (c *LSTM) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
 	return c.backward(tr, dH, dC, true)
 }
@@ -129,6 +148,14 @@ func (c *LSTM) backward(tr *StepTrace, dH, dC *mat.Dense, accumulate bool) (*mat
 			dPrevC.Set(r, j, d*fv)
 		}
 	}
+	switch c.clamp.Gate { // a clamped gate is a constant
+	case "I":
+		dAi.Zero()
+	case "F":
+		dAf.Zero()
+	case "O":
+		dAo.Zero()
+	}
 	dX, dPrevH := zerosLike(tr.X), zerosLike(hp)
 	affineBack(dAi, tr.X, c.Wxi, hp, c.Whi, c.Bi, dX, dPrevH, accumulate)
 	affineBack(dAf, tr.X, c.Wxf, hp, c.Whf, c.Bf, dX, dPrevH, accumulate)
@@ -136,3 +163,11 @@ func (c *LSTM) backward(tr *StepTrace, dH, dC *mat.Dense, accumulate bool) (*mat
 	affineBack(dAc, tr.X, c.Wxc, hp, c.Whc, c.Bc, dX, dPrevH, accumulate)
 	return dX, State{H: dPrevH, C: dPrevC}
 }
+
+// ForwardSequence is the per-step loop state_t = Step(X_t, state_{t-1}) (see
+// SequenceCell).
+func (c *LSTM) ForwardSequence(xs []*mat.Dense, s0 State) *Trace { return forwardSteps(c, xs, s0) }
+
+// BackwardSequence is StepBack for t = T..1, carrying ∂L/∂state_t back (see
+// SequenceCell).
+func (c *LSTM) BackwardSequence(tr *Trace, dH []*mat.Dense) *Grads { return backwardFull(c, tr, dH) }

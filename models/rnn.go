@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -77,6 +75,23 @@ func (a Activation) slope(y float64) float64 {
 		return 0
 	}
 	return 1
+}
+
+// Apply sets every entry of A to φ(A): H = φ(A), in place.
+func (a Activation) Apply(m *mat.Dense) { applyEach(m, a.apply) }
+
+// Backward is the backward pass of H = φ(A): given G = ∂L/∂H it sets
+// G ← G ⊙ φ'(A) = ∂L/∂A in place, with φ'(A) written through the output H
+// (tanh: 1 − H², ReLU: 1 where H > 0, identity: 1).
+func (a Activation) Backward(g, h *mat.Dense) {
+	r, c := h.Dims()
+	mustDims("∂L/∂H", g, r, c)
+	for i := range r {
+		gr, hr := g.RawRowView(i), h.RawRowView(i)
+		for j, y := range hr {
+			gr[j] *= a.slope(y)
+		}
+	}
 }
 
 // RNN is the vanilla recurrent cell H_t = φ(X_t W_xh + H_{t-1} W_hh + b_h).
@@ -213,146 +228,10 @@ func stepInput(c Cell, x *mat.Dense, prev State) State {
 	return prev
 }
 
-// affine returns X W_x + H W_h + b as a new B×h matrix; a nil W_x or W_h drops
-// its term.
-func affine(x *mat.Dense, wx *Param, hPrev *mat.Dense, wh *Param, b *Param) *mat.Dense {
-	var B int
-	if wx != nil {
-		B, _ = x.Dims()
-	} else {
-		B, _ = hPrev.Dims()
-	}
-	_, h := b.Value.Dims()
-	out := mat.NewDense(B, h, nil)
-	raw := out.RawMatrix()
-	bias := b.Value.RawRowView(0)
-	for i := range B {
-		copy(raw.Data[i*raw.Stride:][:h], bias)
-	}
-	if wx != nil {
-		gemmAdd(false, false, x, wx.Value, out)
-	}
-	if wh != nil {
-		gemmAdd(false, false, hPrev, wh.Value, out)
-	}
-	return out
-}
+// ForwardSequence is the per-step loop state_t = Step(X_t, state_{t-1}) (see
+// SequenceCell).
+func (c *RNN) ForwardSequence(xs []*mat.Dense, s0 State) *Trace { return forwardSteps(c, xs, s0) }
 
-// affineBack is the backward pass of A = X W_x + H W_h + b: it adds dA W_xᵀ to dX
-// and dA W_hᵀ to dH and, when accumulate is set, Xᵀ dA, Hᵀ dA and the column sums
-// of dA to the gradients of W_x, W_h and b. A nil W_x or W_h has no term.
-func affineBack(dA, x *mat.Dense, wx *Param, hPrev *mat.Dense, wh *Param, b *Param, dX, dH *mat.Dense, accumulate bool) {
-	if wx != nil {
-		gemmAdd(false, true, dA, wx.Value, dX)
-	}
-	if wh != nil {
-		gemmAdd(false, true, dA, wh.Value, dH)
-	}
-	if !accumulate {
-		return
-	}
-	if wx != nil {
-		gemmAdd(true, false, x, dA, wx.Grad)
-	}
-	if wh != nil {
-		gemmAdd(true, false, hPrev, dA, wh.Grad)
-	}
-	addColumnSums(b.Grad, dA)
-}
-
-// gemmAdd adds op(a)·op(b) to c, where op transposes when its flag is set.
-func gemmAdd(transA, transB bool, a, b, c *mat.Dense) {
-	ra, rb, rc := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
-	switch {
-	case !transA && !transB:
-		addMul(ra, rb, rc)
-	case !transA && transB:
-		addMulT(ra, rb, rc)
-	case transA && !transB:
-		addTMul(ra, rb, rc)
-	default:
-		panic("models: gemmAdd of aᵀ·bᵀ is not used")
-	}
-}
-
-// The three products below are computed with one matrix–vector product per row:
-// at a recurrent cell's sizes (h ≤ a few hundred) gonum's blocked Gemv kernels are
-// faster than its Gemm, which works one axpy at a time.
-
-// addMul sets c += a·b.
-func addMul(a, b, c blas64.General) {
-	mustProduct("a·b", a.Rows, a.Cols, b.Rows, b.Cols, c)
-	for i := range a.Rows {
-		blas64.Gemv(blas.Trans, 1, b, rowVector(a, i), 1, rowVector(c, i))
-	}
-}
-
-// addMulT sets c += a·bᵀ.
-func addMulT(a, b, c blas64.General) {
-	mustProduct("a·bᵀ", a.Rows, a.Cols, b.Cols, b.Rows, c)
-	for i := range a.Rows {
-		blas64.Gemv(blas.NoTrans, 1, b, rowVector(a, i), 1, rowVector(c, i))
-	}
-}
-
-// tMulRows is how many rows of a and b addTMul takes at a time, so that a block of
-// b (tMulRows × a few hundred float64s) stays in cache while every row of c is
-// updated from it.
-const tMulRows = 64
-
-// addTMul sets c += aᵀ·b: row i of c gains Σ_l a_li b_l, a product of bᵀ with
-// column i of a.
-func addTMul(a, b, c blas64.General) {
-	mustProduct("aᵀ·b", a.Cols, a.Rows, b.Rows, b.Cols, c)
-	for l0 := 0; l0 < a.Rows; l0 += tMulRows {
-		n := min(tMulRows, a.Rows-l0)
-		block := blas64.General{Rows: n, Cols: b.Cols, Stride: b.Stride, Data: b.Data[l0*b.Stride:]}
-		for i := range a.Cols {
-			col := blas64.Vector{N: n, Inc: a.Stride, Data: a.Data[l0*a.Stride+i:]}
-			blas64.Gemv(blas.Trans, 1, block, col, 1, rowVector(c, i))
-		}
-	}
-}
-
-// rowVector is row i of m as a vector.
-func rowVector(m blas64.General, i int) blas64.Vector {
-	return blas64.Vector{N: m.Cols, Inc: 1, Data: m.Data[i*m.Stride:][:m.Cols]}
-}
-
-// mustProduct panics unless an (m×k)·(k2×n) product fits c (m×n) and k = k2.
-func mustProduct(what string, m, k, k2, n int, c blas64.General) {
-	if k != k2 || c.Rows != m || c.Cols != n {
-		panic(fmt.Sprintf("models: %s of %d×%d and %d×%d into %d×%d", what, m, k, k2, n, c.Rows, c.Cols))
-	}
-}
-
-// addColumnSums adds Σ_rows m to the 1×n row vector dst.
-func addColumnSums(dst, m *mat.Dense) {
-	d := dst.RawRowView(0)
-	raw := m.RawMatrix()
-	for i := range raw.Rows {
-		for j, v := range raw.Data[i*raw.Stride:][:raw.Cols] {
-			d[j] += v
-		}
-	}
-}
-
-// applyEach replaces every entry v of m by f(v).
-func applyEach(m *mat.Dense, f func(float64) float64) {
-	raw := m.RawMatrix()
-	for i := range raw.Rows {
-		row := raw.Data[i*raw.Stride:][:raw.Cols]
-		for j, v := range row {
-			row[j] = f(v)
-		}
-	}
-}
-
-// sigmoid is σ(a) = 1/(1 + e^{−a}).
-func sigmoid(a float64) float64 { return 1 / (1 + math.Exp(-a)) }
-
-// zerosLike returns a zero matrix of m's shape.
-func zerosLike(m *mat.Dense) *mat.Dense {
-	r, c := m.Dims()
-	return mat.NewDense(r, c, nil)
-}
+// BackwardSequence is StepBack for t = T..1, carrying ∂L/∂state_t back (see
+// SequenceCell).
+func (c *RNN) BackwardSequence(tr *Trace, dH []*mat.Dense) *Grads { return backwardFull(c, tr, dH) }
