@@ -300,22 +300,10 @@ func isParamName(name string) bool {
 // object reads an object whose '{' is next, calling member with each name; member must
 // read exactly the name's value.
 func (d *cellDecoder) object(member func(name string) error) error {
-	if _, err := d.dec.ReadToken(); err != nil {
-		return d.readError(err)
-	}
-	for i := 0; ; i++ {
-		switch k := d.dec.PeekKind(); {
-		case k == 0 && i == 0:
-			return d.delimError(0, "", "looking for the beginning of an object key string")
-		case k == 0:
-			return d.delimError(',', "after an object key:value pair", "looking for the beginning of an object key string")
-		case k == '}':
-			_, err := d.dec.ReadToken()
-			return d.readError(err)
-		case k == ']' && i > 0:
-			return d.syntaxNext("after an object key:value pair")
-		case k != '"':
-			return d.syntaxNext("looking for the beginning of an object key string")
+	const looking = "looking for the beginning of an object key string"
+	return d.elements('}', ']', "after an object key:value pair", looking, func() error {
+		if d.dec.PeekKind() != '"' {
+			return d.syntaxNext(looking)
 		}
 		name, err := d.string()
 		if err != nil {
@@ -327,31 +315,37 @@ func (d *cellDecoder) object(member func(name string) error) error {
 		if _, err := d.peekValue(); err != nil {
 			return err
 		}
-		if err := member(name); err != nil {
-			return err
-		}
-	}
+		return member(name)
+	})
 }
 
 // list reads a list whose '[' is next, calling elem for each element; elem must read
 // exactly one value.
 func (d *cellDecoder) list(elem func() error) error {
+	return d.elements(']', '}', "after a list element", "looking for the beginning of a value", elem)
+}
+
+// elements reads the object or list whose opening delimiter is next, calling each for
+// every element until the closing delimiter end. A missing delimiter or the other
+// kind's closing one (wrong) is a syntax error in encoding/json's words: after names
+// the place after an element, looking what the decoder expected there.
+func (d *cellDecoder) elements(end, wrong jsontext.Kind, after, looking string, each func() error) error {
 	if _, err := d.dec.ReadToken(); err != nil {
 		return d.readError(err)
 	}
 	for i := 0; ; i++ {
 		switch k := d.dec.PeekKind(); {
 		case k == 0 && i == 0:
-			return d.delimError(0, "", "looking for the beginning of a value")
+			return d.delimError(0, "", looking)
 		case k == 0:
-			return d.delimError(',', "after a list element", "looking for the beginning of a value")
-		case k == ']':
+			return d.delimError(',', after, looking)
+		case k == end:
 			_, err := d.dec.ReadToken()
 			return d.readError(err)
-		case k == '}' && i > 0:
-			return d.syntaxNext("after a list element")
+		case k == wrong && i > 0:
+			return d.syntaxNext(after)
 		}
-		if err := elem(); err != nil {
+		if err := each(); err != nil {
 			return err
 		}
 	}

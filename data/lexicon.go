@@ -443,14 +443,7 @@ var enFunctionWords = []string{
 // frLexicon is every French token the grammar can produce, built from the tables
 // above and the set phrases: the tests check each generated sentence against it.
 func frLexicon() map[string]bool {
-	lex := map[string]bool{}
-	add := func(phrases ...string) {
-		for _, p := range phrases {
-			for _, w := range strings.Fields(p) {
-				lex[w] = true
-			}
-		}
-	}
+	lex, add := newLexicon()
 	add(frFunctionWords...)
 	for _, s := range append(append([]mtSubject{frElles}, mtPronouns...), mtNounSubjects...) {
 		add(s.fr, s.tonic)
@@ -460,24 +453,7 @@ func frLexicon() map[string]bool {
 		add(v.inf, v.part, v.part+"e", v.part+"s", v.part+"es")
 		add(v.pres[:]...)
 	}
-	for _, a := range mtAdjectives {
-		add(a.fr[:]...)
-	}
-	for _, n := range mtAvoirNouns {
-		add(n[1])
-	}
-	for _, n := range mtNouns {
-		add(n.fr, n.frPl)
-	}
-	for _, p := range mtPlaces {
-		add(p.fr)
-	}
-	for _, p := range mtSetPhrases {
-		add(p.Fr)
-	}
-	for _, p := range lectureExamples() {
-		add(p.Fr)
-	}
+	addTables(add, true)
 	for w := range lex {
 		if startsWithVowel(w) {
 			for _, short := range frElidable {
@@ -490,14 +466,7 @@ func frLexicon() map[string]bool {
 
 // enLexicon is every English token the grammar can produce.
 func enLexicon() map[string]bool {
-	lex := map[string]bool{}
-	add := func(phrases ...string) {
-		for _, p := range phrases {
-			for _, w := range strings.Fields(p) {
-				lex[w] = true
-			}
-		}
-	}
+	lex, add := newLexicon()
 	add(enFunctionWords...)
 	for _, s := range append(mtPronouns, mtNounSubjects...) {
 		add(s.en)
@@ -506,23 +475,52 @@ func enLexicon() map[string]bool {
 		add(v.en[:]...)
 		add(v.prep)
 	}
+	addTables(add, false)
+	return lex
+}
+
+// newLexicon is an empty lexicon and the function that adds every word of phrases to it.
+func newLexicon() (lex map[string]bool, add func(phrases ...string)) {
+	lex = map[string]bool{}
+	return lex, func(phrases ...string) {
+		for _, p := range phrases {
+			for _, w := range strings.Fields(p) {
+				lex[w] = true
+			}
+		}
+	}
+}
+
+// addTables adds one side (French, or English) of the tables whose entries carry both:
+// adjectives, the nouns of avoir expressions, nouns, places, the set phrases and the
+// lecture's examples.
+func addTables(add func(phrases ...string), french bool) {
+	side := func(fr, en string) string {
+		if french {
+			return fr
+		}
+		return en
+	}
 	for _, a := range mtAdjectives {
-		add(a.en)
+		if french {
+			add(a.fr[:]...)
+		} else {
+			add(a.en)
+		}
 	}
 	for _, n := range mtAvoirNouns {
-		add(n[0])
+		add(side(n[1], n[0]))
 	}
 	for _, n := range mtNouns {
-		add(n.en, n.enPl)
+		add(side(n.fr, n.en), side(n.frPl, n.enPl))
 	}
 	for _, p := range mtPlaces {
-		add(p.en)
+		add(side(p.fr, p.en))
 	}
 	for _, p := range mtSetPhrases {
-		add(p.En)
+		add(side(p.Fr, p.En))
 	}
 	for _, p := range lectureExamples() {
-		add(p.En)
+		add(side(p.Fr, p.En))
 	}
-	return lex
 }
