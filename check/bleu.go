@@ -13,7 +13,7 @@ import (
 // defaultMaxN is the order used when max_n is left out: BLEU-4, as in the paper.
 const defaultMaxN = 4
 
-// Limits of POST /api/v1/bleu, from API.md. Over one the answer is a 400 naming the field
+// Limits of POST /api/v1/bleu, from docs/api.md. Over one the answer is a 400 naming the field
 // and the limit. Within them the work and the answer are bounded: the n-gram listing of
 // the sentence form has at most max_n × MaxSentenceWords entries, each with at most
 // models.MaxNGramRefSpans spans of at most max_n positions, and its words come from at

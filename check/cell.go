@@ -12,7 +12,7 @@ import (
 	"unroll/models"
 )
 
-// Limits of POST /api/v1/cell, from API.md.
+// Limits of POST /api/v1/cell, from docs/api.md.
 const (
 	MaxSize  = 256 // d and h: a teaching cell, not a production model
 	MaxSteps = 512 // T: long enough to watch gradients vanish
@@ -32,13 +32,13 @@ type CellRequest struct {
 }
 
 // CellResponse is the answer: one object per time step with the step's intermediates
-// under API.md's keys, and the gradients when dh was given.
+// under docs/api.md's keys, and the gradients when dh was given.
 type CellResponse struct {
 	Steps []object `json:"steps"`
 	Grads object   `json:"grads,omitempty"`
 }
 
-// paramNames lists each kind's parameters in API.md's order.
+// paramNames lists each kind's parameters in docs/api.md's order.
 var paramNames = map[models.Kind][]string{
 	models.KindRNN:  {"W_xh", "W_hh", "b_h"},
 	models.KindGRU:  {"W_xr", "W_hr", "b_r", "W_xz", "W_hz", "b_z", "W_xh", "W_hh", "b_h"},

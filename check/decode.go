@@ -36,7 +36,7 @@ const (
 	maxHeldBytes = maxSpaceBytes + 1 + maxTokenBytes
 )
 
-// cellFields are the top-level keys of a cell request, in API.md's order.
+// cellFields are the top-level keys of a cell request, in docs/api.md's order.
 var cellFields = []string{"kind", "params", "x", "h0", "c0", "dh"}
 
 // DecodeCell reads the body of POST /api/v1/cell and checks the limits while it reads:

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// The two BLEU weightings API.md names.
+// The two BLEU weightings docs/api.md names.
 const (
 	// WeightsUniform is Papineni et al. 2002: BLEU = BP · exp(Σ_{n=1..N} (1/N) log p_n).
 	WeightsUniform = "uniform"
@@ -106,7 +106,7 @@ type NGram struct {
 	Refs     []RefSpan `json:"refs"`
 }
 
-// BLEUResult is a BLEU score with its breakdown, under API.md's JSON names.
+// BLEUResult is a BLEU score with its breakdown, under docs/api.md's JSON names.
 // CandidateLength is c; RefLength is r (uniform: the reference length closest to c,
 // a tie going to the shorter; d2l: len_label). NGrams lists every candidate n-gram
 // occurrence, n ascending then start ascending. In the corpus form c, r and the

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// Papineni's references, as API.md writes them (lowercase, no final period).
+// Papineni's references, as docs/api.md writes them (lowercase, no final period).
 var catRefs = []string{"the cat is on the mat", "there is a cat on the mat"}
 
 func mustBLEU(t *testing.T, cand string, refs []string, opts BLEUOptions) BLEUResult {

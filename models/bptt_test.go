@@ -473,7 +473,7 @@ func TestBPTTShapePanics(t *testing.T) {
 	}
 }
 
-// TestNewCellRNNGRULSTM: the factory builds each kind with API.md's parameter names, and
+// TestNewCellRNNGRULSTM: the factory builds each kind with docs/api.md's parameter names, and
 // rejects unknown kinds and sizes with an error.
 func TestNewCellRNNGRULSTM(t *testing.T) {
 	cases := []struct {
@@ -531,7 +531,7 @@ func TestNewCellRNNGRULSTM(t *testing.T) {
 	}
 }
 
-// TestBPTTTraceGates: every step exposes its intermediates under API.md's keys, in
+// TestBPTTTraceGates: every step exposes its intermediates under docs/api.md's keys, in
 // lecture order, with the new state under "H" (and "C").
 func TestBPTTTraceGates(t *testing.T) {
 	cases := []struct {

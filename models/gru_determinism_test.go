@@ -10,7 +10,7 @@ import (
 
 // TestGRUSequenceBackwardIsDeterministic: the sequence-level pass spreads work over
 // goroutines, but the same inputs must give bit-identical gradients every time
-// (same seed + same commands = same frames, DESIGN.md).
+// (same seed + same commands = same frames: docs/architecture.md, "The page contract").
 func TestGRUSequenceBackwardIsDeterministic(t *testing.T) {
 	for _, B := range []int{1, 4, 32} {
 		t.Run(fmt.Sprintf("B=%d", B), func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 // Priority orders the work that shares a Scheduler's slots, highest first.
 type Priority int
 
-// The priorities, highest first (DESIGN.md, "Budgets").
+// The priorities, highest first (docs/architecture.md, "A websocket session").
 const (
 	// Interactive is work a person is waiting on: a /cell or /bleu answer, drawing an
 	// export.
