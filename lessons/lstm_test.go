@@ -13,6 +13,7 @@ import (
 	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // TestLSTMRunMatchesModels: the lesson's own step (which can clamp a gate) is the
@@ -20,7 +21,7 @@ import (
 func TestLSTMRunMatchesModels(t *testing.T) {
 	const tol = 1e-12
 	for _, task := range data.Tasks {
-		m := NewLSTMClassifier(task, 7)
+		m := zoo.NewLSTMClassifier(task, 7)
 		rng := rand.New(rand.NewPCG(1, 1))
 		for _, p := range m.Cell.Params() {
 			p.Uniform(1, rng) // livelier than the initial U(±1/√h)
@@ -55,7 +56,7 @@ func TestLSTMRunMatchesModels(t *testing.T) {
 }
 
 func TestLSTMClamp(t *testing.T) {
-	m, _, err := LoadLSTMClassifier(data.ChecksumTask)
+	m, _, err := zoo.LoadLSTMClassifier(data.ChecksumTask)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,21 +64,21 @@ func TestLSTMClamp(t *testing.T) {
 	cases := []struct {
 		name  string
 		clamp Clamp
-		check func(st LSTMStep) (what string, got, want float64)
+		check func(st zoo.LSTMStep) (what string, got, want float64)
 	}{
 		// F_t = 0: nothing is kept, C_t is what is written now.
-		{"F=0", Clamp{Gate: "F", Value: 0}, func(st LSTMStep) (string, float64, float64) {
+		{"F=0", Clamp{Gate: "F", Value: 0}, func(st zoo.LSTMStep) (string, float64, float64) {
 			return "C - I⊙C̃", maxAbsDiff(st.C, st.Written), 0
 		}},
 		// O_t = 0: the cell is hidden, H_t = 0.
-		{"O=0", Clamp{Gate: "O", Value: 0}, func(st LSTMStep) (string, float64, float64) {
+		{"O=0", Clamp{Gate: "O", Value: 0}, func(st zoo.LSTMStep) (string, float64, float64) {
 			return "max |H|", maxAbsDiff(st.H, make([]float64, len(st.H))), 0
 		}},
 		// I_t = 0: nothing is ever written, C_t = C_0 = 0.
-		{"I=0", Clamp{Gate: "I", Value: 0}, func(st LSTMStep) (string, float64, float64) {
+		{"I=0", Clamp{Gate: "I", Value: 0}, func(st zoo.LSTMStep) (string, float64, float64) {
 			return "max |C|", maxAbsDiff(st.C, make([]float64, len(st.C))), 0
 		}},
-		{"F=0.25", Clamp{Gate: "F", Value: 0.25}, func(st LSTMStep) (string, float64, float64) {
+		{"F=0.25", Clamp{Gate: "F", Value: 0.25}, func(st zoo.LSTMStep) (string, float64, float64) {
 			return "max |F − 0.25|", maxAbsDiff(st.F, []float64{.25, .25, .25, .25, .25, .25, .25, .25, .25, .25, .25, .25}), 0
 		}},
 	}
@@ -103,13 +104,13 @@ func maxAbsDiff(a, b []float64) float64 {
 // their memory cells stay inside the page's fixed colour scale.
 func TestLSTMCheckpoints(t *testing.T) {
 	for _, task := range data.Tasks {
-		for _, load := range []func(*data.Task) (*SeqClassifier, map[string]string, error){LoadLSTMClassifier, LoadRNNClassifier} {
+		for _, load := range []func(*data.Task) (*zoo.SeqClassifier, map[string]string, error){zoo.LoadLSTMClassifier, zoo.LoadRNNClassifier} {
 			m, meta, err := load(task)
 			if err != nil {
 				t.Fatal(err)
 			}
 			name := string(m.Cell.Kind()) + "-" + task.Name
-			seqs := EvalSet(task)
+			seqs := zoo.EvalSet(task)
 			stepAcc, finalAcc := m.Evaluate(seqs)
 			for key, got := range map[string]float64{"accuracy": stepAcc, "final_accuracy": finalAcc} {
 				checkRecorded(t, name+" "+key, got, metaFloat(meta, key), recordedCount)
@@ -133,7 +134,7 @@ func TestLSTMCheckpoints(t *testing.T) {
 // cells' parameters, for the page's sizes and random ones.
 func TestParamFormula(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	sizes := [][2]int{{len(data.Alphabet), LSTMHidden}, {1, 1}}
+	sizes := [][2]int{{len(data.Alphabet), zoo.LSTMHidden}, {1, 1}}
 	for range 5 {
 		sizes = append(sizes, [2]int{1 + rng.IntN(20), 1 + rng.IntN(20)})
 	}
@@ -150,7 +151,7 @@ func TestParamFormula(t *testing.T) {
 		}
 	}
 	for kind, want := range map[models.Kind]int{models.KindLSTM: 912, models.KindGRU: 684, models.KindRNN: 228} {
-		if got := ParamFormula(kind, len(data.Alphabet), LSTMHidden); got != want {
+		if got := ParamFormula(kind, len(data.Alphabet), zoo.LSTMHidden); got != want {
 			t.Errorf("%s with d = 6, h = 12: got %d want %d (the page's prose)", kind, got, want)
 		}
 	}
@@ -173,13 +174,13 @@ func TestParamFormula(t *testing.T) {
 // finite difference of L in H_t agrees with ‖∂L/∂H_t‖ along its direction.
 func TestLastStepGradients(t *testing.T) {
 	const tol = 1e-12
-	m, _, err := LoadLSTMClassifier(data.ChecksumTask)
+	m, _, err := zoo.LoadLSTMClassifier(data.ChecksumTask)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ids, _ := data.ChecksumTask.Parse(data.ChecksumTask.Default)
 	T, y := len(ids), 1
-	hn, cn := LastStepGradients(m.Cell, m.Out, ids, y)
+	hn, cn := zoo.LastStepGradients(m.Cell, m.Out, ids, y)
 	if len(hn) != T || len(cn) != T {
 		t.Fatalf("got %d and %d norms want %d", len(hn), len(cn), T)
 	}

@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"math/rand/v2"
@@ -273,11 +273,6 @@ func (m *FillBlank) MeanAnswerProb(set []data.BlankSentence) float64 {
 	return sum / float64(len(set))
 }
 
-// SaveFillBlank writes m's parameters and meta to path (atomically).
-func SaveFillBlank(path string, m *FillBlank, meta map[string]string) error {
-	return models.SaveCheckpoint(path, m.Params(), meta)
-}
-
 // blankCheckpoints loads both bundled models once, [unidirectional, bidirectional]:
 // the shared, read-only models (see bundled).
 var blankCheckpoints = sync.OnceValues(func() ([2]bundled[*FillBlank], error) {
@@ -307,9 +302,9 @@ func LoadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
 	return b.copyOf(NewFillBlank(bidirectional, 0)), b.meta, nil
 }
 
-// sharedFillBlank is LoadFillBlank without the copy: the one loaded model, shared by
+// SharedFillBlank is LoadFillBlank without the copy: the one loaded model, shared by
 // every page that only reads it (Run never writes).
-func sharedFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
+func SharedFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
 	b, err := bundledBlank(bidirectional)
 	return b.model, b.meta, err
 }

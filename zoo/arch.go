@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"math"
@@ -183,8 +183,8 @@ func (m *ArchC) Params() models.Params {
 	return append(m.Cell.Params().WithPrefix("rnn."), m.Out.Params()...)
 }
 
-// archCLabel is C's target for a text: 1 when it contains the question's word.
-func archCLabel(ids []int) int {
+// ArchCLabel is C's target for a text: 1 when it contains the question's word.
+func ArchCLabel(ids []int) int {
 	var s strings.Builder
 	for _, id := range ids {
 		s.WriteString(data.CharVocab[id])
@@ -233,7 +233,7 @@ func (m *ArchC) lossGrad(seqs [][]int) float64 {
 	}
 	targets := make([]int, B)
 	for b, seq := range seqs {
-		targets[b] = archCLabel(seq)
+		targets[b] = ArchCLabel(seq)
 	}
 	H := tr.Last().H
 	loss, _, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, nil)
@@ -269,14 +269,9 @@ func (m *ArchC) Accuracy() float64 {
 	for range ArchEvalSeqs {
 		seq := archCWindows(rng, 1)[0]
 		steps := m.Run(seq)
-		hits += b2i(argmax(steps[len(steps)-1].Probs) == archCLabel(seq))
+		hits += b2i(argmax(steps[len(steps)-1].Probs) == ArchCLabel(seq))
 	}
 	return float64(hits) / ArchEvalSeqs
-}
-
-// SaveArch writes a B or C model's parameters and meta to path (atomically).
-func SaveArch(path string, ps models.Params, meta map[string]string) error {
-	return models.SaveCheckpoint(path, ps, meta)
 }
 
 // ArchCheckpointB and ArchCheckpointC are the bundled B and C models' file names.

@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"fmt"
@@ -246,11 +246,6 @@ func DeepCheckpointMeta(m *MarketModel, seed uint64, steps int) map[string]strin
 	return meta
 }
 
-// SaveMarketModel writes m's parameters and meta to path (atomically).
-func SaveMarketModel(path string, m *MarketModel, meta map[string]string) error {
-	return models.SaveCheckpoint(path, m.Params(), meta)
-}
-
 // deepCheckpoints loads every bundled market model once: the shared, read-only
 // models (see bundled).
 var deepCheckpoints = sync.OnceValues(func() (map[string]bundled[*MarketModel], error) {
@@ -276,7 +271,7 @@ func bundledMarket(kind string, L int) (bundled[*MarketModel], error) {
 	}
 	b, ok := all[DeepCheckpointFile(kind, L)]
 	if !ok {
-		return b, fmt.Errorf("lessons: no bundled checkpoint for cell %q with L = %d", kind, L)
+		return b, fmt.Errorf("zoo: no bundled checkpoint for cell %q with L = %d", kind, L)
 	}
 	return b, nil
 }
@@ -291,9 +286,9 @@ func LoadMarketModel(kind string, L int) (*MarketModel, map[string]string, error
 	return b.copyOf(NewMarketModel(kind, L, 0)), b.meta, nil
 }
 
-// sharedMarketModel is LoadMarketModel without the copy: the one loaded model,
+// SharedMarketModel is LoadMarketModel without the copy: the one loaded model,
 // shared by every page that only reads it (Run never writes).
-func sharedMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
+func SharedMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
 	b, err := bundledMarket(kind, L)
 	return b.model, b.meta, err
 }

@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"encoding/json"
@@ -98,6 +98,14 @@ type Translator struct {
 	Config   TranslatorConfig
 	Model    *models.EncoderDecoder
 	Src, Tgt *models.Vocab
+}
+
+// WithoutWeights is tr's task, sizes and vocabularies without its model: what a page
+// keeps once it has computed everything it shows with weights that nobody else
+// shares (an untrained page's), so that an idle session does not hold a model.
+// Translating with it panics.
+func (tr *Translator) WithoutWeights() *Translator {
+	return &Translator{Task: tr.Task, Config: tr.Config, Src: tr.Src, Tgt: tr.Tgt}
 }
 
 // NewTranslator returns an untrained translator for task, weights drawn from cfg.Seed.
@@ -325,7 +333,7 @@ var translatorCheckpoints = sync.OnceValues(func() (map[string]bundled[*Translat
 func bundledTranslator(name string) (bundled[*Translator], TranslatorSpec, error) {
 	spec, ok := FindTranslatorSpec(name)
 	if !ok {
-		return bundled[*Translator]{}, spec, fmt.Errorf("lessons: no translator called %q", name)
+		return bundled[*Translator]{}, spec, fmt.Errorf("zoo: no translator called %q", name)
 	}
 	cks, err := translatorCheckpoints()
 	if err != nil {
@@ -345,9 +353,9 @@ func LoadTranslator(name string) (*Translator, map[string]string, error) {
 	return b.copyOf(spec.New()), b.meta, nil
 }
 
-// sharedTranslator is LoadTranslator without the copy: the one loaded translator,
+// SharedTranslator is LoadTranslator without the copy: the one loaded translator,
 // shared by every page that only translates with it. Nothing may train it.
-func sharedTranslator(name string) (*Translator, map[string]string, error) {
+func SharedTranslator(name string) (*Translator, map[string]string, error) {
 	b, _, err := bundledTranslator(name)
 	return b.model, b.meta, err
 }
@@ -397,10 +405,10 @@ var recordedTranslations = sync.OnceValues(func() (map[string]TestTranslations, 
 		var rec TestTranslations
 		for key, dst := range map[string]*[]string{metaTestGreedy: &rec.Greedy, metaTestBeam: &rec.Beam} {
 			if err := json.Unmarshal([]byte(cks[s.Name].meta[key]), dst); err != nil {
-				return nil, fmt.Errorf("lessons: checkpoint %s: metadata %q: %w", s.File(), key, err)
+				return nil, fmt.Errorf("zoo: checkpoint %s: metadata %q: %w", s.File(), key, err)
 			}
 			if n := len(s.Task().Test); len(*dst) != n {
-				return nil, fmt.Errorf("lessons: checkpoint %s: metadata %q holds %d translations for %d test pairs: retrain with go run ./cmd/train -only seq2seq", s.File(), key, len(*dst), n)
+				return nil, fmt.Errorf("zoo: checkpoint %s: metadata %q holds %d translations for %d test pairs: retrain with go run ./cmd/train -only seq2seq", s.File(), key, len(*dst), n)
 			}
 		}
 		out[s.Name] = rec
@@ -416,12 +424,7 @@ func RecordedTranslations(name string) (TestTranslations, error) {
 	}
 	rec, ok := recs[name]
 	if !ok {
-		return TestTranslations{}, fmt.Errorf("lessons: no translator called %q", name)
+		return TestTranslations{}, fmt.Errorf("zoo: no translator called %q", name)
 	}
 	return rec, nil
-}
-
-// SaveTranslator writes tr's weights and meta to path.
-func SaveTranslator(path string, tr *Translator, meta map[string]string) error {
-	return models.SaveCheckpoint(path, tr.Model.Params(), meta)
 }
