@@ -42,7 +42,7 @@ func TestArchBGradient(t *testing.T) {
 		starts []int
 		T      int
 	}{{1, []int{0, 40}, 3}, {2, []int{7}, 5}} {
-		m := NewArchB(c.seed)
+		m := newArchB(c.seed)
 		rng := rand.New(rand.NewPCG(1, 1))
 		for _, p := range m.Params() {
 			p.Uniform(0.3, rng) // nonzero biases too
@@ -54,7 +54,7 @@ func TestArchBGradient(t *testing.T) {
 
 func TestArchCGradient(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
-		m := NewArchC(seed)
+		m := newArchC(seed)
 		rng := rand.New(rand.NewPCG(1, seed))
 		for _, p := range m.Params() {
 			p.Uniform(0.5, rng)
@@ -72,11 +72,11 @@ func TestArchCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rawB, _ := checkpointFS.ReadFile("checkpoints/" + ArchCheckpointB)
-	rawC, _ := checkpointFS.ReadFile("checkpoints/" + ArchCheckpointC)
+	rawB, _ := checkpointFS.ReadFile("checkpoints/" + archCheckpointB)
+	rawC, _ := checkpointFS.ReadFile("checkpoints/" + archCheckpointC)
 	bpc := b.BitsPerChar()
 	checkRecorded(t, "B bits per character", bpc, metaFloat(readMeta(t, rawB), "bits_per_char"), recordedSmooth)
-	a, err := LoadCharLM()
+	a, err := loadCharLM()
 	if err != nil {
 		t.Fatal(err)
 	}

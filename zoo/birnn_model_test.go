@@ -58,9 +58,9 @@ func TestFillBlankGradient(t *testing.T) {
 // unidirectional one is near chance (measured values in docs/lessons.md).
 func TestFillBlankCheckpoints(t *testing.T) {
 	set := data.BlankEvalSet()
-	chance := BlankChance(set)
+	chance := blankChance(set)
 	for _, bi := range []bool{false, true} {
-		m, meta, err := LoadFillBlank(bi)
+		m, meta, err := loadFillBlank(bi)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ const (
 	charBatch      = 16   // sequences per minibatch
 	charLR         = 0.01 // Adam's η
 	charClip       = 1    // θ for gradient clipping: a vanilla RNN on text needs it
-	CharTrainSteps = 2000 // minibatches cmd/train uses for the bundled checkpoint
+	charTrainSteps = 2000 // minibatches cmd/train uses for the bundled checkpoint
 )
 
 // CharLM is the lecture's architecture A as a character-level language model: a
@@ -157,21 +157,21 @@ func sample(p []float64, rng *rand.Rand) int {
 	return len(p) - 1
 }
 
-// CharCheckpointFile is the bundled language model under zoo/checkpoints.
-const CharCheckpointFile = "rnn-charlm.safetensors"
+// charCheckpointFile is the bundled language model under zoo/checkpoints.
+const charCheckpointFile = "rnn-charlm.safetensors"
 
 // SharedCharLM loads the bundled language model once: shared and read-only (see
 // bundled), so the RNN page reads it without copying it.
 var SharedCharLM = sync.OnceValues(func() (*CharLM, error) {
 	m := NewCharLM(0)
-	if _, err := readBundled(CharCheckpointFile, m.Params()); err != nil {
+	if _, err := readBundled(charCheckpointFile, m.Params()); err != nil {
 		return nil, err
 	}
 	return m, nil
 })
 
-// LoadCharLM returns a fresh copy of the bundled trained language model.
-func LoadCharLM() (*CharLM, error) {
+// loadCharLM returns a fresh copy of the bundled trained language model.
+func loadCharLM() (*CharLM, error) {
 	ck, err := SharedCharLM()
 	if err != nil {
 		return nil, err

@@ -10,11 +10,11 @@ import (
 )
 
 func TestCharCheckpoint(t *testing.T) {
-	m, err := LoadCharLM()
+	m, err := loadCharLM()
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := checkpointFS.ReadFile("checkpoints/" + CharCheckpointFile)
+	raw, _ := checkpointFS.ReadFile("checkpoints/" + charCheckpointFile)
 	meta := readMeta(t, raw)
 	got := m.BitsPerChar()
 	checkRecorded(t, "bits per character", got, metaFloat(meta, "bits_per_char"), recordedSmooth)
@@ -25,7 +25,7 @@ func TestCharCheckpoint(t *testing.T) {
 }
 
 func TestCharGenerate(t *testing.T) {
-	m, err := LoadCharLM()
+	m, err := loadCharLM()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,13 +34,13 @@ func readBundled(name string, ps models.Params) (map[string]string, error) {
 // checkpointPerm lets everyone read a checkpoint and only its owner replace it.
 const checkpointPerm = 0o644
 
-// SaveCheckpoint writes ps (in order) and meta to path in the safetensors format
+// saveCheckpoint writes ps (in order) and meta to path in the safetensors format
 // (models.WriteSafetensors). Where the platform can rename over a file (every
 // Unix) it writes atomically with renameio: a temporary file in the same directory,
 // synced and renamed over path, so path holds the old checkpoint or the complete
 // new one, never half. On Windows, where renameio offers no atomic replace, it is
 // an ordinary write (renameio's maybe package).
-func SaveCheckpoint(path string, ps models.Params, meta map[string]string) error {
+func saveCheckpoint(path string, ps models.Params, meta map[string]string) error {
 	var buf bytes.Buffer
 	if err := models.WriteSafetensors(&buf, ps, meta); err != nil {
 		return fmt.Errorf("zoo: saving checkpoint %s: %w", path, err)
@@ -53,7 +53,7 @@ func SaveCheckpoint(path string, ps models.Params, meta map[string]string) error
 
 // save writes a model's parameters and meta as the checkpoint file under dir.
 func save(dir, file string, m paramModel, meta map[string]string) error {
-	return SaveCheckpoint(filepath.Join(dir, file), m.Params(), meta)
+	return saveCheckpoint(filepath.Join(dir, file), m.Params(), meta)
 }
 
 // paramModel is a model with a parameter list in a fixed order.

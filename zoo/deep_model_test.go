@@ -54,8 +54,8 @@ func TestMarketGradient(t *testing.T) {
 func TestDeepCheckpoints(t *testing.T) {
 	for _, kind := range DeepKinds {
 		for L := 1; L <= DeepMaxLayers; L++ {
-			name := DeepCheckpointFile(kind, L)
-			m, meta, err := LoadMarketModel(kind, L)
+			name := deepCheckpointFile(kind, L)
+			m, meta, err := loadMarketModel(kind, L)
 			if err != nil {
 				t.Fatal(err)
 			}

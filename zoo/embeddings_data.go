@@ -21,10 +21,10 @@ const (
 	EmbedNegatives  = 5    // default k: word2vec suggests 5–20 for small data
 	embedBatch      = 128  // (centre, context) pairs per training step
 	embedLR         = 0.01 // Adam's η: learns a visible map within a few hundred steps and stays stable
-	EmbedTrainSteps = 4000 // steps cmd/train runs for the bundled checkpoint (about ten passes over the pairs)
-	EmbedSeed       = 3    // the bundled checkpoint's seed
+	embedTrainSteps = 4000 // steps cmd/train runs for the bundled checkpoint (about ten passes over the pairs)
+	embedSeed       = 3    // the bundled checkpoint's seed
 	embedCurveEvery = 50   // the recorded loss curve keeps the mean loss of every 50 steps
-	EmbedFile       = "embeddings-en.safetensors"
+	embedFile       = "embeddings-en.safetensors"
 )
 
 // EmbedModel is the lesson's skip-gram model with its optimiser.
@@ -135,8 +135,8 @@ func (m *EmbedModel) Quality() EmbedQuality {
 	return q
 }
 
-// EmbedCheckpointMeta is the metadata cmd/train records with the bundled model.
-func EmbedCheckpointMeta(m *EmbedModel, seed uint64, steps int, curve []float64) map[string]string {
+// embedCheckpointMeta is the metadata cmd/train records with the bundled model.
+func embedCheckpointMeta(m *EmbedModel, seed uint64, steps int, curve []float64) map[string]string {
 	q := m.Quality()
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	points := make([]string, len(curve))
@@ -157,12 +157,12 @@ func EmbedCheckpointMeta(m *EmbedModel, seed uint64, steps int, curve []float64)
 // embedCheckpoint loads the bundled embeddings once, the shared read-only model (see
 // bundled), and checks that they were trained on today's vocabulary.
 var embedCheckpoint = sync.OnceValues(func() (bundled[*EmbedModel], error) {
-	b, err := loadBundled(EmbedFile, NewEmbedModel(0))
+	b, err := loadBundled(embedFile, NewEmbedModel(0))
 	if err != nil {
 		return b, err
 	}
 	if got, want := b.meta["words"], strings.Join(data.Words().Words, " "); got != want {
-		return b, fmt.Errorf("zoo: checkpoint %s was trained on another vocabulary (run go run ./cmd/train)", EmbedFile)
+		return b, fmt.Errorf("zoo: checkpoint %s was trained on another vocabulary (run go run ./cmd/train)", embedFile)
 	}
 	return b, nil
 })

@@ -18,15 +18,15 @@ import (
 
 // Sizes and training settings of the GRU lesson's small classifiers.
 const (
-	GRUHidden      = 12    // h: enough units for the checksum and reset tasks, few enough to read on a heatmap
+	gruHidden      = 12    // h: enough units for the checksum and reset tasks, few enough to read on a heatmap
 	gruSmallHidden = 6     // h for the skip and reset tasks: few spare units, so nearly every unit takes part and its gates show it
 	gruBatch       = 32    // sequences per minibatch
 	gruLR          = 0.01  // Adam's η: these tiny models learn fast at this rate
 	gruClip        = 5     // θ for gradient clipping: keeps an unlucky minibatch from undoing progress
 	updateBiasInit = 4     // b_z starts at +4 (Z_t ≈ 0.98): units begin by holding their state, like an LSTM's forget-gate bias
-	GRUTrainSteps  = 3000  // minibatches cmd/train uses for a bundled checkpoint
-	GRUEvalSeqs    = 500   // held-out sequences for the recorded accuracy
-	GRUEvalSeed    = 20140 // the held-out set's seed (different from every training seed)
+	gruTrainSteps  = 3000  // minibatches cmd/train uses for a bundled checkpoint
+	gruEvalSeqs    = 500   // held-out sequences for the recorded accuracy
+	gruEvalSeed    = 20140 // the held-out set's seed (different from every training seed)
 )
 
 // The GRU variants the page can switch between.
@@ -54,7 +54,7 @@ const ResetGateCost = 0.01
 // gateCostOf lists the tasks whose GRU training adds the reset-gate cost, with its λ.
 var gateCostOf = map[string]float64{"reset": ResetGateCost}
 
-// hiddenOf lists the tasks whose GRU is not GRUHidden wide.
+// hiddenOf lists the tasks whose GRU is not gruHidden wide.
 var hiddenOf = map[string]int{"skip": gruSmallHidden, "reset": gruSmallHidden}
 
 // HiddenFor is h of the lesson's GRU for task.
@@ -62,7 +62,7 @@ func HiddenFor(task *data.Task) int {
 	if h, ok := hiddenOf[task.Name]; ok {
 		return h
 	}
-	return GRUHidden
+	return gruHidden
 }
 
 // NewGRUClassifier returns an untrained classifier for task with weights drawn from seed.
@@ -206,8 +206,8 @@ func (m *GRUClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
 
 // EvalSet is the held-out set the recorded accuracies are measured on.
 func EvalSet(task *data.Task) [][]int {
-	rng := rand.New(rand.NewPCG(GRUEvalSeed, 0))
-	seqs := make([][]int, GRUEvalSeqs)
+	rng := rand.New(rand.NewPCG(gruEvalSeed, 0))
+	seqs := make([][]int, gruEvalSeqs)
 	for i := range seqs {
 		seqs[i] = task.Generate(rng, data.TrainMinLen+rng.IntN(data.TrainMaxLen-data.TrainMinLen+1))
 	}
@@ -290,8 +290,8 @@ func (m *GRUClassifier) MemoryZ(seqs [][]int) (unit int, meanZ float64) {
 	return unit, sum[unit] / float64(n)
 }
 
-// CheckpointFile is the bundled checkpoint of a task and variant, under zoo/checkpoints.
-func CheckpointFile(task, variant string) string {
+// checkpointFile is the bundled checkpoint of a task and variant, under zoo/checkpoints.
+func checkpointFile(task, variant string) string {
 	return "gru-" + task + "-" + variant + ".safetensors"
 }
 
@@ -301,7 +301,7 @@ var gruCheckpoints = sync.OnceValues(func() (map[string]bundled[*GRUClassifier],
 	out := map[string]bundled[*GRUClassifier]{}
 	for _, task := range data.Tasks {
 		for _, variant := range []string{VariantLecture, VariantResetAfter} {
-			name := CheckpointFile(task.Name, variant)
+			name := checkpointFile(task.Name, variant)
 			b, err := loadBundled(name, NewGRUClassifier(task, variant, 0))
 			if err != nil {
 				return nil, err
@@ -318,16 +318,16 @@ func bundledGRU(task *data.Task, variant string) (bundled[*GRUClassifier], error
 	if err != nil {
 		return bundled[*GRUClassifier]{}, err
 	}
-	b, ok := all[CheckpointFile(task.Name, variant)]
+	b, ok := all[checkpointFile(task.Name, variant)]
 	if !ok {
 		return b, fmt.Errorf("zoo: no bundled checkpoint for task %q, variant %q", task.Name, variant)
 	}
 	return b, nil
 }
 
-// LoadGRUClassifier returns a fresh copy of the bundled trained classifier for task
+// loadGRUClassifier returns a fresh copy of the bundled trained classifier for task
 // and variant, and the checkpoint's metadata (accuracy, training settings).
-func LoadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[string]string, error) {
+func loadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[string]string, error) {
 	b, err := bundledGRU(task, variant)
 	if err != nil {
 		return nil, nil, err
@@ -335,7 +335,7 @@ func LoadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[str
 	return b.copyOf(NewGRUClassifier(task, variant, 0)), b.meta, nil
 }
 
-// SharedGRUClassifier is LoadGRUClassifier without the copy: the one loaded model,
+// SharedGRUClassifier is loadGRUClassifier without the copy: the one loaded model,
 // shared by every page that only reads it (Run and Params never write).
 func SharedGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[string]string, error) {
 	b, err := bundledGRU(task, variant)
@@ -377,16 +377,16 @@ func (m *GRUClassifier) GateStats() map[string]float64 {
 	return out
 }
 
-// GRUCheckpointMeta is the metadata cmd/train records with a trained classifier:
+// gruCheckpointMeta is the metadata cmd/train records with a trained classifier:
 // its settings, its accuracies on EvalSet and its GateStats.
-func GRUCheckpointMeta(m *GRUClassifier, seed uint64, steps int) map[string]string {
+func gruCheckpointMeta(m *GRUClassifier, seed uint64, steps int) map[string]string {
 	stepAcc, finalAcc := m.Evaluate(EvalSet(m.Task))
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	meta := map[string]string{
 		"task": m.Task.Name, "variant": m.Variant, "hidden": strconv.Itoa(m.Cell.HiddenSize()),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
 		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR), "input_noise": f(m.Task.Noise),
-		"eval_seed": strconv.Itoa(GRUEvalSeed), "eval_seqs": strconv.Itoa(GRUEvalSeqs),
+		"eval_seed": strconv.Itoa(gruEvalSeed), "eval_seqs": strconv.Itoa(gruEvalSeqs),
 		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
 	}
 	if lambda := gateCostOf[m.Task.Name]; lambda > 0 {

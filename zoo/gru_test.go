@@ -49,7 +49,7 @@ func TestGRURunMatchesModels(t *testing.T) {
 }
 
 func TestGRUClamp(t *testing.T) {
-	m, _, err := LoadGRUClassifier(data.ChecksumTask, VariantLecture)
+	m, _, err := loadGRUClassifier(data.ChecksumTask, VariantLecture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +76,11 @@ func TestGRUClamp(t *testing.T) {
 func TestGRUCheckpoints(t *testing.T) {
 	for _, task := range data.Tasks {
 		for _, variant := range []string{VariantLecture, VariantResetAfter} {
-			m, meta, err := LoadGRUClassifier(task, variant)
+			m, meta, err := loadGRUClassifier(task, variant)
 			if err != nil {
 				t.Fatal(err)
 			}
-			name := CheckpointFile(task.Name, variant)
+			name := checkpointFile(task.Name, variant)
 			stepAcc, finalAcc := m.Evaluate(EvalSet(task))
 			for key, got := range map[string]float64{"accuracy": stepAcc, "final_accuracy": finalAcc} {
 				checkRecorded(t, name+" "+key, got, metaFloat(meta, key), recordedCount)
@@ -148,7 +148,7 @@ func BenchmarkCheckpointLoad(b *testing.B) {
 	for b.Loop() {
 		for _, task := range data.Tasks {
 			for _, variant := range []string{VariantLecture, VariantResetAfter} {
-				raw, err := checkpointFS.ReadFile("checkpoints/" + CheckpointFile(task.Name, variant))
+				raw, err := checkpointFS.ReadFile("checkpoints/" + checkpointFile(task.Name, variant))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -186,7 +186,7 @@ func TestResetGateAcrossSeeds(t *testing.T) {
 		for seed := uint64(1000); seed < uint64(1000+n); seed++ {
 			m := NewGRUClassifier(data.ResetTask, variant, seed)
 			rng := TrainRNG(seed)
-			for range GRUTrainSteps {
+			for range gruTrainSteps {
 				m.TrainStep(rng)
 			}
 			acc, _ := m.Evaluate(EvalSet(data.ResetTask))

@@ -12,9 +12,9 @@ import (
 // context "may be a bottleneck … for long sequences"): BLEU on the held-out split,
 // bucketed by source length, for the bundled model without attention and with it.
 
-// MinBucketPairs is the fewest test pairs a length bucket holds: enough that one
+// minBucketPairs is the fewest test pairs a length bucket holds: enough that one
 // sentence more or less does not swing its BLEU.
-const MinBucketPairs = 40
+const minBucketPairs = 40
 
 // LengthBucket is the test pairs whose source has Lo … Hi tokens.
 type LengthBucket struct {
@@ -45,10 +45,10 @@ var LengthModels = map[string][2]string{
 	"corpus": {"seq2seq-corpus", "attention-corpus"},
 }
 
-// BucketByLength groups pairs by source length in tokens into buckets of consecutive
+// bucketByLength groups pairs by source length in tokens into buckets of consecutive
 // lengths, each with at least minPairs pairs (the last takes any remainder). It
 // returns the buckets (scores unset) and, per bucket, the indices of its pairs.
-func BucketByLength(task *TranslationTask, pairs []data.Pair, minPairs int) ([]LengthBucket, [][]int) {
+func bucketByLength(task *TranslationTask, pairs []data.Pair, minPairs int) ([]LengthBucket, [][]int) {
 	byLen := map[int][]int{}
 	for i, p := range pairs {
 		n := len(task.Tokenize(p.En))
@@ -83,9 +83,9 @@ func BucketByLength(task *TranslationTask, pairs []data.Pair, minPairs int) ([]L
 	return buckets, members
 }
 
-// ScoreByLength scores every length bucket of the task's test split with both
+// scoreByLength scores every length bucket of the task's test split with both
 // bundled models' recorded greedy translations (RecordedTranslations).
-func ScoreByLength(taskName string) (LengthScores, error) {
+func scoreByLength(taskName string) (LengthScores, error) {
 	names := LengthModels[taskName]
 	spec, _ := FindTranslatorSpec(names[0])
 	task := spec.Task()
@@ -98,7 +98,7 @@ func ScoreByLength(taskName string) (LengthScores, error) {
 		outputs[i] = rec.Greedy
 	}
 
-	buckets, members := BucketByLength(task, task.Test, MinBucketPairs)
+	buckets, members := bucketByLength(task, task.Test, minBucketPairs)
 	for b, idx := range members {
 		pairs := make([]data.Pair, len(idx))
 		for k, i := range idx {
@@ -116,11 +116,11 @@ func ScoreByLength(taskName string) (LengthScores, error) {
 	return LengthScores{Task: taskName, Buckets: buckets}, nil
 }
 
-// AttentionLengthScores is ScoreByLength for both tasks, once per process.
+// AttentionLengthScores is scoreByLength for both tasks, once per process.
 var AttentionLengthScores = sync.OnceValues(func() (map[string]LengthScores, error) {
 	out := map[string]LengthScores{}
 	for task := range LengthModels {
-		s, err := ScoreByLength(task)
+		s, err := scoreByLength(task)
 		if err != nil {
 			return nil, err
 		}

@@ -8,7 +8,7 @@ import (
 func TestBucketByLength(t *testing.T) {
 	task := DatesTask()
 	for _, minPairs := range []int{1, 10, 40, 200} {
-		buckets, members := BucketByLength(task, task.Test, minPairs)
+		buckets, members := bucketByLength(task, task.Test, minPairs)
 		total, last := 0, 0
 		for b, bk := range buckets {
 			if bk.Lo > bk.Hi || bk.Lo <= last || bk.Pairs != len(members[b]) {
@@ -67,7 +67,7 @@ func TestScoreByLength(t *testing.T) {
 func BenchmarkScoreByLength(b *testing.B) {
 	for b.Loop() {
 		for task := range LengthModels {
-			if _, err := ScoreByLength(task); err != nil {
+			if _, err := scoreByLength(task); err != nil {
 				b.Fatal(err)
 			}
 		}

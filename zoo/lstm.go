@@ -19,7 +19,7 @@ import (
 const (
 	LSTMHidden     = 12 // h: the GRU page's usual width, few enough units to read on a heatmap
 	forgetBiasInit = 1  // b_f starts at +1 (F_t ≈ 0.73): cells begin by keeping most of their content (Gers et al. 2000)
-	LSTMTrainSteps = GRUTrainSteps
+	lstmTrainSteps = gruTrainSteps
 )
 
 // SeqClassifier is a recurrent cell that reads one token per step (X_t is its one-hot
@@ -42,9 +42,9 @@ func NewLSTMClassifier(task *data.Task, seed uint64) *SeqClassifier {
 	return &SeqClassifier{Task: task, Cell: cell, Out: models.NewDense("out.", LSTMHidden, len(task.Classes), rng), opt: models.NewAdam(gruLR)}
 }
 
-// NewRNNClassifier returns an untrained vanilla classifier,
+// newRNNClassifier returns an untrained vanilla classifier,
 // H_t = tanh(X_t W_xh + H_{t-1} W_hh + b_h), for task with weights drawn from seed.
-func NewRNNClassifier(task *data.Task, seed uint64) *SeqClassifier {
+func newRNNClassifier(task *data.Task, seed uint64) *SeqClassifier {
 	rng := rand.New(rand.NewPCG(seed, 0x1986))
 	cell := models.NewRNN(len(data.Alphabet), LSTMHidden, models.ActTanh, rng)
 	return &SeqClassifier{Task: task, Cell: cell, Out: models.NewDense("out.", LSTMHidden, len(task.Classes), rng), opt: models.NewAdam(gruLR)}
@@ -181,7 +181,7 @@ var seqCheckpoints = sync.OnceValues(func() (map[string]bundled[*SeqClassifier],
 	for _, task := range data.Tasks {
 		for name, fresh := range map[string]*SeqClassifier{
 			LSTMCheckpointFile(task.Name): NewLSTMClassifier(task, 0),
-			RNNCheckpointFile(task.Name):  NewRNNClassifier(task, 0),
+			RNNCheckpointFile(task.Name):  newRNNClassifier(task, 0),
 		} {
 			b, err := loadBundled(name, fresh)
 			if err != nil {
@@ -231,7 +231,7 @@ func LoadLSTMClassifier(task *data.Task) (*SeqClassifier, map[string]string, err
 // LoadRNNClassifier returns a fresh copy of the bundled trained vanilla RNN for task
 // and its checkpoint metadata.
 func LoadRNNClassifier(task *data.Task) (*SeqClassifier, map[string]string, error) {
-	return loadSeq(RNNCheckpointFile(task.Name), NewRNNClassifier(task, 0))
+	return loadSeq(RNNCheckpointFile(task.Name), newRNNClassifier(task, 0))
 }
 
 // CellRange is the largest |C_t| the LSTM m reaches on seqs (unclamped).
@@ -247,9 +247,9 @@ func (m *SeqClassifier) CellRange(seqs [][]int) float64 {
 	return top
 }
 
-// SeqCheckpointMeta is the metadata cmd/train records with a trained classifier: its
+// seqCheckpointMeta is the metadata cmd/train records with a trained classifier: its
 // settings and its accuracies on EvalSet (and, for an LSTM, the largest |C_t| there).
-func SeqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) map[string]string {
+func seqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) map[string]string {
 	seqs := EvalSet(m.Task)
 	stepAcc, finalAcc := m.Evaluate(seqs)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -257,7 +257,7 @@ func SeqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) map[string]stri
 		"task": m.Task.Name, "cell": string(m.Cell.Kind()), "hidden": strconv.Itoa(LSTMHidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
 		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR),
-		"eval_seed": strconv.Itoa(GRUEvalSeed), "eval_seqs": strconv.Itoa(GRUEvalSeqs),
+		"eval_seed": strconv.Itoa(gruEvalSeed), "eval_seqs": strconv.Itoa(gruEvalSeqs),
 		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
 	}
 	if m.Cell.Kind() == models.KindLSTM {

@@ -26,7 +26,7 @@ func gruFiles() []string {
 	var files []string
 	for _, task := range data.Tasks {
 		for _, variant := range gruVariants {
-			files = append(files, CheckpointFile(task.Name, variant))
+			files = append(files, checkpointFile(task.Name, variant))
 		}
 	}
 	return files
@@ -39,9 +39,9 @@ func since(start time.Time) float64 { return time.Since(start).Seconds() }
 func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 
 // trainGRUs trains the gru entry: per task and GRU variant, a classifier of
-// GRUTrainSteps minibatches (gru-<task>-<variant>.safetensors).
+// gruTrainSteps minibatches (gru-<task>-<variant>.safetensors).
 func trainGRUs(dir string, o Options) error {
-	steps := o.steps(GRUTrainSteps)
+	steps := o.steps(gruTrainSteps)
 	o.logf("%-9s %-12s %8s %8s %8s  %s", "task", "variant", "loss", "acc", "final", "gates")
 	for ti, task := range data.Tasks {
 		for vi, variant := range gruVariants {
@@ -53,9 +53,9 @@ func trainGRUs(dir string, o Options) error {
 			for range steps {
 				loss, _ = m.TrainStep(rng)
 			}
-			meta := GRUCheckpointMeta(m, seed, steps)
+			meta := gruCheckpointMeta(m, seed, steps)
 			meta["final_loss"] = f4(loss)
-			if err := save(dir, CheckpointFile(task.Name, variant), m, meta); err != nil {
+			if err := save(dir, checkpointFile(task.Name, variant), m, meta); err != nil {
 				return err
 			}
 			o.logf("%-9s %-12s %8.4f %8s %8s  %s  (%.1fs)", task.Name, variant, loss,
@@ -68,11 +68,11 @@ func trainGRUs(dir string, o Options) error {
 // charSeed is the fixed training seed of the character-level language model.
 const charSeed = 4
 
-// trainCharLM trains the charlm entry: the language model, CharTrainSteps
+// trainCharLM trains the charlm entry: the language model, charTrainSteps
 // minibatches, with its bits per character on the corpus.
 func trainCharLM(dir string, o Options) error {
 	start := time.Now()
-	steps := o.steps(CharTrainSteps)
+	steps := o.steps(charTrainSteps)
 	m := NewCharLM(charSeed)
 	rng := TrainRNG(charSeed)
 	var loss float64
@@ -86,7 +86,7 @@ func trainCharLM(dir string, o Options) error {
 		"final_loss":    f4(loss),
 		"bits_per_char": strconv.FormatFloat(bpc, 'g', -1, 64),
 	}
-	if err := save(dir, CharCheckpointFile, m, meta); err != nil {
+	if err := save(dir, charCheckpointFile, m, meta); err != nil {
 		return err
 	}
 	o.logf("char-rnn  h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)", CharHidden, loss, bpc, since(start))
@@ -101,11 +101,11 @@ const (
 
 // trainArchs trains the arch entry: architecture B (output→hidden) with its bits per
 // character, and C (one output after the sequence) with its held-out accuracy,
-// ArchTrainSteps minibatches each.
+// archTrainSteps minibatches each.
 func trainArchs(dir string, o Options) error {
 	start := time.Now()
-	steps := o.steps(ArchTrainSteps)
-	b := NewArchB(archBSeed)
+	steps := o.steps(archTrainSteps)
+	b := newArchB(archBSeed)
 	rng := TrainRNG(archBSeed)
 	var loss float64
 	for range steps {
@@ -118,13 +118,13 @@ func trainArchs(dir string, o Options) error {
 		"final_loss":    f4(loss),
 		"bits_per_char": strconv.FormatFloat(bpc, 'g', -1, 64),
 	}
-	if err := save(dir, ArchCheckpointB, b, meta); err != nil {
+	if err := save(dir, archCheckpointB, b, meta); err != nil {
 		return err
 	}
 	o.logf("arch B    h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)", ArchBHidden, loss, bpc, since(start))
 
 	start = time.Now()
-	c := NewArchC(archCSeed)
+	c := newArchC(archCSeed)
 	rng = TrainRNG(archCSeed)
 	for range steps {
 		loss = c.TrainStep(rng)
@@ -136,7 +136,7 @@ func trainArchs(dir string, o Options) error {
 		"final_loss": f4(loss),
 		"accuracy":   strconv.FormatFloat(acc, 'g', -1, 64),
 	}
-	if err := save(dir, ArchCheckpointC, c, meta); err != nil {
+	if err := save(dir, archCheckpointC, c, meta); err != nil {
 		return err
 	}
 	o.logf("arch C    h=%d  loss %.4f  accuracy %.3f on held-out windows  (%.1fs)", ArchCHidden, loss, acc, since(start))
@@ -151,7 +151,7 @@ var seqKinds = []struct {
 	file func(string) string
 }{
 	{"lstm", NewLSTMClassifier, LSTMCheckpointFile},
-	{"rnn", NewRNNClassifier, RNNCheckpointFile},
+	{"rnn", newRNNClassifier, RNNCheckpointFile},
 }
 
 // seqSeed is the fixed training seed of a task's LSTM (cell 0) or vanilla RNN
@@ -169,9 +169,9 @@ func seqFiles() []string {
 }
 
 // trainSeqClassifiers trains the lstm entry: per task an LSTM and a vanilla RNN
-// classifier of LSTMTrainSteps minibatches, for the GRU/LSTM/RNN comparison.
+// classifier of lstmTrainSteps minibatches, for the GRU/LSTM/RNN comparison.
 func trainSeqClassifiers(dir string, o Options) error {
-	steps := o.steps(LSTMTrainSteps)
+	steps := o.steps(lstmTrainSteps)
 	o.logf("%-9s %-5s %8s %8s %8s  %s", "task", "cell", "loss", "acc", "final", "max |C_t|")
 	for ti, task := range data.Tasks {
 		for ci, c := range seqKinds {
@@ -183,7 +183,7 @@ func trainSeqClassifiers(dir string, o Options) error {
 			for range steps {
 				loss, _ = m.TrainStep(rng)
 			}
-			meta := SeqCheckpointMeta(m, seed, steps)
+			meta := seqCheckpointMeta(m, seed, steps)
 			meta["final_loss"] = f4(loss)
 			if err := save(dir, c.file(task.Name), m, meta); err != nil {
 				return err
@@ -203,16 +203,16 @@ func deepFiles() []string {
 	var files []string
 	for _, kind := range DeepKinds {
 		for L := 1; L <= DeepMaxLayers; L++ {
-			files = append(files, DeepCheckpointFile(kind, L))
+			files = append(files, deepCheckpointFile(kind, L))
 		}
 	}
 	return files
 }
 
 // trainMarketModels trains the deep entry: a market model per cell kind and depth
-// L = 1..DeepMaxLayers, DeepTrainSteps minibatches of generated bull/bear series.
+// L = 1..DeepMaxLayers, deepTrainSteps minibatches of generated bull/bear series.
 func trainMarketModels(dir string, o Options) error {
-	steps := o.steps(DeepTrainSteps)
+	steps := o.steps(deepTrainSteps)
 	for k, kind := range DeepKinds {
 		for L := 1; L <= DeepMaxLayers; L++ {
 			start := time.Now()
@@ -223,9 +223,9 @@ func trainMarketModels(dir string, o Options) error {
 			for range steps {
 				loss, _ = m.TrainStep(rng)
 			}
-			meta := DeepCheckpointMeta(m, seed, steps)
+			meta := deepCheckpointMeta(m, seed, steps)
 			meta["final_loss"] = f4(loss)
-			if err := save(dir, DeepCheckpointFile(kind, L), m, meta); err != nil {
+			if err := save(dir, deepCheckpointFile(kind, L), m, meta); err != nil {
 				return err
 			}
 			corrs := ""
@@ -244,9 +244,9 @@ func trainMarketModels(dir string, o Options) error {
 const blankSeed = 97
 
 // trainFillBlanks trains the birnn entry: a unidirectional and a bidirectional RNN,
-// BlankTrainSteps minibatches each of the same generated fill-in-the-blank sentences.
+// blankTrainSteps minibatches each of the same generated fill-in-the-blank sentences.
 func trainFillBlanks(dir string, o Options) error {
-	steps := o.steps(BlankTrainSteps)
+	steps := o.steps(blankTrainSteps)
 	for i, bi := range []bool{false, true} {
 		start := time.Now()
 		seed := uint64(blankSeed + i)
@@ -256,9 +256,9 @@ func trainFillBlanks(dir string, o Options) error {
 		for range steps {
 			loss, _ = m.TrainStep(rng)
 		}
-		meta := BlankCheckpointMeta(m, seed, steps)
+		meta := blankCheckpointMeta(m, seed, steps)
 		meta["final_loss"] = f4(loss)
-		if err := save(dir, BlankCheckpointFile(bi), m, meta); err != nil {
+		if err := save(dir, blankCheckpointFile(bi), m, meta); err != nil {
 			return err
 		}
 		o.logf("fill-blank bidirectional=%-5v loss %.4f  held-out accuracy %s (chance %s, mean p(answer) %s)  (%.1fs)",
@@ -267,17 +267,17 @@ func trainFillBlanks(dir string, o Options) error {
 	return nil
 }
 
-// trainEmbeddings trains the embeddings entry: the skip-gram model from EmbedSeed,
-// EmbedTrainSteps steps on the English side of the corpus.
+// trainEmbeddings trains the embeddings entry: the skip-gram model from embedSeed,
+// embedTrainSteps steps on the English side of the corpus.
 func trainEmbeddings(dir string, o Options) error {
 	start := time.Now()
-	steps := o.steps(EmbedTrainSteps)
-	m, curve, err := TrainEmbeddings(EmbedSeed, steps)
+	steps := o.steps(embedTrainSteps)
+	m, curve, err := TrainEmbeddings(embedSeed, steps)
 	if err != nil {
 		return err
 	}
-	meta := EmbedCheckpointMeta(m, EmbedSeed, steps, curve)
-	if err := save(dir, EmbedFile, m, meta); err != nil {
+	meta := embedCheckpointMeta(m, embedSeed, steps, curve)
+	if err := save(dir, embedFile, m, meta); err != nil {
 		return err
 	}
 	o.logf("embeddings d=%d  loss %.4f  same-class nearest neighbour %s (chance %s)  analogies %s  (%.1fs)",
@@ -296,7 +296,7 @@ func translatorFiles() []string {
 // trainTranslators trains the seq2seq entry: every TranslatorSpecs model, side by
 // side (each from its own seed, so the files do not depend on the scheduling), each
 // scored on its held-out split greedily and by beam search, the decodings recorded
-// in its metadata (RecordTestTranslations).
+// in its metadata (recordTestTranslations).
 func trainTranslators(dir string, o Options) error {
 	errs := make([]error, len(TranslatorSpecs))
 	lines := make([]string, len(TranslatorSpecs))
@@ -328,14 +328,14 @@ func trainTranslator(dir string, spec TranslatorSpec, steps int) (string, error)
 		loss = tr.TrainStep(opt, rng)
 	}
 	meta := map[string]string{}
-	greedyOut, beamOut := RecordTestTranslations(tr, meta)
+	greedyOut, beamOut := recordTestTranslations(tr, meta)
 	greedy, beam := tr.Task.Score(greedyOut, tr.Task.Test), tr.Task.Score(beamOut, tr.Task.Test)
 	maps.Copy(meta, map[string]string{
 		"model": spec.Name, "task": tr.Task.Name,
 		"attention": strconv.FormatBool(spec.Config.Attention),
 		"embed":     strconv.Itoa(spec.Config.Embed), "hidden": strconv.Itoa(spec.Config.Hidden),
 		"seed": strconv.FormatUint(spec.Config.Seed, 10), "steps": strconv.Itoa(steps),
-		"batch": strconv.Itoa(TranslatorBatch), "final_loss": f4(loss),
+		"batch": strconv.Itoa(translatorBatch), "final_loss": f4(loss),
 		"test_bleu_greedy": f4(greedy.BLEU), "test_exact_greedy": f4(greedy.Exact),
 		"test_bleu_beam": f4(beam.BLEU), "test_exact_beam": f4(beam.Exact),
 		"beam_size": strconv.Itoa(RecordedBeam),

@@ -71,14 +71,14 @@ func tinyParams(v float64) models.Params {
 	return models.Params{{Name: "w", Value: mat.NewDense(2, 2, []float64{v, 2, 3, 4}), Grad: mat.NewDense(2, 2, nil)}}
 }
 
-// TestSaveCheckpoint: SaveCheckpoint writes what models.WriteSafetensors encodes,
+// TestSaveCheckpoint: saveCheckpoint writes what models.WriteSafetensors encodes,
 // readable by everyone, replaces an existing file, leaves no temporary file behind,
 // and refuses a model it cannot encode without touching the file.
 func TestSaveCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.safetensors")
 	for i, v := range []float64{1, 5} {
-		if err := SaveCheckpoint(path, tinyParams(v), map[string]string{"step": string(rune('1' + i))}); err != nil {
+		if err := saveCheckpoint(path, tinyParams(v), map[string]string{"step": string(rune('1' + i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,7 +98,7 @@ func TestSaveCheckpoint(t *testing.T) {
 	}
 	bad := tinyParams(5)
 	bad[0].Value.Set(0, 0, 1/zero)
-	if err := SaveCheckpoint(path, bad, nil); err == nil || !strings.HasPrefix(err.Error(), "zoo: saving checkpoint") {
+	if err := saveCheckpoint(path, bad, nil); err == nil || !strings.HasPrefix(err.Error(), "zoo: saving checkpoint") {
 		t.Errorf("a non-finite weight: got %v want an error", err)
 	}
 	if again, _ := os.ReadFile(path); !bytes.Equal(again, raw) {
@@ -108,7 +108,7 @@ func TestSaveCheckpoint(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("the directory holds %d files, want only the checkpoint", len(entries))
 	}
-	if err := SaveCheckpoint(filepath.Join(dir, "missing", "m.safetensors"), tinyParams(1), nil); err == nil {
+	if err := saveCheckpoint(filepath.Join(dir, "missing", "m.safetensors"), tinyParams(1), nil); err == nil {
 		t.Errorf("a missing directory: got no error")
 	}
 }
