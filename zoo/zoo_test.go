@@ -114,3 +114,26 @@ func TestSaveCheckpoint(t *testing.T) {
 }
 
 var zero float64
+
+// TestSaveCheckpointDirectoryInTheWay: a directory where the file should go makes
+// the save fail and leaves the directory and its content as they were, with no
+// temporary file left beside it.
+func TestSaveCheckpointDirectoryInTheWay(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "m.safetensors")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(target, "keep"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveCheckpoint(target, tinyParams(1), nil); err == nil {
+		t.Fatal("save over a non-empty directory: got no error")
+	}
+	if _, err := os.Stat(filepath.Join(target, "keep")); err != nil {
+		t.Errorf("the directory in the way: %v, want it untouched", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the directory holds %d entries, want only the one in the way", len(entries))
+	}
+}
