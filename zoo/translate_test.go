@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"math/rand/v2"
@@ -8,11 +8,10 @@ import (
 	"testing"
 
 	"unroll/models"
-	"unroll/zoo"
 )
 
 func TestTranslatorSourceRejectsBadSentences(t *testing.T) {
-	tr := zoo.NewTranslator(zoo.CorpusTask(), zoo.TranslatorConfig{Embed: 4, Hidden: 4, Seed: 1})
+	tr := NewTranslator(CorpusTask(), TranslatorConfig{Embed: 4, Hidden: 4, Seed: 1})
 	for _, tc := range []struct{ in, want string }{
 		{"", "empty"},
 		{"   ", "empty"},
@@ -41,7 +40,7 @@ func TestTranslatorSourceRejectsBadSentences(t *testing.T) {
 }
 
 func TestDatesTaskRoundTrip(t *testing.T) {
-	task := zoo.DatesTask()
+	task := DatesTask()
 	for _, p := range task.Test[:20] {
 		for _, s := range []string{p.En, p.Fr} {
 			if got := task.Join(task.Tokenize(s)); got != strings.ToLower(s) {
@@ -49,7 +48,7 @@ func TestDatesTaskRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	tr := zoo.NewTranslator(task, zoo.TranslatorConfig{Embed: 4, Hidden: 4, Seed: 1})
+	tr := NewTranslator(task, TranslatorConfig{Embed: 4, Hidden: 4, Seed: 1})
 	for _, p := range task.Test {
 		if _, _, err := tr.Source(p.En); err != nil {
 			t.Fatalf("test date %q: %v", p.En, err)
@@ -68,14 +67,14 @@ func TestDatesTaskRoundTrip(t *testing.T) {
 // test translations against fresh decodings, their scores against the ones the
 // checkpoint records, and the targets.
 func TestShippedTranslatorsMeetTheTargets(t *testing.T) {
-	for _, spec := range zoo.TranslatorSpecs {
+	for _, spec := range TranslatorSpecs {
 		t.Run(spec.Name, func(t *testing.T) {
 			t.Parallel()
-			tr, meta, err := zoo.LoadTranslator(spec.Name)
+			tr, meta, err := LoadTranslator(spec.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec, err := zoo.RecordedTranslations(spec.Name)
+			rec, err := RecordedTranslations(spec.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +84,7 @@ func TestShippedTranslatorsMeetTheTargets(t *testing.T) {
 				// Exact, on every machine: a translation is a chain of decisions (argmax,
 				// beam ranks) that flips only at a near-tie within the last-bit changes of
 				// fused arithmetic (~1e-15); none does on arm64 (measured under qemu).
-				fresh := zoo.TestTranslations{Greedy: tr.Translate(tr.Task.Test, 1), Beam: tr.Translate(tr.Task.Test, zoo.RecordedBeam)}
+				fresh := TestTranslations{Greedy: tr.Translate(tr.Task.Test, 1), Beam: tr.Translate(tr.Task.Test, RecordedBeam)}
 				if !slices.Equal(fresh.Greedy, rec.Greedy) || !slices.Equal(fresh.Beam, rec.Beam) {
 					t.Errorf("the recorded test translations differ from a fresh decoding: rerun go run ./cmd/train -only seq2seq")
 				}
@@ -100,7 +99,7 @@ func TestShippedTranslatorsMeetTheTargets(t *testing.T) {
 					t.Errorf("%s: got %.4f, the checkpoint records %q", key, got, meta[key])
 				}
 			}
-			t.Logf("greedy BLEU %.4f exact %.4f; beam-%d BLEU %.4f exact %.4f", greedy.BLEU, greedy.Exact, zoo.RecordedBeam, beam.BLEU, beam.Exact)
+			t.Logf("greedy BLEU %.4f exact %.4f; beam-%d BLEU %.4f exact %.4f", greedy.BLEU, greedy.Exact, RecordedBeam, beam.BLEU, beam.Exact)
 			switch spec.Name {
 			case "seq2seq-corpus":
 				if greedy.BLEU < 0.6 {
@@ -119,9 +118,9 @@ func TestShippedTranslatorsMeetTheTargets(t *testing.T) {
 }
 
 func BenchmarkTranslatorTrainStep(b *testing.B) {
-	spec, _ := zoo.FindTranslatorSpec("seq2seq-corpus")
+	spec, _ := FindTranslatorSpec("seq2seq-corpus")
 	tr := spec.New()
-	opt := models.NewAdam(zoo.TranslatorLR)
+	opt := models.NewAdam(TranslatorLR)
 	rng := rand.New(rand.NewPCG(1, 1))
 	for b.Loop() {
 		tr.TrainStep(opt, rng)
