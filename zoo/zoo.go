@@ -11,7 +11,7 @@
 // The lessons read the loaded models through the Shared… functions (one model for
 // every page, read-only) or the Load… functions (a copy of the weights a page may
 // train). zoo imports only the standard library, gonum, unroll/models and
-// unroll/data (internal/arch checks it).
+// unroll/data, and renameio to write checkpoint files (internal/arch checks it).
 package zoo
 
 import (
