@@ -6,6 +6,7 @@ require (
 	github.com/a-h/templ v0.3.977
 	github.com/chromedp/chromedp v0.23.0
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
+	github.com/google/renameio/v2 v2.0.2
 	github.com/gorilla/websocket v1.5.3
 	go.uber.org/goleak v1.3.0
 	gonum.org/v1/gonum v0.17.0

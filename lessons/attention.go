@@ -12,6 +12,7 @@ import (
 
 	"unroll/models"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // sdpPadding is how many <pad> positions follow the source in the scaled dot-product
@@ -22,12 +23,12 @@ const sdpPadding = 3
 // attentionModels are the bundled translators the page shows, by task: without
 // attention (index 0) and with it (index 1). Nothing here trains them, so the shared
 // loaded translators serve every page build (inference only reads the weights).
-var attentionModels = sync.OnceValues(func() (map[string][2]*Translator, error) {
-	out := map[string][2]*Translator{}
-	for task, names := range lengthModels {
-		var pair [2]*Translator
+var attentionModels = sync.OnceValues(func() (map[string][2]*zoo.Translator, error) {
+	out := map[string][2]*zoo.Translator{}
+	for task, names := range zoo.LengthModels {
+		var pair [2]*zoo.Translator
 		for i, name := range names {
-			tr, _, err := sharedTranslator(name)
+			tr, _, err := zoo.SharedTranslator(name)
 			if err != nil {
 				return nil, err
 			}
@@ -45,7 +46,7 @@ var attentionModels = sync.OnceValues(func() (map[string][2]*Translator, error) 
 // held-out BLEU by source length.
 type attentionModel struct {
 	task      string
-	att, base *Translator
+	att, base *zoo.Translator
 	src       attentionSource
 	trace     *models.DecodeTrace // the decoding's steps, without the gates' traces (slim)
 	outputs   []string            // y_1 … y_T', <eos> included
@@ -138,7 +139,7 @@ func sdpMask(valid int, padding, causal bool) models.KeyMask {
 
 // scaledDotProductView computes softmax(QKᵀ/√d_k) with Q = K = V = H, the encoder
 // states of the source followed by sdpPadding <pad> tokens, under the chosen masks.
-func scaledDotProductView(tr *Translator, src attentionSource, padding, causal bool) sdpView {
+func scaledDotProductView(tr *zoo.Translator, src attentionSource, padding, causal bool) sdpView {
 	ids := slices.Clone(src.ids)
 	tokens := slices.Clone(src.tokens)
 	for range sdpPadding {

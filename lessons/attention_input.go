@@ -8,6 +8,7 @@ import (
 
 	"unroll/data"
 	"unroll/models"
+	"unroll/zoo"
 )
 
 // The attention page reads a typed source: a date for the date task, an English
@@ -26,7 +27,7 @@ type attentionSource struct {
 // readSource checks a typed source against tr's task and vocabulary. Errors are for
 // the student: an empty or too long source, a character the date model never saw,
 // or a sentence with no word of the corpus.
-func readSource(tr *Translator, text string) (attentionSource, error) {
+func readSource(tr *zoo.Translator, text string) (attentionSource, error) {
 	if tr.Task.Name == "dates" { // Source speaks of sentences and words; a date has characters
 		switch n := len(tr.Task.Tokenize(text)); {
 		case n == 0:
@@ -81,7 +82,7 @@ func readSource(tr *Translator, text string) (attentionSource, error) {
 // corpusIndex maps an English sentence's tokens (joined by spaces) to its French
 // sentences in the corpus, per split (0 test, 1 train); built once.
 var corpusIndex = sync.OnceValue(func() map[string][2][]string {
-	task := CorpusTask()
+	task := zoo.CorpusTask()
 	index := map[string][2][]string{}
 	for split, pairs := range [][]data.Pair{task.Test, task.Train} {
 		for _, p := range pairs {

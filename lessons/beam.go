@@ -9,6 +9,7 @@ import (
 
 	"unroll/models"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // The beam-search page's limits.
@@ -35,10 +36,10 @@ const (
 	beamTrained = "trained"
 )
 
-// beamTranslator is the bundled seq2seq model, shared (sharedTranslator): the page
+// beamTranslator is the bundled seq2seq model, shared (SharedTranslator): the page
 // only searches it, which reads the weights and never writes them.
 func beamTranslator() (*beamLoaded, error) {
-	tr, meta, err := sharedTranslator(beamTranslatorName)
+	tr, meta, err := zoo.SharedTranslator(beamTranslatorName)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func beamTranslator() (*beamLoaded, error) {
 }
 
 type beamLoaded struct {
-	tr   *Translator
+	tr   *zoo.Translator
 	meta map[string]string
 }
 

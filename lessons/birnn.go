@@ -8,6 +8,7 @@ import (
 
 	"unroll/data"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // birnnDefault is the sentence the page opens with: the lecture's third example,
@@ -18,13 +19,13 @@ const birnnDefault = "i am ___ hungry and i can eat half a pig ."
 // RNN reading one sentence. Step s is the forward cells' s-th step (time s) and the
 // backward cell's s-th step (time T − s + 1): both passes start at their own end.
 type birnnModel struct {
-	uni, bi  *FillBlank
+	uni, bi  *zoo.FillBlank
 	meta     [2]map[string]string // the checkpoints' metadata: unidirectional, bidirectional
 	ids      []int
 	blank    int // 0-based position of ___
 	text     string
 	seed     uint64
-	runs     *[2]BlankRun // nil when the weights changed since the last run
+	runs     *[2]zoo.BlankRun // nil when the weights changed since the last run
 	trained  int
 	trainRng *rand.Rand
 	curve    lossCurve
@@ -40,11 +41,11 @@ func buildBirnn(v sim.Values) (sim.Model, error) {
 		return nil, err
 	}
 	// The bundled models are shared and read-only; TrainStep replaces both by fresh weights.
-	uni, mu, err := sharedFillBlank(false)
+	uni, mu, err := zoo.SharedFillBlank(false)
 	if err != nil {
 		return nil, err
 	}
-	bi, mb, err := sharedFillBlank(true)
+	bi, mb, err := zoo.SharedFillBlank(true)
 	if err != nil {
 		return nil, err
 	}
@@ -52,9 +53,9 @@ func buildBirnn(v sim.Values) (sim.Model, error) {
 		blank: slices.Index(ids, 0), text: text, seed: uint64(v.Int("seed"))}, nil
 }
 
-func (m *birnnModel) run() *[2]BlankRun {
+func (m *birnnModel) run() *[2]zoo.BlankRun {
 	if m.runs == nil {
-		m.runs = &[2]BlankRun{m.uni.Run(m.ids, m.blank), m.bi.Run(m.ids, m.blank)}
+		m.runs = &[2]zoo.BlankRun{m.uni.Run(m.ids, m.blank), m.bi.Run(m.ids, m.blank)}
 	}
 	return m.runs
 }
@@ -84,7 +85,7 @@ func (m *birnnModel) Static() sim.Frame {
 	uw, up := topWord(runs[0].Probs)
 	bw, bp := topWord(runs[1].Probs)
 	meta := map[string]any{
-		"tokens": tokens, "input": m.text, "vocab": data.BlankAnswers, "hidden": BlankHidden,
+		"tokens": tokens, "input": m.text, "vocab": data.BlankAnswers, "hidden": zoo.BlankHidden,
 		"unidirectional": fmt.Sprintf("%s (p = %.3f)", uw, up),
 		"bidirectional":  fmt.Sprintf("%s (p = %.3f)", bw, bp),
 		"blank_position": m.blank + 1,
@@ -144,8 +145,8 @@ func (m *birnnModel) At(t int) sim.Frame {
 // Adam for each model. The loss reported is the bidirectional model's.
 func (m *birnnModel) TrainStep() (sim.Frame, error) {
 	if m.trainRng == nil {
-		m.uni, m.bi = NewFillBlank(false, m.seed), NewFillBlank(true, m.seed+1)
-		m.trainRng = rand.New(rand.NewPCG(m.seed, 0x7a1))
+		m.uni, m.bi = zoo.NewFillBlank(false, m.seed), zoo.NewFillBlank(true, m.seed+1)
+		m.trainRng = zoo.TrainRNG(m.seed)
 	}
 	uniLoss, uniAcc := m.uni.TrainStep(m.trainRng)
 	loss, acc := m.bi.TrainStep(m.trainRng)

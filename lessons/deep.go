@@ -10,18 +10,19 @@ import (
 
 	"unroll/data"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // deepModel is the deep-rnn lesson's sim.Model: a trained stack of L layers reading
 // one generated market series, day by day.
 type deepModel struct {
-	net    *MarketModel      // the shared bundled one (read-only) until TrainStep starts one of its own
+	net    *zoo.MarketModel  // the shared bundled one (read-only) until TrainStep starts one of its own
 	meta   map[string]string // of the checkpoint it started from
 	series data.MarketSeries
 	seed   uint64
 
-	run    *MarketRun  // nil when the weights changed since the last run
-	scores *DeepScores // of the current weights on the held-out series
+	run    *zoo.MarketRun  // nil when the weights changed since the last run
+	scores *zoo.DeepScores // of the current weights on the held-out series
 
 	trainRng *rand.Rand
 	trained  int
@@ -30,7 +31,7 @@ type deepModel struct {
 
 func buildDeep(v sim.Values) (sim.Model, error) {
 	kind, L := v.String("cell"), v.Int("layers")
-	net, meta, err := sharedMarketModel(kind, L) // TrainStep replaces it by fresh weights
+	net, meta, err := zoo.SharedMarketModel(kind, L) // TrainStep replaces it by fresh weights
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func buildDeep(v sim.Values) (sim.Model, error) {
 	return &deepModel{net: net, meta: meta, series: data.NewMarketSeries(rng, v.Int("length")), seed: seed}, nil
 }
 
-func (m *deepModel) states() *MarketRun {
+func (m *deepModel) states() *zoo.MarketRun {
 	if m.run == nil {
 		r := m.net.Run(m.series)
 		m.run = &r
@@ -61,7 +62,7 @@ func (m *deepModel) layerScores() (slow, fast, auto []float64) {
 		return slow, fast, auto
 	}
 	if m.scores == nil {
-		sc := m.net.Scores(DeepEvalSet())
+		sc := m.net.Scores(zoo.DeepEvalSet())
 		m.scores = &sc
 	}
 	return m.scores.SlowCorr, m.scores.FastCorr, m.scores.Autocorr
@@ -98,7 +99,7 @@ func (m *deepModel) Static() sim.Frame {
 		return out
 	}
 	meta := map[string]any{
-		"tokens": tokens, "labels": labels, "cell": m.net.Kind, "layers": L, "hidden": DeepHidden,
+		"tokens": tokens, "labels": labels, "cell": m.net.Kind, "layers": L, "hidden": zoo.DeepHidden,
 		"params":           m.net.Net.Params().Count(),
 		"slow_corr":        round(slow),
 		"fast_corr":        round(fast),
@@ -133,7 +134,7 @@ func (m *deepModel) Static() sim.Frame {
 // firstForecast is x̂_1, the forecast of day 1 "made on day 0": the output from the
 // initial state H_0^{(L)} = 0, which is b_q's first entry.
 func (m *deepModel) firstForecast() float64 {
-	return m.net.Out.Forward(mat.NewDense(1, DeepHidden, nil)).At(0, 0)
+	return m.net.Out.Forward(mat.NewDense(1, zoo.DeepHidden, nil)).At(0, 0)
 }
 
 func bullLine(r []float64) []float64 {
@@ -167,7 +168,7 @@ func layerSummary(slow, fast []float64) string {
 func (m *deepModel) At(t int) sim.Frame {
 	r := m.states()
 	L := m.net.Layers()
-	flat := make([]float64, 0, L*DeepHidden)
+	flat := make([]float64, 0, L*zoo.DeepHidden)
 	for _, h := range r.States[t-1] {
 		flat = append(flat, h...)
 	}
@@ -186,7 +187,7 @@ func (m *deepModel) At(t int) sim.Frame {
 		forecast = r.Next[t-2]
 	}
 	arrays := []sim.Array{
-		sim.Matrix("H", L, DeepHidden, flat),
+		sim.Matrix("H", L, zoo.DeepHidden, flat),
 		sim.Vector("x", []float64{s.X[t-1]}),
 		sim.Vector("p_bull", []float64{r.PBull[t-1]}),
 		sim.Vector("x_hat", []float64{forecast}),         // drawn at day t against x_t
@@ -199,8 +200,8 @@ func (m *deepModel) At(t int) sim.Frame {
 // ones drawn from the seed (same cell and L), then every call is one minibatch of Adam.
 func (m *deepModel) TrainStep() (sim.Frame, error) {
 	if m.trainRng == nil {
-		m.net = NewMarketModel(m.net.Kind, m.net.Layers(), m.seed)
-		m.trainRng = rand.New(rand.NewPCG(m.seed, 0x7a1))
+		m.net = zoo.NewMarketModel(m.net.Kind, m.net.Layers(), m.seed)
+		m.trainRng = zoo.TrainRNG(m.seed)
 	}
 	loss, acc := m.net.TrainStep(m.trainRng)
 	if math.IsNaN(loss) {
@@ -245,9 +246,9 @@ var deepLesson = &Lesson{
 		{ID: "regime", Kind: Line, Title: `bull market (1) or bear (0), and the model's \(P(\mathrm{bull})\)`, Arrays: []string{"regime_line", "p_bull"}, Legend: []string{"bull (1) or bear (0)", "P(bull)"}, Scale: []float64{0, 1}, Symbol: "p_bull"},
 	},
 	Params: sim.Specs{
-		{Name: "layers", Label: "layers", Symbol: "L", Kind: sim.Int, Default: "3", Min: 1, Max: DeepMaxLayers, Step: 1,
+		{Name: "layers", Label: "layers", Symbol: "L", Kind: sim.Int, Default: "3", Min: 1, Max: zoo.DeepMaxLayers, Step: 1,
 			Help: "Each L has its own trained stack."},
-		{Name: "cell", Label: "cell", Kind: sim.Choice, Default: string(DeepKinds[0]), Choices: DeepKinds,
+		{Name: "cell", Label: "cell", Kind: sim.Choice, Default: string(zoo.DeepKinds[0]), Choices: zoo.DeepKinds,
 			Help: "rnn: the lecture's tanh step; gru and lstm: gated cells in every layer."},
 		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1,
 			Help: "A new market series (and the random start of training from scratch)."},

@@ -15,6 +15,7 @@ import (
 	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // Display settings of the embeddings page.
@@ -38,7 +39,7 @@ const (
 // in Static after any training (the Run reads it again for the snapshot that follows
 // training).
 type embedModel struct {
-	m      *EmbedModel       // the shared bundled one (read-only) until TrainStep starts one of its own
+	m      *zoo.EmbedModel   // the shared bundled one (read-only) until TrainStep starts one of its own
 	ck     map[string]string // metadata of the checkpoint the page started from
 	corpus *data.WordCorpus
 
@@ -95,7 +96,7 @@ func featureIndex(w string) int {
 
 func buildEmbeddings(v sim.Values) (sim.Model, error) {
 	c := data.Words()
-	m, meta, err := sharedEmbedModel() // read-only: TrainStep replaces it by fresh weights
+	m, meta, err := zoo.SharedEmbedModel() // read-only: TrainStep replaces it by fresh weights
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +169,7 @@ func (e *embedModel) refresh(aligned bool) {
 	meta["word_class"] = c.Class
 	meta["class_names"] = data.WordClasses
 	meta["vocabulary"] = fmt.Sprintf("%d English words, used ≥ %d times in %d sentences", len(c.Words), data.WordMinCount, len(c.Sentences))
-	meta["d"] = EmbedDim
+	meta["d"] = zoo.EmbedDim
 	meta["map"] = fmt.Sprintf("PCA of the unit-length e_w: PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
 	meta["weights"] = e.weightsFact()
 	if e.trained == 0 {
@@ -408,8 +409,8 @@ func roundAll(v []float64) []float64 {
 // the map as it trains.
 func (e *embedModel) TrainStep() (sim.Frame, error) {
 	if e.trainRng == nil {
-		e.m = NewEmbedModel(e.seed)
-		e.trainRng = embedTrainRNG(e.seed)
+		e.m = zoo.NewEmbedModel(e.seed)
+		e.trainRng = zoo.TrainRNG(e.seed)
 	}
 	loss, err := e.m.TrainStep(e.trainRng, e.window, e.k)
 	if err != nil {
@@ -528,9 +529,9 @@ var embeddingsLesson = &Lesson{
 			Help: "a → b as c → ?; the default is the corpus question the trained vectors get right. The lecture's man → woman as king → ? is answered on the feature table."},
 		{Name: "b", Label: "analogy: b", Kind: sim.Text, MaxLen: 30, Default: "boys"},
 		{Name: "c", Label: "analogy: c", Kind: sim.Text, MaxLen: 30, Default: "girl"},
-		{Name: "negatives", Label: "negatives", Kind: sim.Int, Default: strconv.Itoa(EmbedNegatives), Min: 1, Max: 10, Step: 1, Symbol: "k",
+		{Name: "negatives", Label: "negatives", Kind: sim.Int, Default: strconv.Itoa(zoo.EmbedNegatives), Min: 1, Max: 10, Step: 1, Symbol: "k",
 			Help: "Words drawn from f(w)^¾ per true pair, in the walk-through and in training."},
-		{Name: "window", Label: "context window", Kind: sim.Int, Default: strconv.Itoa(EmbedWindow), Min: 1, Max: 4, Step: 1,
+		{Name: "window", Label: "context window", Kind: sim.Int, Default: strconv.Itoa(zoo.EmbedWindow), Min: 1, Max: 4, Step: 1,
 			Help: "A context word is at most this many words from the centre word."},
 		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
 			Help: "Draws the walk-through's negatives and the random start of training."},

@@ -11,6 +11,7 @@ import (
 
 	"unroll/data"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 func embedValues(changes map[string]string) sim.Values {
@@ -189,7 +190,7 @@ func TestEmbeddingsTrainingLearns(t *testing.T) {
 // TestEmbeddingsCheckpoint: the bundled model has the quality its metadata records and
 // the page's prose states.
 func TestEmbeddingsCheckpoint(t *testing.T) {
-	m, meta, err := LoadEmbedModel()
+	m, meta, err := zoo.LoadEmbedModel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"unroll/models"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // seq2seqName is the bundled GRU encoder-decoder the encoder-decoder and seq2seq
@@ -24,34 +25,26 @@ const (
 	weightsUntrained = "untrained" // fresh random weights, as before training
 )
 
-// sharedSeq2Seq is the bundled seq2seq, shared and read-only (sharedTranslator): the
+// sharedSeq2Seq is the bundled seq2seq, shared and read-only (SharedTranslator): the
 // encoder-decoder page never trains, and the seq2seq page copies it before it does.
 func sharedSeq2Seq() (loadedTranslator, error) {
-	tr, meta, err := sharedTranslator(seq2seqName)
+	tr, meta, err := zoo.SharedTranslator(seq2seqName)
 	return loadedTranslator{tr, meta}, err
 }
 
 // untrainedSeq2Seq is the bundled seq2seq's architecture with fresh weights drawn
 // from seed, exactly as training from scratch starts (NewTranslator): the same seed
 // always gives the same weights, so a page may drop them and draw them again.
-func untrainedSeq2Seq(seed uint64) *Translator {
-	spec, _ := FindTranslatorSpec(seq2seqName)
+func untrainedSeq2Seq(seed uint64) *zoo.Translator {
+	spec, _ := zoo.FindTranslatorSpec(seq2seqName)
 	cfg := spec.Config
 	cfg.Seed = seed
-	return NewTranslator(spec.Task(), cfg)
-}
-
-// withoutWeights is tr's task, sizes and vocabularies without its model: what a page
-// keeps once it has computed everything it shows with weights that nobody else
-// shares (an untrained page's), so that an idle session does not hold a model.
-// Translating with it panics.
-func (tr *Translator) withoutWeights() *Translator {
-	return &Translator{Task: tr.Task, Config: tr.Config, Src: tr.Src, Tgt: tr.Tgt}
+	return zoo.NewTranslator(spec.Task(), cfg)
 }
 
 // loadedTranslator is a bundled translator with its checkpoint's metadata.
 type loadedTranslator struct {
-	tr   *Translator
+	tr   *zoo.Translator
 	meta map[string]string
 }
 
@@ -62,7 +55,7 @@ type tokenProb struct {
 }
 
 // topKMeta is a decoder step's translationTopK most probable target tokens.
-func topKMeta(tr *Translator, st models.DecodeStep) []tokenProb {
+func topKMeta(tr *zoo.Translator, st models.DecodeStep) []tokenProb {
 	var out []tokenProb
 	for _, tp := range st.TopK(translationTopK) {
 		out = append(out, tokenProb{Token: tr.Tgt.Token(tp.ID), P: sig4(tp.Prob)})
@@ -118,8 +111,8 @@ func unknownWords(tokens []string, ids []int) string {
 // T+2…), every step from one models.DecodeTrace.
 type encDecModel struct {
 	// tr is the shared bundled translator (read-only), or, untrained, the seed's
-	// vocabularies only (withoutWeights): the page uses weights only to build run.
-	tr      *Translator
+	// vocabularies only (WithoutWeights): the page uses weights only to build run.
+	tr      *zoo.Translator
 	weights string
 	seed    uint64            // draws the untrained weights
 	meta    map[string]string // the checkpoint's, nil when untrained
@@ -149,7 +142,7 @@ func buildEncDec(v sim.Values) (sim.Model, error) {
 		return nil, err
 	}
 	if m.weights == weightsUntrained {
-		m.tr = m.tr.withoutWeights() // 1.7 MB a session need not keep: the run is all the page shows
+		m.tr = m.tr.WithoutWeights() // 1.7 MB a session need not keep: the run is all the page shows
 	}
 	return m, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"unroll/models"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 func encDecValues(changes map[string]string) sim.Values { return lessonValues(encDecLesson, changes) }
@@ -247,10 +248,10 @@ func TestEncDecSeed(t *testing.T) {
 	if slices.Equal(a, b) {
 		t.Errorf("seeds 7 and 8: the same untrained weights")
 	}
-	spec, _ := FindTranslatorSpec(seq2seqName)
+	spec, _ := zoo.FindTranslatorSpec(seq2seqName)
 	def := buildEncDecModel(t, untrained(strconv.Itoa(int(spec.Config.Seed))))
 	if def.tr.Model != nil {
-		t.Errorf("an untrained page keeps its weights: got a model want none (withoutWeights)")
+		t.Errorf("an untrained page keeps its weights: got a model want none (WithoutWeights)")
 	}
 	if !mat.Equal(untrainedSeq2Seq(def.seed).Model.SrcEmbed.E.Value, spec.New().Model.SrcEmbed.E.Value) {
 		t.Errorf("seed %d: the untrained weights are not the checkpoint's starting weights", spec.Config.Seed)

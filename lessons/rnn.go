@@ -7,25 +7,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-
-	"gonum.org/v1/gonum/mat"
 
 	"unroll/data"
-	"unroll/models"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
-// Sizes and training settings of the character-level language model.
-const (
-	CharHidden     = 32   // h: enough for words of three letters, small enough to read on a heatmap
-	charWindow     = 32   // characters per training sequence (BPTT length)
-	charBatch      = 16   // sequences per minibatch
-	charLR         = 0.01 // Adam's η
-	charClip       = 1    // θ for gradient clipping: a vanilla RNN on text needs it
-	CharTrainSteps = 2000 // minibatches cmd/train uses for the bundled checkpoint
-	charMaxPrompt  = 40   // a prompt must fit the page's heatmaps
-)
+// charMaxPrompt is the longest prompt: it must fit the page's heatmaps.
+const charMaxPrompt = 40
 
 // newlineShown stands for "\n" where a character is shown as text, as SpaceToken
 // (␣) stands for the space: both are invisible in a sentence of the facts.
@@ -42,142 +31,6 @@ func shownChar(c string) string {
 		return newlineShown
 	}
 	return c
-}
-
-// CharLM is the lecture's architecture A as a character-level language model: a
-// vanilla RNN whose hidden state feeds the next step, and an output at every step,
-//
-//	H_t = tanh(X_t W_xh + H_{t-1} W_hh + b_h),  O_t = H_t W_hq + b_q,
-//	P(x_{t+1} | x_1 … x_t) = softmax(O_t).
-type CharLM struct {
-	Cell *models.RNN
-	Out  *models.Dense
-	opt  *models.Adam
-}
-
-// NewCharLM returns an untrained model with weights drawn from seed.
-func NewCharLM(seed uint64) *CharLM {
-	rng := rand.New(rand.NewPCG(seed, 0xc4a2))
-	V := len(data.CharVocab)
-	return &CharLM{
-		Cell: models.NewRNN(V, CharHidden, models.ActTanh, rng),
-		Out:  models.NewDense("out.", CharHidden, V, rng),
-		opt:  models.NewAdam(charLR),
-	}
-}
-
-// Params lists "rnn.W_xh", "rnn.W_hh", "rnn.b_h", "out.W", "out.b".
-func (m *CharLM) Params() models.Params {
-	return append(m.Cell.Params().WithPrefix("rnn."), m.Out.Params()...)
-}
-
-// TrainStep runs one minibatch of Adam on windows of the corpus drawn from rng: the
-// mean over steps of −log P(x_{t+1} | x_1 … x_t). It returns that loss.
-func (m *CharLM) TrainStep(rng *rand.Rand) float64 {
-	V := len(data.CharVocab)
-	starts := make([]int, charBatch)
-	for b := range starts {
-		starts[b] = rng.IntN(len(data.CharCorpusIDs) - charWindow - 1)
-	}
-	ps := m.Params()
-	ps.ZeroGrad()
-	xs := make([]*mat.Dense, charWindow)
-	for t := range xs {
-		xs[t] = mat.NewDense(charBatch, V, nil)
-		for b, s := range starts {
-			xs[t].Set(b, data.CharCorpusIDs[s+t], 1)
-		}
-	}
-	tr, err := models.Forward(m.Cell, xs, models.State{})
-	if err != nil {
-		panic(err) // one-hot inputs are always finite
-	}
-	dH := make([]*mat.Dense, charWindow)
-	targets := make([]int, charBatch)
-	loss := 0.0
-	scale := 1 / float64(charWindow*charBatch)
-	for t := range charWindow {
-		for b, s := range starts {
-			targets[b] = data.CharCorpusIDs[s+t+1]
-		}
-		H := tr.Steps[t].Next.H
-		l, _, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, nil)
-		loss += l
-		dLogits.Scale(scale, dLogits)
-		dH[t] = m.Out.Backward(H, dLogits)
-	}
-	models.Backward(m.Cell, tr, dH, models.BPTTOptions{})
-	models.ClipGradNorm(ps, charClip)
-	m.opt.Step(ps)
-	return loss * scale
-}
-
-// BitsPerChar is the model's mean −log₂ P(x_{t+1} | x_1 … x_t) over the whole corpus,
-// read in one pass from H_0 = 0.
-func (m *CharLM) BitsPerChar() float64 {
-	steps := m.Run(data.CharCorpusIDs[:len(data.CharCorpusIDs)-1], 1)
-	total := 0.0
-	for t, st := range steps {
-		total -= math.Log2(st.Probs[data.CharCorpusIDs[t+1]])
-	}
-	return total / float64(len(steps))
-}
-
-// CharStep is one step of the language model reading one character.
-type CharStep struct {
-	X, H, Probs []float64 // X_t (one-hot), H_t, softmax(O_t / τ)
-}
-
-// Run reads ids from H_0 = 0 with temperature τ: P = softmax(O_t / τ).
-func (m *CharLM) Run(ids []int, tau float64) []CharStep {
-	out := make([]CharStep, len(ids))
-	h := mat.NewDense(1, CharHidden, nil)
-	for t, id := range ids {
-		out[t] = m.step(id, h, tau)
-		h = mat.NewDense(1, CharHidden, out[t].H)
-	}
-	return out
-}
-
-func (m *CharLM) step(id int, prev *mat.Dense, tau float64) CharStep {
-	V := len(data.CharVocab)
-	x := mat.NewDense(1, V, nil)
-	x.Set(0, id, 1)
-	st := m.Cell.Step(x, models.State{H: prev})
-	logits := m.Out.Forward(st.Next.H).RawRowView(0)
-	scaled := make([]float64, V)
-	for i, o := range logits {
-		scaled[i] = o / tau
-	}
-	probs := make([]float64, V)
-	models.Softmax(probs, scaled)
-	return CharStep{X: mat.Row(nil, 0, x), H: mat.Row(nil, 0, st.Next.H), Probs: probs}
-}
-
-// Generate reads the prompt, then samples n characters, each from the previous
-// step's P = softmax(O_t / τ) with rng, feeding every sample back as the next input.
-// It returns every step and the generated ids.
-func (m *CharLM) Generate(prompt []int, n int, tau float64, rng *rand.Rand) ([]CharStep, []int) {
-	steps := m.Run(prompt, tau)
-	var gen []int
-	for range n {
-		next := sample(steps[len(steps)-1].Probs, rng)
-		gen = append(gen, next)
-		steps = append(steps, m.step(next, mat.NewDense(1, CharHidden, steps[len(steps)-1].H), tau))
-	}
-	return steps, gen
-}
-
-// sample draws an index from the distribution p.
-func sample(p []float64, rng *rand.Rand) int {
-	u := rng.Float64()
-	for i, v := range p {
-		u -= v
-		if u < 0 {
-			return i
-		}
-	}
-	return len(p) - 1
 }
 
 // ParsePrompt turns a typed prompt into character ids (lowercased).
@@ -200,43 +53,19 @@ func ParsePrompt(text string) ([]int, error) {
 	return ids, nil
 }
 
-// CharCheckpointFile is the bundled language model under lessons/checkpoints.
-const CharCheckpointFile = "rnn-charlm.safetensors"
-
-// charCheckpoint loads the bundled language model once: shared and read-only (see
-// bundled), so the RNN page reads it without copying it.
-var charCheckpoint = sync.OnceValues(func() (*CharLM, error) {
-	m := NewCharLM(0)
-	if _, err := readBundled(CharCheckpointFile, m.Params()); err != nil {
-		return nil, err
-	}
-	return m, nil
-})
-
-// LoadCharLM returns a fresh copy of the bundled trained language model.
-func LoadCharLM() (*CharLM, error) {
-	ck, err := charCheckpoint()
-	if err != nil {
-		return nil, err
-	}
-	m := NewCharLM(0)
-	copyParams(m.Params(), ck.Params())
-	return m, nil
-}
-
 // rnnModel is the RNN lesson's sim.Model: the language model reading a prompt and
 // then writing, one character per step.
 type rnnModel struct {
-	lm        *CharLM // the shared bundled one (read-only) until TrainStep starts one of its own
-	archB     *ArchB  // architecture B on the same characters
-	archC     *ArchC  // architecture C on the same characters
-	stepsB    []ArchStep
-	stepsC    []ArchStep
+	lm        *zoo.CharLM // the shared bundled one (read-only) until TrainStep starts one of its own
+	archB     *zoo.ArchB  // architecture B on the same characters
+	archC     *zoo.ArchC  // architecture C on the same characters
+	stepsB    []zoo.ArchStep
+	stepsC    []zoo.ArchStep
 	prompt    []int
 	n, topK   int
 	tau       float64
 	seed      uint64
-	steps     []CharStep // nil after training changed the weights
+	steps     []zoo.CharStep // nil after training changed the weights
 	gen       []int
 	trainRng  *rand.Rand
 	trained   int
@@ -248,11 +77,11 @@ func buildRNN(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	lm, err := charCheckpoint() // shared and read-only: TrainStep replaces it by fresh weights
+	lm, err := zoo.SharedCharLM() // shared and read-only: TrainStep replaces it by fresh weights
 	if err != nil {
 		return nil, err
 	}
-	b, c, err := LoadArchModels()
+	b, c, err := zoo.LoadArchModels()
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +90,7 @@ func buildRNN(v sim.Values) (sim.Model, error) {
 	return m, nil
 }
 
-func (m *rnnModel) run() []CharStep {
+func (m *rnnModel) run() []zoo.CharStep {
 	if m.steps == nil {
 		rng := rand.New(rand.NewPCG(m.seed, 0x5a3))
 		m.steps, m.gen = m.lm.Generate(m.prompt, m.n, m.tau, rng)
@@ -295,7 +124,7 @@ func (m *rnnModel) Static() sim.Frame {
 		"tokens":       tokens,
 		"prompt_len":   len(m.prompt),
 		"vocab":        data.CharVocab, // the labels of X_t's and P's entries, by index
-		"hidden":       CharHidden,
+		"hidden":       zoo.CharHidden,
 		"params":       m.lm.Params().Count(),
 		"architecture": "A",
 		"temperature":  m.tau,
@@ -303,8 +132,8 @@ func (m *rnnModel) Static() sim.Frame {
 		"archs": map[string]string{"graph": "A", "graph-b": "B", "graph-c": "C"},
 	}
 	last := m.stepsC[len(m.stepsC)-1].Probs
-	meta["C_answer"] = fmt.Sprintf("%s (p = %.3f)", ArchCClasses[argmax(last)], last[argmax(last)])
-	meta["C_truth"] = ArchCClasses[archCLabel(all)]
+	meta["C_answer"] = fmt.Sprintf("%s (p = %.3f)", zoo.ArchCClasses[argmax(last)], last[argmax(last)])
+	meta["C_truth"] = zoo.ArchCClasses[zoo.ArchCLabel(all)]
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
 	} else {
@@ -365,7 +194,7 @@ func (m *rnnModel) At(t int) sim.Frame {
 	meta["A_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(data.CharVocab[order[0]]), st.Probs[order[0]])
 	meta["B_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(data.CharVocab[argmax(pb)]), pb[argmax(pb)])
 	if pc := m.stepsC[t-1].Probs; pc != nil {
-		meta["C_output"] = fmt.Sprintf("%s (p = %.3f)", ArchCClasses[argmax(pc)], pc[argmax(pc)])
+		meta["C_output"] = fmt.Sprintf("%s (p = %.3f)", zoo.ArchCClasses[argmax(pc)], pc[argmax(pc)])
 	} else {
 		meta["C_output"] = "none until the last step"
 	}
@@ -380,8 +209,8 @@ func (m *rnnModel) At(t int) sim.Frame {
 // fresh ones drawn from the seed; each call is one minibatch of Adam.
 func (m *rnnModel) TrainStep() (sim.Frame, error) {
 	if m.trainRng == nil {
-		m.lm = NewCharLM(m.seed)
-		m.trainRng = rand.New(rand.NewPCG(m.seed, 0x7a1))
+		m.lm = zoo.NewCharLM(m.seed)
+		m.trainRng = zoo.TrainRNG(m.seed)
 	}
 	loss := m.lm.TrainStep(m.trainRng)
 	if math.IsNaN(loss) {
@@ -456,9 +285,4 @@ var rnnLesson = &Lesson{
 	SessionBytes: 960 << 10,
 	// 83 KB measured (its own language model from the seed and Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 480 << 10,
-}
-
-// SaveCharLM writes m's parameters and meta to path (atomically).
-func SaveCharLM(path string, m *CharLM, meta map[string]string) error {
-	return models.SaveCheckpoint(path, m.Params(), meta)
 }

@@ -10,6 +10,7 @@ import (
 	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // Live training on the seq2seq page.
@@ -27,7 +28,7 @@ const (
 	// fresh Adam's first steps are about as large as the rate, and TranslatorLR
 	// would undo the checkpoint (measured over 100 steps: loss 0.003 → 0.027, BLEU
 	// 0.85 → 0.75); at a tenth of it the loss stays at 0.003.
-	seq2seqContinueLR = TranslatorLR / 10
+	seq2seqContinueLR = zoo.TranslatorLR / 10
 )
 
 // Where the seq2seq page's training starts (its "start" parameter).
@@ -49,10 +50,10 @@ const (
 type seq2seqModel struct {
 	// tr is the translator whose weights the page shows. Until the first TrainStep it
 	// is the shared bundled checkpoint (read-only), or, untrained, the seed's
-	// vocabularies only (withoutWeights): everything the page shows of those weights
+	// vocabularies only (WithoutWeights): everything the page shows of those weights
 	// is computed at build. The first TrainStep gives it weights of its own to train
 	// (copy-on-write, ownWeights).
-	tr      *Translator
+	tr      *zoo.Translator
 	weights string
 	seed    uint64
 	ckMeta  map[string]string // the checkpoint's metadata, nil when untrained
@@ -112,7 +113,7 @@ func buildSeq2Seq(v sim.Values) (sim.Model, error) {
 	m.bleuCurve = [][2]float64{{0, m.startBLEU()}}
 	m.refreshLive()
 	if m.weights == weightsUntrained {
-		m.tr = m.tr.withoutWeights() // an idle page needs none of its 1.7 MB; TrainStep draws them again
+		m.tr = m.tr.WithoutWeights() // an idle page needs none of its 1.7 MB; TrainStep draws them again
 	}
 	return m, nil
 }
@@ -120,11 +121,11 @@ func buildSeq2Seq(v sim.Values) (sim.Model, error) {
 // ownWeights is a translator whose weights are the page's own, to train: a copy of
 // the bundled checkpoint, or the seed's untrained weights drawn again (the same
 // weights the page was built with).
-func (m *seq2seqModel) ownWeights() (*Translator, error) {
+func (m *seq2seqModel) ownWeights() (*zoo.Translator, error) {
 	if m.weights == weightsUntrained {
 		return untrainedSeq2Seq(m.seed), nil
 	}
-	tr, _, err := LoadTranslator(seq2seqName)
+	tr, _, err := zoo.LoadTranslator(seq2seqName)
 	return tr, err
 }
 
@@ -243,7 +244,7 @@ func (m *seq2seqModel) heldOutBLEU() float64 {
 // ScoredPairs are the held-out pairs the seq2seq page scores while training:
 // seq2seqEvalPairs test pairs spread evenly over the test split (every k-th), so
 // short and long sentences, all kinds of grammar, are represented.
-func ScoredPairs(task *TranslationTask) []data.Pair {
+func ScoredPairs(task *zoo.TranslationTask) []data.Pair {
 	n := min(seq2seqEvalPairs, len(task.Test))
 	out := make([]data.Pair, n)
 	for i := range out {

@@ -22,6 +22,31 @@ func taskInput(v sim.Values) (task *data.Task, text string, ids []int, err error
 	return task, text, ids, err
 }
 
+// argmax is the index of the largest element of v (the first of equals).
+func argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// b2f is 1 for true and 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func fill(v []float64, x float64) {
+	for i := range v {
+		v[i] = x
+	}
+}
+
 // b2i is 1 for true and 0 for false.
 func b2i(b bool) int {
 	if b {

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
@@ -11,8 +10,6 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -58,17 +55,6 @@ type tensorHeader struct {
 	DataOffsets []uint64 `json:"data_offsets"`
 }
 
-// SaveCheckpoint writes ps and meta to path in the safetensors format, atomically: it
-// writes a temporary file in the same directory, syncs it to disk and renames it over
-// path, so path holds either the old checkpoint or the complete new one, never half.
-func SaveCheckpoint(path string, ps Params, meta map[string]string) error {
-	err := writeFileAtomic(path, func(w io.Writer) error { return writeSafetensors(w, ps, meta) })
-	if err != nil {
-		return fmt.Errorf("models: saving checkpoint %s: %w", path, err)
-	}
-	return nil
-}
-
 // WriteSafetensors writes ps (in order) and meta to w in the safetensors format.
 // Names must be non-empty, distinct and not "__metadata__", and every value finite
 // (a checkpoint of a diverged model is refused, so every file written can be read back).
@@ -77,20 +63,6 @@ func WriteSafetensors(w io.Writer, ps Params, meta map[string]string) error {
 		return fmt.Errorf("models: safetensors: %w", err)
 	}
 	return nil
-}
-
-// LoadCheckpoint reads the safetensors file at path into ps (see ReadSafetensors).
-func LoadCheckpoint(path string, ps Params) (meta map[string]string, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("models: loading checkpoint: %w", err)
-	}
-	defer f.Close()
-	meta, err = readSafetensors(bufio.NewReader(f), ps)
-	if err != nil {
-		return nil, fmt.Errorf("models: loading checkpoint %s: %w", path, err)
-	}
-	return meta, nil
 }
 
 // ReadSafetensors reads a safetensors stream and copies each tensor into the Value of
@@ -398,59 +370,4 @@ func allFinite(m *mat.Dense) bool {
 		}
 	}
 	return true
-}
-
-// writeFileAtomic writes path through write: into a temporary file in the same
-// directory, synced and renamed over path, so a crash or an error never leaves a
-// half-written path. On error the temporary file is removed and path is untouched.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	buffered := bufio.NewWriter(tmp)
-	if err = write(buffered); err != nil {
-		return err
-	}
-	if err = buffered.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(checkpointPerm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
-}
-
-// checkpointPerm lets everyone read a checkpoint and only its owner replace it.
-const checkpointPerm = 0o644
-
-// syncDir flushes the directory entry of a rename to disk; best effort, since not
-// every platform can sync a directory and the file itself is already complete.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	d.Sync()
-	d.Close()
 }

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -105,16 +102,15 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "model.safetensors")
 			ps := stModel(rand.New(rand.NewPCG(1, tc.seed)))
 			ps[0].Value.Set(0, 0, math.SmallestNonzeroFloat64) // subnormals survive too
 			ps[0].Value.Set(0, 1, math.Copysign(0, -1))
-			if err := SaveCheckpoint(path, ps, tc.meta); err != nil {
+			var buf bytes.Buffer
+			if err := WriteSafetensors(&buf, ps, tc.meta); err != nil {
 				t.Fatal(err)
 			}
 			got := stZeroLike(ps)
-			meta, err := LoadCheckpoint(path, got)
+			meta, err := ReadSafetensors(&buf, got)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,143 +128,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 			if len(tc.meta) == 0 && len(meta) != 0 || len(tc.meta) > 0 && !maps.Equal(meta, tc.meta) {
 				t.Errorf("metadata: got %v want %v", meta, tc.meta)
 			}
-			stOnlyFile(t, dir, "model.safetensors")
-			info, err := os.Stat(path)
-			if err != nil || info.Mode().Perm() != checkpointPerm {
-				t.Errorf("mode: got %v, %v want %v", info.Mode().Perm(), err, os.FileMode(checkpointPerm))
-			}
 		})
-	}
-}
-
-// stOnlyFile fails unless dir holds exactly the file name (no temporary left over).
-func stOnlyFile(t *testing.T, dir, name string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if len(names) != 1 || names[0] != name {
-		t.Errorf("directory: got %v want only [%s]", names, name)
-	}
-}
-
-func TestCheckpointOverwrite(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "m.safetensors")
-	first, second := stTinyParams(), stTinyParams()
-	second[0].Value.Set(0, 0, 42)
-	if err := SaveCheckpoint(path, first, map[string]string{"step": "1"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := SaveCheckpoint(path, second, map[string]string{"step": "2"}); err != nil {
-		t.Fatal(err)
-	}
-	got := stZeroLike(first)
-	meta, err := LoadCheckpoint(path, got)
-	if err != nil || meta["step"] != "2" || got[0].Value.At(0, 0) != 42 {
-		t.Errorf("got step %q W[0,0] %v err %v want 2, 42, nil", meta["step"], got[0].Value.At(0, 0), err)
-	}
-	stOnlyFile(t, dir, "m.safetensors")
-}
-
-func TestCheckpointAtomicOnFailure(t *testing.T) {
-	errDisk := errors.New("disk full")
-	cases := []struct {
-		name string
-		save func(path string) error
-		want string
-	}{
-		{"NaN in a tensor", func(path string) error {
-			ps := stTinyParams()
-			ps[1].Value.Set(0, 0, math.NaN())
-			return SaveCheckpoint(path, ps, nil)
-		}, `tensor "b" holds NaN or Inf`},
-		{"duplicate names", func(path string) error {
-			ps := stTinyParams()
-			return SaveCheckpoint(path, append(ps, ps[0]), nil)
-		}, `two parameters called "W"`},
-		{"writer fails half way", func(path string) error {
-			return writeFileAtomic(path, func(w io.Writer) error {
-				w.Write(bytes.Repeat([]byte("x"), 100000)) // more than the buffer: reaches the file
-				return errDisk
-			})
-		}, "disk full"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "model.safetensors")
-			if err := SaveCheckpoint(path, stTinyParams(), map[string]string{"step": "1"}); err != nil {
-				t.Fatal(err)
-			}
-			before, _ := os.ReadFile(path)
-			err := tc.save(path)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error: got %v want one containing %q", err, tc.want)
-			}
-			after, _ := os.ReadFile(path)
-			if !bytes.Equal(before, after) {
-				t.Errorf("target changed by a failed save: got %d bytes want the old %d", len(after), len(before))
-			}
-			stOnlyFile(t, dir, "model.safetensors")
-		})
-	}
-}
-
-func TestCheckpointUnwritableDirectory(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root ignores directory permissions")
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "model.safetensors")
-	if err := SaveCheckpoint(path, stTinyParams(), nil); err != nil {
-		t.Fatal(err)
-	}
-	before, _ := os.ReadFile(path)
-	if err := os.Chmod(dir, 0o555); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chmod(dir, 0o755)
-	if err := SaveCheckpoint(path, stTinyParams(), map[string]string{"x": "y"}); err == nil {
-		t.Fatal("save into a read-only directory: got nil error want one")
-	}
-	after, _ := os.ReadFile(path)
-	if !bytes.Equal(before, after) {
-		t.Errorf("target changed by a failed save")
-	}
-}
-
-func TestCheckpointRenameFails(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "model.safetensors")
-	if err := os.Mkdir(target, 0o755); err != nil { // a directory in the way: rename fails
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(target, "keep"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := SaveCheckpoint(target, stTinyParams(), nil); err == nil {
-		t.Fatal("save over a non-empty directory: got nil error want one")
-	}
-	stOnlyFile(t, dir, "model.safetensors")
-	if _, err := os.Stat(filepath.Join(target, "keep")); err != nil {
-		t.Errorf("directory in the way: got %v want it untouched", err)
-	}
-}
-
-func TestCheckpointMissingDirectory(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "no-such-dir", "m.safetensors")
-	err := SaveCheckpoint(path, stTinyParams(), nil)
-	if err == nil || !strings.HasPrefix(err.Error(), "models: saving checkpoint ") {
-		t.Errorf("error: got %v want models: saving checkpoint …", err)
-	}
-	if _, err := LoadCheckpoint(path, stTinyParams()); err == nil || !strings.HasPrefix(err.Error(), "models: loading checkpoint") {
-		t.Errorf("load error: got %v want models: loading checkpoint …", err)
 	}
 }
 
@@ -412,15 +272,14 @@ func TestSafetensorsReadErrors(t *testing.T) {
 	}
 }
 
-func TestCheckpointErrorNamesPathAndTensor(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "gru.safetensors")
-	if err := SaveCheckpoint(path, stTinyParams(), nil); err != nil {
+func TestCheckpointErrorNamesTensor(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSafetensors(&buf, stTinyParams(), nil); err != nil {
 		t.Fatal(err)
 	}
 	lstm := Params{NewParam("W", 1, 2), NewBias("b", 1), NewParam("W_xf", 2, 2)}
-	_, err := LoadCheckpoint(path, lstm)
-	want := "models: loading checkpoint " + path + `: no tensor "W_xf"`
+	_, err := ReadSafetensors(&buf, lstm)
+	want := `models: safetensors: no tensor "W_xf"`
 	if err == nil || err.Error() != want {
 		t.Errorf("error: got %v want %s", err, want)
 	}

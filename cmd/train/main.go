@@ -1,115 +1,75 @@
-// Command train writes the lessons' bundled checkpoints: for the GRU lesson, one small
-// classifier per task and GRU variant, trained from a fixed seed on generated sequences.
-// It is deterministic: the same command writes byte-identical files.
+// Command train writes the bundled checkpoints: it trains every entry of zoo.Bundled
+// (or those named with -only) from its fixed seeds and writes its files. It is
+// deterministic: the same command writes byte-identical files.
 //
-//	go run ./cmd/train                          # writes lessons/checkpoints/*.safetensors
+//	go run ./cmd/train                          # writes zoo/checkpoints/*.safetensors
 //	go run ./cmd/train -out /tmp/ck -steps 500  # a quick try elsewhere
 //	go run ./cmd/train -only seq2seq            # only the sequence-to-sequence models
-//	go run ./cmd/train -only embeddings         # only the word embeddings
+//	go run ./cmd/train -only gru,lstm           # several entries
+//	go run ./cmd/train -list                    # the entries and their files
 package main
 
 import (
 	"flag"
 	"fmt"
 	"log"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
+	"strings"
 	"time"
 
-	"unroll/data"
-	"unroll/lessons"
+	"unroll/zoo"
 )
 
 func main() {
-	out := flag.String("out", filepath.Join("lessons", "checkpoints"), "directory to write the checkpoints to")
-	steps := flag.Int("steps", lessons.GRUTrainSteps, "Adam minibatches per model")
-	only := flag.String("only", "", `train one part only: "seq2seq" (the four translators) or "embeddings"`)
+	out := flag.String("out", filepath.Join("zoo", "checkpoints"), "directory to write the checkpoints to")
+	steps := flag.Int("steps", 0, "training minibatches per model instead of each recipe's own (0: the recipe's, which reproduces the bundled files)")
+	only := flag.String("only", "", "train these entries only, comma-separated: "+strings.Join(zoo.Names(), ", "))
+	list := flag.Bool("list", false, "list the entries and their files, and train nothing")
 	flag.Parse()
-	if err := os.MkdirAll(*out, 0o755); err != nil { // before training: -only seq2seq takes minutes
-		log.Fatal(err)
-	}
-	if *only != "" {
-		train, ok := map[string]func(dir string) error{"seq2seq": trainTranslators, "embeddings": trainEmbeddings}[*only]
-		if !ok {
-			log.Fatalf("-only %q: choose seq2seq or embeddings (or leave it out to train everything)", *only)
-		}
-		if err := train(*out); err != nil {
-			log.Fatal(err)
+	if *list {
+		for _, e := range zoo.Bundled {
+			fmt.Printf("%-10s %s\n           %s\n", e.Name, e.About, strings.Join(e.Files, " "))
 		}
 		return
 	}
-	if err := run(*out, *steps); err != nil {
+	entries, err := selected(*only)
+	if err != nil {
 		log.Fatal(err)
 	}
+	if err := os.MkdirAll(*out, 0o755); err != nil { // before training: -only seq2seq takes minutes
+		log.Fatal(err)
+	}
+	opts := zoo.Options{Steps: *steps, Log: os.Stdout}
+	for _, e := range entries {
+		start := time.Now()
+		if err := e.Train(*out, opts); err != nil {
+			log.Fatalf("%s: %v", e.Name, err)
+		}
+		fmt.Printf("== %s: %d files in %.1fs\n", e.Name, len(e.Files), time.Since(start).Seconds())
+	}
 }
 
-// seedOf is the fixed training seed of a task and variant.
-func seedOf(task, variant int) uint64 { return uint64(1 + 10*task + variant) }
-
-func run(dir string, steps int) error {
-	fmt.Printf("%-9s %-12s %8s %8s %8s  %s\n", "task", "variant", "loss", "acc", "final", "gates")
-	for ti, task := range data.Tasks {
-		for vi, variant := range []string{lessons.VariantLecture, lessons.VariantResetAfter} {
-			start := time.Now()
-			seed := seedOf(ti, vi)
-			m := lessons.NewGRUClassifier(task, variant, seed)
-			rng := rand.New(rand.NewPCG(seed, 0x7a1))
-			var loss float64
-			for range steps {
-				loss, _ = m.TrainStep(rng)
-			}
-			meta := lessons.GRUCheckpointMeta(m, seed, steps)
-			meta["final_loss"] = strconv.FormatFloat(loss, 'f', 4, 64)
-			path := filepath.Join(dir, lessons.CheckpointFile(task.Name, variant))
-			if err := lessons.SaveGRUClassifier(path, m, meta); err != nil {
-				return err
-			}
-			fmt.Printf("%-9s %-12s %8.4f %8s %8s  %s  (%.1fs)\n", task.Name, variant, loss,
-				meta["accuracy"], meta["final_accuracy"], meta["gates"], time.Since(start).Seconds())
+// selected is the entries named in only (comma-separated), in zoo.Bundled order;
+// every entry when only is empty.
+func selected(only string) ([]zoo.Entry, error) {
+	if only == "" {
+		return zoo.Bundled, nil
+	}
+	want := map[string]bool{}
+	for name := range strings.SplitSeq(only, ",") {
+		name = strings.TrimSpace(name)
+		if _, ok := zoo.Find(name); !ok {
+			return nil, fmt.Errorf("-only: no entry called %q; the entries are %s (or leave -only out to train them all)",
+				name, strings.Join(zoo.Names(), ", "))
+		}
+		want[name] = true
+	}
+	var entries []zoo.Entry
+	for _, e := range zoo.Bundled {
+		if want[e.Name] {
+			entries = append(entries, e)
 		}
 	}
-	if err := trainCharLM(dir); err != nil {
-		return err
-	}
-	if err := trainLSTM(dir, steps); err != nil {
-		return err
-	}
-	if err := trainDeep(dir); err != nil {
-		return err
-	}
-	if err := trainBirnn(dir); err != nil {
-		return err
-	}
-	if err := trainEmbeddings(dir); err != nil {
-		return err
-	}
-	return trainTranslators(dir)
-}
-
-// charSeed is the fixed training seed of the character-level language model.
-const charSeed = 4
-
-func trainCharLM(dir string) error {
-	start := time.Now()
-	m := lessons.NewCharLM(charSeed)
-	rng := rand.New(rand.NewPCG(charSeed, 0x7a1))
-	var loss float64
-	for range lessons.CharTrainSteps {
-		loss = m.TrainStep(rng)
-	}
-	bpc := m.BitsPerChar()
-	meta := map[string]string{
-		"model": "char-rnn", "hidden": strconv.Itoa(lessons.CharHidden),
-		"seed": strconv.Itoa(charSeed), "steps": strconv.Itoa(lessons.CharTrainSteps),
-		"final_loss":    strconv.FormatFloat(loss, 'f', 4, 64),
-		"bits_per_char": strconv.FormatFloat(bpc, 'g', -1, 64),
-	}
-	path := filepath.Join(dir, lessons.CharCheckpointFile)
-	if err := lessons.SaveCharLM(path, m, meta); err != nil {
-		return err
-	}
-	fmt.Printf("char-rnn  h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)\n", lessons.CharHidden, loss, bpc, time.Since(start).Seconds())
-	return trainArchs(dir)
+	return entries, nil
 }

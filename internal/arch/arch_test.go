@@ -2,6 +2,8 @@
 // models ← sim ← lessons ← web ← cmd, and models ← data ← lessons (the datasets
 // depend on no simulation, lesson or web code), with net/http only in web and cmd, and
 // figures (the export drawing) imported by web and importing none of web, lessons or check.
+// The bundled models (zoo) sit between: models, data ← zoo ← lessons, cmd/train; zoo
+// imports nothing of Unroll but models and data.
 package arch
 
 import (
@@ -36,7 +38,8 @@ func TestImportDirection(t *testing.T) {
 		{"unroll/sim", []string{"net/http", "unroll/check", "unroll/lessons", "unroll/templates", "unroll/web", "unroll/static"}},
 		{"unroll/data", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/web", "unroll/templates", "unroll/check", "unroll/static"}},
 		{"unroll/check", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/templates", "unroll/web"}},
-		{"unroll/lessons", []string{"net/http", "unroll/templates", "unroll/web"}},
+		{"unroll/lessons", []string{"net/http", "unroll/templates", "unroll/web"}}, // lessons may import zoo
+		{"unroll/zoo", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/web", "unroll/templates", "unroll/figures", "unroll/check", "unroll/static"}},
 		{"unroll/figures", []string{"net/http", "unroll/web", "unroll/templates", "unroll/lessons", "unroll/check"}},
 	} {
 		d := deps(t, tc.pkg)
@@ -44,6 +47,23 @@ func TestImportDirection(t *testing.T) {
 			if slices.Contains(d, f) {
 				t.Errorf("%s imports %s (directly or not); DESIGN.md forbids it", tc.pkg, f)
 			}
+		}
+	}
+}
+
+// TestZooImports: zoo imports only the standard library, gonum, unroll/models and
+// unroll/data (and what those import), and lessons may import zoo.
+func TestZooImports(t *testing.T) {
+	allowed := map[string]bool{"unroll/zoo": true}
+	for _, p := range append(deps(t, "unroll/models"), deps(t, "unroll/data")...) {
+		allowed[p] = true // models, data and what they import
+	}
+	for _, p := range deps(t, "unroll/zoo") {
+		std := !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") && !strings.HasPrefix(p, "unroll")
+		gonum := strings.HasPrefix(p, "gonum.org/")
+		renameio := strings.HasPrefix(p, "github.com/google/renameio/") // zoo's atomic checkpoint writes
+		if !std && !gonum && !renameio && !allowed[p] {
+			t.Errorf("unroll/zoo imports %s (directly or not); it may import only std, gonum, unroll/models and unroll/data", p)
 		}
 	}
 }

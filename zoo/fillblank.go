@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"math/rand/v2"
@@ -17,7 +17,7 @@ const (
 	blankBatch      = 32   // sentences per minibatch
 	blankLR         = 0.01 // Adam's η: these tiny models learn fast at this rate
 	blankClip       = 5    // θ for gradient clipping: keeps an unlucky minibatch from undoing progress
-	BlankTrainSteps = 1500 // minibatches cmd/train uses for a bundled checkpoint
+	blankTrainSteps = 1500 // minibatches cmd/train uses for a bundled checkpoint
 )
 
 // blankKind is the cell of both directions: the lecture's vanilla RNN,
@@ -225,9 +225,9 @@ func (m *FillBlank) Accuracy(set []data.BlankSentence) float64 {
 	return float64(hits) / float64(len(set))
 }
 
-// BlankChance is the accuracy of always giving the commonest answer of set: the best
+// blankChance is the accuracy of always giving the commonest answer of set: the best
 // a model can do when it cannot see the words that decide.
-func BlankChance(set []data.BlankSentence) float64 {
+func blankChance(set []data.BlankSentence) float64 {
 	count := make([]int, len(data.BlankAnswers))
 	for _, s := range set {
 		count[s.Answer]++
@@ -239,17 +239,17 @@ func BlankChance(set []data.BlankSentence) float64 {
 	return float64(best) / float64(len(set))
 }
 
-// BlankCheckpointFile is the bundled checkpoint of the unidirectional or bidirectional model.
-func BlankCheckpointFile(bidirectional bool) string {
+// blankCheckpointFile is the bundled checkpoint of the unidirectional or bidirectional model.
+func blankCheckpointFile(bidirectional bool) string {
 	if bidirectional {
 		return "birnn-bidirectional.safetensors"
 	}
 	return "birnn-unidirectional.safetensors"
 }
 
-// BlankCheckpointMeta is the metadata cmd/train records with a trained model: its
+// blankCheckpointMeta is the metadata cmd/train records with a trained model: its
 // settings and its accuracy on the held-out sentences (and what chance would get).
-func BlankCheckpointMeta(m *FillBlank, seed uint64, steps int) map[string]string {
+func blankCheckpointMeta(m *FillBlank, seed uint64, steps int) map[string]string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	set := data.BlankEvalSet()
 	return map[string]string{
@@ -258,7 +258,7 @@ func BlankCheckpointMeta(m *FillBlank, seed uint64, steps int) map[string]string
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
 		"batch": strconv.Itoa(blankBatch), "lr": f(blankLR),
 		"eval_sentences": strconv.Itoa(len(set)),
-		"accuracy":       f(m.Accuracy(set)), "chance": f(BlankChance(set)),
+		"accuracy":       f(m.Accuracy(set)), "chance": f(blankChance(set)),
 		"p_answer": f(m.MeanAnswerProb(set)),
 	}
 }
@@ -273,17 +273,12 @@ func (m *FillBlank) MeanAnswerProb(set []data.BlankSentence) float64 {
 	return sum / float64(len(set))
 }
 
-// SaveFillBlank writes m's parameters and meta to path (atomically).
-func SaveFillBlank(path string, m *FillBlank, meta map[string]string) error {
-	return models.SaveCheckpoint(path, m.Params(), meta)
-}
-
 // blankCheckpoints loads both bundled models once, [unidirectional, bidirectional]:
 // the shared, read-only models (see bundled).
 var blankCheckpoints = sync.OnceValues(func() ([2]bundled[*FillBlank], error) {
 	var out [2]bundled[*FillBlank]
 	for i, bi := range []bool{false, true} {
-		b, err := loadBundled(BlankCheckpointFile(bi), NewFillBlank(bi, 0))
+		b, err := loadBundled(blankCheckpointFile(bi), NewFillBlank(bi, 0))
 		if err != nil {
 			return out, err
 		}
@@ -298,8 +293,8 @@ func bundledBlank(bidirectional bool) (bundled[*FillBlank], error) {
 	return all[b2i(bidirectional)], err
 }
 
-// LoadFillBlank returns a fresh copy of the bundled trained model and its metadata.
-func LoadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
+// loadFillBlank returns a fresh copy of the bundled trained model and its metadata.
+func loadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
 	b, err := bundledBlank(bidirectional)
 	if err != nil {
 		return nil, nil, err
@@ -307,9 +302,9 @@ func LoadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
 	return b.copyOf(NewFillBlank(bidirectional, 0)), b.meta, nil
 }
 
-// sharedFillBlank is LoadFillBlank without the copy: the one loaded model, shared by
+// SharedFillBlank is loadFillBlank without the copy: the one loaded model, shared by
 // every page that only reads it (Run never writes).
-func sharedFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
+func SharedFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
 	b, err := bundledBlank(bidirectional)
 	return b.model, b.meta, err
 }

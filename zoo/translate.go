@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"encoding/json"
@@ -100,6 +100,14 @@ type Translator struct {
 	Src, Tgt *models.Vocab
 }
 
+// WithoutWeights is tr's task, sizes and vocabularies without its model: what a page
+// keeps once it has computed everything it shows with weights that nobody else
+// shares (an untrained page's), so that an idle session does not hold a model.
+// Translating with it panics.
+func (tr *Translator) WithoutWeights() *Translator {
+	return &Translator{Task: tr.Task, Config: tr.Config, Src: tr.Src, Tgt: tr.Tgt}
+}
+
 // NewTranslator returns an untrained translator for task, weights drawn from cfg.Seed.
 func NewTranslator(task *TranslationTask, cfg TranslatorConfig) *Translator {
 	src, tgt := task.Vocabs()
@@ -186,22 +194,22 @@ func (tr *Translator) Beam(src []int, k int, alpha float64) string {
 	return tr.Words(models.BeamDecode(start, cfg, step).Tokens)
 }
 
-// TranslatorBatch is the number of pairs per training minibatch.
-const TranslatorBatch = 32
+// translatorBatch is the number of pairs per training minibatch.
+const translatorBatch = 32
 
 // TranslatorLR is Adam's learning rate for the translators (d2l's seq2seq uses 0.005).
 const TranslatorLR = 0.005
 
-// TranslatorClip is the gradient-norm clipping threshold of training (lecture 4.6
+// translatorClip is the gradient-norm clipping threshold of training (lecture 4.6
 // clips the seq2seq gradients as in 4.2).
-const TranslatorClip = 1
+const translatorClip = 1
 
-// TrainStep draws a minibatch of TranslatorBatch training pairs from rng and takes
+// TrainStep draws a minibatch of translatorBatch training pairs from rng and takes
 // one optimiser step; it returns the mean per-token loss.
 func (tr *Translator) TrainStep(opt models.Optimizer, rng *rand.Rand) float64 {
 	pairs := tr.Task.trainingIDs()
-	src := make([][]int, TranslatorBatch)
-	tgt := make([][]int, TranslatorBatch)
+	src := make([][]int, translatorBatch)
+	tgt := make([][]int, translatorBatch)
 	for i := range src {
 		p := pairs[rng.IntN(len(pairs))]
 		src[i], tgt[i] = p[0], p[1]
@@ -210,7 +218,7 @@ func (tr *Translator) TrainStep(opt models.Optimizer, rng *rand.Rand) float64 {
 	if err != nil {
 		panic(err)
 	}
-	loss, _, _ := tr.Model.TrainStep(b, opt, TranslatorClip)
+	loss, _, _ := tr.Model.TrainStep(b, opt, translatorClip)
 	return loss
 }
 
@@ -221,7 +229,7 @@ type Score struct {
 }
 
 // Translate translates the source side of every pair: greedily when beam ≤ 1, else
-// by beam search of that width with α = EvalAlpha.
+// by beam search of that width with α = evalAlpha.
 func (tr *Translator) Translate(pairs []data.Pair, beam int) []string {
 	out := make([]string, len(pairs))
 	for i, p := range pairs {
@@ -232,15 +240,15 @@ func (tr *Translator) Translate(pairs []data.Pair, beam int) []string {
 		if beam <= 1 {
 			out[i] = tr.Greedy(src)
 		} else {
-			out[i] = tr.Beam(src, beam, EvalAlpha)
+			out[i] = tr.Beam(src, beam, evalAlpha)
 		}
 	}
 	return out
 }
 
-// EvalAlpha is the length-normalisation exponent of the recorded beam-search scores
+// evalAlpha is the length-normalisation exponent of the recorded beam-search scores
 // (lecture 003's usual 0.75).
-const EvalAlpha = 0.75
+const evalAlpha = 0.75
 
 // CorpusBLEU scores translations of pairs against their targets: corpus BLEU with
 // uniform weights and N = 4, on the task's tokens.
@@ -325,7 +333,7 @@ var translatorCheckpoints = sync.OnceValues(func() (map[string]bundled[*Translat
 func bundledTranslator(name string) (bundled[*Translator], TranslatorSpec, error) {
 	spec, ok := FindTranslatorSpec(name)
 	if !ok {
-		return bundled[*Translator]{}, spec, fmt.Errorf("lessons: no translator called %q", name)
+		return bundled[*Translator]{}, spec, fmt.Errorf("zoo: no translator called %q", name)
 	}
 	cks, err := translatorCheckpoints()
 	if err != nil {
@@ -345,9 +353,9 @@ func LoadTranslator(name string) (*Translator, map[string]string, error) {
 	return b.copyOf(spec.New()), b.meta, nil
 }
 
-// sharedTranslator is LoadTranslator without the copy: the one loaded translator,
+// SharedTranslator is LoadTranslator without the copy: the one loaded translator,
 // shared by every page that only translates with it. Nothing may train it.
-func sharedTranslator(name string) (*Translator, map[string]string, error) {
+func SharedTranslator(name string) (*Translator, map[string]string, error) {
 	b, _, err := bundledTranslator(name)
 	return b.model, b.meta, err
 }
@@ -364,10 +372,10 @@ const (
 	metaTestBeam   = "test_beam"
 )
 
-// RecordTestTranslations decodes tr's test split greedily and by beam search
-// (width RecordedBeam, α = EvalAlpha) and stores both lists in meta, so pages
+// recordTestTranslations decodes tr's test split greedily and by beam search
+// (width RecordedBeam, α = evalAlpha) and stores both lists in meta, so pages
 // that show the bundled models' test translations need not decode at start-up.
-func RecordTestTranslations(tr *Translator, meta map[string]string) (greedy, beam []string) {
+func recordTestTranslations(tr *Translator, meta map[string]string) (greedy, beam []string) {
 	greedy, beam = tr.Translate(tr.Task.Test, 1), tr.Translate(tr.Task.Test, RecordedBeam)
 	for key, out := range map[string][]string{metaTestGreedy: greedy, metaTestBeam: beam} {
 		raw, err := json.Marshal(out)
@@ -380,7 +388,7 @@ func RecordTestTranslations(tr *Translator, meta map[string]string) (greedy, bea
 }
 
 // TestTranslations are a bundled translator's recorded translations of its task's
-// test split (see RecordTestTranslations): greedy, and by beam search of width
+// test split (see recordTestTranslations): greedy, and by beam search of width
 // RecordedBeam.
 type TestTranslations struct {
 	Greedy, Beam []string
@@ -397,10 +405,10 @@ var recordedTranslations = sync.OnceValues(func() (map[string]TestTranslations, 
 		var rec TestTranslations
 		for key, dst := range map[string]*[]string{metaTestGreedy: &rec.Greedy, metaTestBeam: &rec.Beam} {
 			if err := json.Unmarshal([]byte(cks[s.Name].meta[key]), dst); err != nil {
-				return nil, fmt.Errorf("lessons: checkpoint %s: metadata %q: %w", s.File(), key, err)
+				return nil, fmt.Errorf("zoo: checkpoint %s: metadata %q: %w", s.File(), key, err)
 			}
 			if n := len(s.Task().Test); len(*dst) != n {
-				return nil, fmt.Errorf("lessons: checkpoint %s: metadata %q holds %d translations for %d test pairs: retrain with go run ./cmd/train -only seq2seq", s.File(), key, len(*dst), n)
+				return nil, fmt.Errorf("zoo: checkpoint %s: metadata %q holds %d translations for %d test pairs: retrain with go run ./cmd/train -only seq2seq", s.File(), key, len(*dst), n)
 			}
 		}
 		out[s.Name] = rec
@@ -416,12 +424,7 @@ func RecordedTranslations(name string) (TestTranslations, error) {
 	}
 	rec, ok := recs[name]
 	if !ok {
-		return TestTranslations{}, fmt.Errorf("lessons: no translator called %q", name)
+		return TestTranslations{}, fmt.Errorf("zoo: no translator called %q", name)
 	}
 	return rec, nil
-}
-
-// SaveTranslator writes tr's weights and meta to path.
-func SaveTranslator(path string, tr *Translator, meta map[string]string) error {
-	return models.SaveCheckpoint(path, tr.Model.Params(), meta)
 }

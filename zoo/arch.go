@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"math"
@@ -20,11 +20,11 @@ import (
 const (
 	ArchBHidden     = 32    // h of architecture B: as wide as the language model A
 	ArchCHidden     = 16    // h of architecture C: a yes/no question needs less
-	ArchTrainSteps  = 2000  // minibatches cmd/train uses for each bundled B and C model
+	archTrainSteps  = 2000  // minibatches cmd/train uses for each bundled B and C model
 	archCMinLen     = 8     // C's training windows: 8 to 32 characters,
 	archCMaxLen     = 32    // about a sentence, as long as the page's prompts and samples
-	ArchEvalSeqs    = 500   // held-out windows for C's recorded accuracy
-	ArchEvalSeed    = 20141 // their seed (different from every training seed)
+	archEvalSeqs    = 500   // held-out windows for C's recorded accuracy
+	archEvalSeed    = 20141 // their seed (different from every training seed)
 	archCQuestion   = "sea" // C answers: does the text mention the sea?
 	archCheckpointB = "rnn-arch-b.safetensors"
 	archCheckpointC = "rnn-arch-c.safetensors"
@@ -43,8 +43,8 @@ type ArchB struct {
 	opt *models.Adam
 }
 
-// NewArchB returns an untrained architecture B model with weights drawn from seed.
-func NewArchB(seed uint64) *ArchB {
+// newArchB returns an untrained architecture B model with weights drawn from seed.
+func newArchB(seed uint64) *ArchB {
 	rng := rand.New(rand.NewPCG(seed, 0xb0b))
 	V := len(data.CharVocab)
 	return &ArchB{
@@ -168,8 +168,8 @@ type ArchC struct {
 // ArchCClasses are C's two answers.
 var ArchCClasses = []string{"no sea", "sea"}
 
-// NewArchC returns an untrained architecture C model with weights drawn from seed.
-func NewArchC(seed uint64) *ArchC {
+// newArchC returns an untrained architecture C model with weights drawn from seed.
+func newArchC(seed uint64) *ArchC {
 	rng := rand.New(rand.NewPCG(seed, 0xc0c))
 	return &ArchC{
 		Cell: models.NewRNN(len(data.CharVocab), ArchCHidden, models.ActTanh, rng),
@@ -183,8 +183,8 @@ func (m *ArchC) Params() models.Params {
 	return append(m.Cell.Params().WithPrefix("rnn."), m.Out.Params()...)
 }
 
-// archCLabel is C's target for a text: 1 when it contains the question's word.
-func archCLabel(ids []int) int {
+// ArchCLabel is C's target for a text: 1 when it contains the question's word.
+func ArchCLabel(ids []int) int {
 	var s strings.Builder
 	for _, id := range ids {
 		s.WriteString(data.CharVocab[id])
@@ -233,7 +233,7 @@ func (m *ArchC) lossGrad(seqs [][]int) float64 {
 	}
 	targets := make([]int, B)
 	for b, seq := range seqs {
-		targets[b] = archCLabel(seq)
+		targets[b] = ArchCLabel(seq)
 	}
 	H := tr.Last().H
 	loss, _, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(H), targets, nil)
@@ -262,32 +262,21 @@ func (m *ArchC) Run(ids []int) []ArchStep {
 	return out
 }
 
-// Accuracy is the share of ArchEvalSeqs held-out corpus windows C answers right.
+// Accuracy is the share of archEvalSeqs held-out corpus windows C answers right.
 func (m *ArchC) Accuracy() float64 {
-	rng := rand.New(rand.NewPCG(ArchEvalSeed, 0))
+	rng := rand.New(rand.NewPCG(archEvalSeed, 0))
 	hits := 0
-	for range ArchEvalSeqs {
+	for range archEvalSeqs {
 		seq := archCWindows(rng, 1)[0]
 		steps := m.Run(seq)
-		hits += b2i(argmax(steps[len(steps)-1].Probs) == archCLabel(seq))
+		hits += b2i(argmax(steps[len(steps)-1].Probs) == ArchCLabel(seq))
 	}
-	return float64(hits) / ArchEvalSeqs
+	return float64(hits) / archEvalSeqs
 }
-
-// SaveArch writes a B or C model's parameters and meta to path (atomically).
-func SaveArch(path string, ps models.Params, meta map[string]string) error {
-	return models.SaveCheckpoint(path, ps, meta)
-}
-
-// ArchCheckpointB and ArchCheckpointC are the bundled B and C models' file names.
-const (
-	ArchCheckpointB = archCheckpointB
-	ArchCheckpointC = archCheckpointC
-)
 
 // archModels parses the bundled B and C models once.
 var archModels = sync.OnceValues(func() (*archPair, error) {
-	b, c := NewArchB(0), NewArchC(0)
+	b, c := newArchB(0), newArchC(0)
 	for _, f := range []struct {
 		name string
 		ps   models.Params

@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"math/rand/v2"

@@ -1,9 +1,14 @@
-package lessons
+package zoo
 
 import (
 	"bytes"
 	"embed"
 	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"github.com/google/renameio/v2/maybe"
 
 	"unroll/models"
 )
@@ -17,13 +22,38 @@ var checkpointFS embed.FS
 func readBundled(name string, ps models.Params) (map[string]string, error) {
 	raw, err := checkpointFS.ReadFile("checkpoints/" + name)
 	if err != nil {
-		return nil, fmt.Errorf("lessons: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
+		return nil, fmt.Errorf("zoo: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
 	}
 	meta, err := models.ReadSafetensors(bytes.NewReader(raw), ps)
 	if err != nil {
-		return nil, fmt.Errorf("lessons: checkpoint %s: %w", name, err)
+		return nil, fmt.Errorf("zoo: checkpoint %s: %w", name, err)
 	}
 	return meta, nil
+}
+
+// checkpointPerm lets everyone read a checkpoint and only its owner replace it.
+const checkpointPerm = 0o644
+
+// saveCheckpoint writes ps (in order) and meta to path in the safetensors format
+// (models.WriteSafetensors). Where the platform can rename over a file (every
+// Unix) it writes atomically with renameio: a temporary file in the same directory,
+// synced and renamed over path, so path holds the old checkpoint or the complete
+// new one, never half. On Windows, where renameio offers no atomic replace, it is
+// an ordinary write (renameio's maybe package).
+func saveCheckpoint(path string, ps models.Params, meta map[string]string) error {
+	var buf bytes.Buffer
+	if err := models.WriteSafetensors(&buf, ps, meta); err != nil {
+		return fmt.Errorf("zoo: saving checkpoint %s: %w", path, err)
+	}
+	if err := maybe.WriteFile(path, buf.Bytes(), checkpointPerm); err != nil {
+		return fmt.Errorf("zoo: saving checkpoint %s: %w", path, err)
+	}
+	return nil
+}
+
+// save writes a model's parameters and meta as the checkpoint file under dir.
+func save(dir, file string, m paramModel, meta map[string]string) error {
+	return saveCheckpoint(filepath.Join(dir, file), m.Params(), meta)
 }
 
 // paramModel is a model with a parameter list in a fixed order.
@@ -63,4 +93,13 @@ func copyParams(dst, src models.Params) {
 	for i, p := range dst {
 		p.Value.Copy(src[i].Value)
 	}
+}
+
+// metaFloat reads a number from checkpoint metadata (NaN if absent).
+func metaFloat(meta map[string]string, key string) float64 {
+	f, err := strconv.ParseFloat(meta[key], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
 }

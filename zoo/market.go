@@ -1,4 +1,4 @@
-package lessons
+package zoo
 
 import (
 	"fmt"
@@ -22,8 +22,8 @@ const (
 	deepTrainLen   = 64    // days per training series: a couple of regimes each
 	deepLR         = 0.01  // Adam's η
 	deepClip       = 5     // θ for gradient clipping
-	DeepTrainSteps = 800   // minibatches cmd/train uses for a bundled checkpoint
-	DeepEvalSeed   = 45045 // the held-out series' seed (no training seed is this)
+	deepTrainSteps = 800   // minibatches cmd/train uses for a bundled checkpoint
+	deepEvalSeed   = 45045 // the held-out series' seed (no training seed is this)
 	deepEvalSeries = 20    // held-out series for the probes and the recorded scores
 	deepEvalLen    = 200   // days per held-out series
 	deepBurnIn     = 10    // days skipped by the scores: the state needs a few days to settle
@@ -142,7 +142,7 @@ func (m *MarketModel) Run(s data.MarketSeries) MarketRun {
 
 // DeepEvalSet is the held-out series the probes and scores are measured on.
 func DeepEvalSet() []data.MarketSeries {
-	rng := rand.New(rand.NewPCG(DeepEvalSeed, 0))
+	rng := rand.New(rand.NewPCG(deepEvalSeed, 0))
 	out := make([]data.MarketSeries, deepEvalSeries)
 	for i := range out {
 		out[i] = data.NewMarketSeries(rng, deepEvalLen)
@@ -222,20 +222,20 @@ func corr(x, y []float64) float64 {
 	return c
 }
 
-// DeepCheckpointFile is the bundled checkpoint of a cell kind and depth.
-func DeepCheckpointFile(kind string, L int) string {
+// deepCheckpointFile is the bundled checkpoint of a cell kind and depth.
+func deepCheckpointFile(kind string, L int) string {
 	return fmt.Sprintf("deep-%s-L%d.safetensors", kind, L)
 }
 
-// DeepCheckpointMeta is the metadata cmd/train records with a trained model: its
+// deepCheckpointMeta is the metadata cmd/train records with a trained model: its
 // settings and its Scores on DeepEvalSet.
-func DeepCheckpointMeta(m *MarketModel, seed uint64, steps int) map[string]string {
+func deepCheckpointMeta(m *MarketModel, seed uint64, steps int) map[string]string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	sc := m.Scores(DeepEvalSet())
 	meta := map[string]string{
 		"model": "market", "cell": m.Kind, "layers": strconv.Itoa(m.Layers()), "hidden": strconv.Itoa(DeepHidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps), "batch": strconv.Itoa(deepBatch),
-		"lr": f(deepLR), "eval_seed": strconv.Itoa(DeepEvalSeed), "eval_series": strconv.Itoa(deepEvalSeries),
+		"lr": f(deepLR), "eval_seed": strconv.Itoa(deepEvalSeed), "eval_series": strconv.Itoa(deepEvalSeries),
 		"regime_accuracy": f(sc.RegimeAccuracy), "next_mse": f(sc.NextMSE), "best_mse": f(sc.BestMSE),
 	}
 	for l := range m.Layers() {
@@ -246,18 +246,13 @@ func DeepCheckpointMeta(m *MarketModel, seed uint64, steps int) map[string]strin
 	return meta
 }
 
-// SaveMarketModel writes m's parameters and meta to path (atomically).
-func SaveMarketModel(path string, m *MarketModel, meta map[string]string) error {
-	return models.SaveCheckpoint(path, m.Params(), meta)
-}
-
 // deepCheckpoints loads every bundled market model once: the shared, read-only
 // models (see bundled).
 var deepCheckpoints = sync.OnceValues(func() (map[string]bundled[*MarketModel], error) {
 	out := map[string]bundled[*MarketModel]{}
 	for _, kind := range DeepKinds {
 		for L := 1; L <= DeepMaxLayers; L++ {
-			name := DeepCheckpointFile(kind, L)
+			name := deepCheckpointFile(kind, L)
 			b, err := loadBundled(name, NewMarketModel(kind, L, 0))
 			if err != nil {
 				return nil, err
@@ -274,16 +269,16 @@ func bundledMarket(kind string, L int) (bundled[*MarketModel], error) {
 	if err != nil {
 		return bundled[*MarketModel]{}, err
 	}
-	b, ok := all[DeepCheckpointFile(kind, L)]
+	b, ok := all[deepCheckpointFile(kind, L)]
 	if !ok {
-		return b, fmt.Errorf("lessons: no bundled checkpoint for cell %q with L = %d", kind, L)
+		return b, fmt.Errorf("zoo: no bundled checkpoint for cell %q with L = %d", kind, L)
 	}
 	return b, nil
 }
 
-// LoadMarketModel returns a fresh copy of the bundled trained model of a kind and
+// loadMarketModel returns a fresh copy of the bundled trained model of a kind and
 // depth, and its checkpoint's metadata.
-func LoadMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
+func loadMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
 	b, err := bundledMarket(kind, L)
 	if err != nil {
 		return nil, nil, err
@@ -291,9 +286,9 @@ func LoadMarketModel(kind string, L int) (*MarketModel, map[string]string, error
 	return b.copyOf(NewMarketModel(kind, L, 0)), b.meta, nil
 }
 
-// sharedMarketModel is LoadMarketModel without the copy: the one loaded model,
+// SharedMarketModel is loadMarketModel without the copy: the one loaded model,
 // shared by every page that only reads it (Run never writes).
-func sharedMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
+func SharedMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
 	b, err := bundledMarket(kind, L)
 	return b.model, b.meta, err
 }

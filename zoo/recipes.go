@@ -1,0 +1,363 @@
+package zoo
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"sync"
+	"time"
+
+	"unroll/data"
+	"unroll/models"
+)
+
+// The training recipes of the Bundled entries. Every model trains from its own
+// fixed seed, which seeds both its initial weights and its minibatch stream
+// (TrainRNG), so an entry trains the same way alone or with the others.
+
+// gruVariants are the GRU forms the gru entry trains one classifier of per task.
+var gruVariants = []string{VariantLecture, VariantResetAfter}
+
+// gruSeed is the fixed training seed of a task (index into data.Tasks) and variant
+// (index into gruVariants).
+func gruSeed(task, variant int) uint64 { return uint64(1 + 10*task + variant) }
+
+func gruFiles() []string {
+	var files []string
+	for _, task := range data.Tasks {
+		for _, variant := range gruVariants {
+			files = append(files, checkpointFile(task.Name, variant))
+		}
+	}
+	return files
+}
+
+// since is the seconds elapsed since start, for the progress lines.
+func since(start time.Time) float64 { return time.Since(start).Seconds() }
+
+// f4 writes a loss with 4 decimals, as the checkpoints record final_loss.
+func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+
+// trainGRUs trains the gru entry: per task and GRU variant, a classifier of
+// gruTrainSteps minibatches (gru-<task>-<variant>.safetensors).
+func trainGRUs(dir string, o Options) error {
+	steps := o.steps(gruTrainSteps)
+	o.logf("%-9s %-12s %8s %8s %8s  %s", "task", "variant", "loss", "acc", "final", "gates")
+	for ti, task := range data.Tasks {
+		for vi, variant := range gruVariants {
+			start := time.Now()
+			seed := gruSeed(ti, vi)
+			m := NewGRUClassifier(task, variant, seed)
+			rng := TrainRNG(seed)
+			var loss float64
+			for range steps {
+				loss, _ = m.TrainStep(rng)
+			}
+			meta := gruCheckpointMeta(m, seed, steps)
+			meta["final_loss"] = f4(loss)
+			if err := save(dir, checkpointFile(task.Name, variant), m, meta); err != nil {
+				return err
+			}
+			o.logf("%-9s %-12s %8.4f %8s %8s  %s  (%.1fs)", task.Name, variant, loss,
+				meta["accuracy"], meta["final_accuracy"], meta["gates"], since(start))
+		}
+	}
+	return nil
+}
+
+// charSeed is the fixed training seed of the character-level language model.
+const charSeed = 4
+
+// trainCharLM trains the charlm entry: the language model, charTrainSteps
+// minibatches, with its bits per character on the corpus.
+func trainCharLM(dir string, o Options) error {
+	start := time.Now()
+	steps := o.steps(charTrainSteps)
+	m := NewCharLM(charSeed)
+	rng := TrainRNG(charSeed)
+	var loss float64
+	for range steps {
+		loss = m.TrainStep(rng)
+	}
+	bpc := m.BitsPerChar()
+	meta := map[string]string{
+		"model": "char-rnn", "hidden": strconv.Itoa(CharHidden),
+		"seed": strconv.Itoa(charSeed), "steps": strconv.Itoa(steps),
+		"final_loss":    f4(loss),
+		"bits_per_char": strconv.FormatFloat(bpc, 'g', -1, 64),
+	}
+	if err := save(dir, charCheckpointFile, m, meta); err != nil {
+		return err
+	}
+	o.logf("char-rnn  h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)", CharHidden, loss, bpc, since(start))
+	return nil
+}
+
+// Fixed training seeds of the rnn page's architecture B and C models.
+const (
+	archBSeed = 5
+	archCSeed = 6
+)
+
+// trainArchs trains the arch entry: architecture B (output→hidden) with its bits per
+// character, and C (one output after the sequence) with its held-out accuracy,
+// archTrainSteps minibatches each.
+func trainArchs(dir string, o Options) error {
+	start := time.Now()
+	steps := o.steps(archTrainSteps)
+	b := newArchB(archBSeed)
+	rng := TrainRNG(archBSeed)
+	var loss float64
+	for range steps {
+		loss = b.TrainStep(rng)
+	}
+	bpc := b.BitsPerChar()
+	meta := map[string]string{
+		"model": "arch-b", "hidden": strconv.Itoa(ArchBHidden),
+		"seed": strconv.Itoa(archBSeed), "steps": strconv.Itoa(steps),
+		"final_loss":    f4(loss),
+		"bits_per_char": strconv.FormatFloat(bpc, 'g', -1, 64),
+	}
+	if err := save(dir, archCheckpointB, b, meta); err != nil {
+		return err
+	}
+	o.logf("arch B    h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)", ArchBHidden, loss, bpc, since(start))
+
+	start = time.Now()
+	c := newArchC(archCSeed)
+	rng = TrainRNG(archCSeed)
+	for range steps {
+		loss = c.TrainStep(rng)
+	}
+	acc := c.Accuracy()
+	meta = map[string]string{
+		"model": "arch-c", "hidden": strconv.Itoa(ArchCHidden),
+		"seed": strconv.Itoa(archCSeed), "steps": strconv.Itoa(steps),
+		"final_loss": f4(loss),
+		"accuracy":   strconv.FormatFloat(acc, 'g', -1, 64),
+	}
+	if err := save(dir, archCheckpointC, c, meta); err != nil {
+		return err
+	}
+	o.logf("arch C    h=%d  loss %.4f  accuracy %.3f on held-out windows  (%.1fs)", ArchCHidden, loss, acc, since(start))
+	return nil
+}
+
+// seqKinds are the cells the lstm entry trains per task: the LSTM (file
+// lstm-<task>.safetensors) and the vanilla tanh RNN (rnn-<task>.safetensors).
+var seqKinds = []struct {
+	name string
+	make func(*data.Task, uint64) *SeqClassifier
+	file func(string) string
+}{
+	{"lstm", NewLSTMClassifier, LSTMCheckpointFile},
+	{"rnn", newRNNClassifier, RNNCheckpointFile},
+}
+
+// seqSeed is the fixed training seed of a task's LSTM (cell 0) or vanilla RNN
+// (cell 1) classifier; different from every GRU seed.
+func seqSeed(task, cell int) uint64 { return uint64(1997 + 10*task + cell) }
+
+func seqFiles() []string {
+	var files []string
+	for _, task := range data.Tasks {
+		for _, c := range seqKinds {
+			files = append(files, c.file(task.Name))
+		}
+	}
+	return files
+}
+
+// trainSeqClassifiers trains the lstm entry: per task an LSTM and a vanilla RNN
+// classifier of lstmTrainSteps minibatches, for the GRU/LSTM/RNN comparison.
+func trainSeqClassifiers(dir string, o Options) error {
+	steps := o.steps(lstmTrainSteps)
+	o.logf("%-9s %-5s %8s %8s %8s  %s", "task", "cell", "loss", "acc", "final", "max |C_t|")
+	for ti, task := range data.Tasks {
+		for ci, c := range seqKinds {
+			start := time.Now()
+			seed := seqSeed(ti, ci)
+			m := c.make(task, seed)
+			rng := TrainRNG(seed)
+			var loss float64
+			for range steps {
+				loss, _ = m.TrainStep(rng)
+			}
+			meta := seqCheckpointMeta(m, seed, steps)
+			meta["final_loss"] = f4(loss)
+			if err := save(dir, c.file(task.Name), m, meta); err != nil {
+				return err
+			}
+			o.logf("%-9s %-5s %8.4f %8s %8s  %s  (%.1fs)", task.Name, c.name, loss,
+				meta["accuracy"], meta["final_accuracy"], meta["c_max"], since(start))
+		}
+	}
+	return nil
+}
+
+// deepSeed is the fixed training seed of the market model of cell kind k (index
+// into DeepKinds) and depth L.
+func deepSeed(k, L int) uint64 { return uint64(100 + 10*k + L) }
+
+func deepFiles() []string {
+	var files []string
+	for _, kind := range DeepKinds {
+		for L := 1; L <= DeepMaxLayers; L++ {
+			files = append(files, deepCheckpointFile(kind, L))
+		}
+	}
+	return files
+}
+
+// trainMarketModels trains the deep entry: a market model per cell kind and depth
+// L = 1..DeepMaxLayers, deepTrainSteps minibatches of generated bull/bear series.
+func trainMarketModels(dir string, o Options) error {
+	steps := o.steps(deepTrainSteps)
+	for k, kind := range DeepKinds {
+		for L := 1; L <= DeepMaxLayers; L++ {
+			start := time.Now()
+			seed := deepSeed(k, L)
+			m := NewMarketModel(kind, L, seed)
+			rng := TrainRNG(seed)
+			var loss float64
+			for range steps {
+				loss, _ = m.TrainStep(rng)
+			}
+			meta := deepCheckpointMeta(m, seed, steps)
+			meta["final_loss"] = f4(loss)
+			if err := save(dir, deepCheckpointFile(kind, L), m, meta); err != nil {
+				return err
+			}
+			corrs := ""
+			for l := 1; l <= L; l++ {
+				corrs += fmt.Sprintf(" %.2f/%.2f", metaFloat(meta, fmt.Sprintf("slow_corr_l%d", l)), metaFloat(meta, fmt.Sprintf("fast_corr_l%d", l)))
+			}
+			o.logf("deep %-4s L=%d  loss %.4f  regime accuracy %.3f  next-day MSE %.3f (best possible %.3f)  |corr| slow/fast by layer:%s  (%.1fs)",
+				kind, L, loss, metaFloat(meta, "regime_accuracy"), metaFloat(meta, "next_mse"), metaFloat(meta, "best_mse"), corrs, since(start))
+		}
+	}
+	return nil
+}
+
+// blankSeed is the fixed training seed of the unidirectional fill-in-the-blank
+// model; the bidirectional one uses the next integer.
+const blankSeed = 97
+
+// trainFillBlanks trains the birnn entry: a unidirectional and a bidirectional RNN,
+// blankTrainSteps minibatches each of the same generated fill-in-the-blank sentences.
+func trainFillBlanks(dir string, o Options) error {
+	steps := o.steps(blankTrainSteps)
+	for i, bi := range []bool{false, true} {
+		start := time.Now()
+		seed := uint64(blankSeed + i)
+		m := NewFillBlank(bi, seed)
+		rng := TrainRNG(seed)
+		var loss float64
+		for range steps {
+			loss, _ = m.TrainStep(rng)
+		}
+		meta := blankCheckpointMeta(m, seed, steps)
+		meta["final_loss"] = f4(loss)
+		if err := save(dir, blankCheckpointFile(bi), m, meta); err != nil {
+			return err
+		}
+		o.logf("fill-blank bidirectional=%-5v loss %.4f  held-out accuracy %s (chance %s, mean p(answer) %s)  (%.1fs)",
+			bi, loss, meta["accuracy"], meta["chance"], meta["p_answer"], since(start))
+	}
+	return nil
+}
+
+// trainEmbeddings trains the embeddings entry: the skip-gram model from embedSeed,
+// embedTrainSteps steps on the English side of the corpus.
+func trainEmbeddings(dir string, o Options) error {
+	start := time.Now()
+	steps := o.steps(embedTrainSteps)
+	m, curve, err := TrainEmbeddings(embedSeed, steps)
+	if err != nil {
+		return err
+	}
+	meta := embedCheckpointMeta(m, embedSeed, steps, curve)
+	if err := save(dir, embedFile, m, meta); err != nil {
+		return err
+	}
+	o.logf("embeddings d=%d  loss %.4f  same-class nearest neighbour %s (chance %s)  analogies %s  (%.1fs)",
+		EmbedDim, curve[len(curve)-1], meta["same_class_nn"], meta["same_class_chance"], meta["analogies"], since(start))
+	return nil
+}
+
+func translatorFiles() []string {
+	files := make([]string, len(TranslatorSpecs))
+	for i, s := range TranslatorSpecs {
+		files[i] = s.File()
+	}
+	return files
+}
+
+// trainTranslators trains the seq2seq entry: every TranslatorSpecs model, side by
+// side (each from its own seed, so the files do not depend on the scheduling), each
+// scored on its held-out split greedily and by beam search, the decodings recorded
+// in its metadata (recordTestTranslations).
+func trainTranslators(dir string, o Options) error {
+	errs := make([]error, len(TranslatorSpecs))
+	lines := make([]string, len(TranslatorSpecs))
+	var wg sync.WaitGroup
+	for i, spec := range TranslatorSpecs {
+		wg.Go(func() {
+			lines[i], errs[i] = trainTranslator(dir, spec, o.steps(spec.Steps))
+		})
+	}
+	wg.Wait()
+	for i := range TranslatorSpecs {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		o.logf("%s", lines[i])
+	}
+	return nil
+}
+
+// trainTranslator trains one translator for steps minibatches of Adam and writes
+// its checkpoint; it returns its progress line.
+func trainTranslator(dir string, spec TranslatorSpec, steps int) (string, error) {
+	start := time.Now()
+	tr := spec.New()
+	opt := models.NewAdam(TranslatorLR)
+	rng := TrainRNG(spec.Config.Seed)
+	var loss float64
+	for range steps {
+		loss = tr.TrainStep(opt, rng)
+	}
+	meta := map[string]string{}
+	greedyOut, beamOut := recordTestTranslations(tr, meta)
+	greedy, beam := tr.Task.Score(greedyOut, tr.Task.Test), tr.Task.Score(beamOut, tr.Task.Test)
+	maps.Copy(meta, map[string]string{
+		"model": spec.Name, "task": tr.Task.Name,
+		"attention": strconv.FormatBool(spec.Config.Attention),
+		"embed":     strconv.Itoa(spec.Config.Embed), "hidden": strconv.Itoa(spec.Config.Hidden),
+		"seed": strconv.FormatUint(spec.Config.Seed, 10), "steps": strconv.Itoa(steps),
+		"batch": strconv.Itoa(translatorBatch), "final_loss": f4(loss),
+		"test_bleu_greedy": f4(greedy.BLEU), "test_exact_greedy": f4(greedy.Exact),
+		"test_bleu_beam": f4(beam.BLEU), "test_exact_beam": f4(beam.Exact),
+		"beam_size": strconv.Itoa(RecordedBeam),
+	})
+	if err := save(dir, spec.File(), tr, meta); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%-17s loss %.4f  test BLEU greedy %.4f beam-%d %.4f  exact greedy %.4f beam %.4f  (%.1fs)",
+		spec.Name, loss, greedy.BLEU, RecordedBeam, beam.BLEU, greedy.Exact, beam.Exact, since(start)), nil
+}
+
+// loadTranslators is the seq2seq entry's Load: the four translators, then what the
+// pages derive from their recorded test translations (RecordedTranslations,
+// AttentionLengthScores, CorpusBLEU).
+func loadTranslators() error {
+	for _, load := range []func() error{
+		loadOnce(translatorCheckpoints), loadOnce(recordedTranslations),
+		loadOnce(AttentionLengthScores), loadOnce(CorpusBLEU),
+	} {
+		if err := load(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
