@@ -192,18 +192,11 @@ func (d *cellDecoder) params(kind string) (map[string][][]float64, error) {
 // matrix reads a list of at most maxRows rows of at most maxCols numbers (nil for null).
 // rowsWhat and colsWhat describe a count over the limit, like "%d or more time steps".
 func (d *cellDecoder) matrix(field string, maxRows int, rowsWhat string, maxCols int, colsWhat string) ([][]float64, error) {
-	c, err := d.peekValue()
-	if err != nil {
+	if null, err := d.listStart(field, "a list of rows of numbers, like [[1, 2], [3, 4]]"); null || err != nil {
 		return nil, err
 	}
-	if c == 'n' {
-		return nil, d.null()
-	}
-	if c != '[' {
-		return nil, errorf("%s: expected a list of rows of numbers, like [[1, 2], [3, 4]]; got %s", field, describe(c))
-	}
 	m := [][]float64{}
-	err = d.list(func() error {
+	err := d.list(func() error {
 		if len(m) == maxRows {
 			return errorf("%s: %s is over the limit of %d", field, fmt.Sprintf(rowsWhat, maxRows+1), maxRows)
 		}
@@ -214,20 +207,30 @@ func (d *cellDecoder) matrix(field string, maxRows int, rowsWhat string, maxCols
 	return m, err
 }
 
-// vector reads a list of at most max numbers (nil for null).
-func (d *cellDecoder) vector(field string, max int, what string) ([]float64, error) {
+// listStart looks at the value of field that comes next: null is read and reported
+// (a missing matrix or vector), a '[' is left for list, and anything else is an error
+// that says what was expected (like).
+func (d *cellDecoder) listStart(field, like string) (null bool, err error) {
 	c, err := d.peekValue()
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	if c == 'n' {
-		return nil, d.null()
+		return true, d.null()
 	}
 	if c != '[' {
-		return nil, errorf("%s: expected a list of numbers, like [0.5, -1]; got %s", field, describe(c))
+		return false, errorf("%s: expected %s; got %s", field, like, describe(c))
+	}
+	return false, nil
+}
+
+// vector reads a list of at most max numbers (nil for null).
+func (d *cellDecoder) vector(field string, max int, what string) ([]float64, error) {
+	if null, err := d.listStart(field, "a list of numbers, like [0.5, -1]"); null || err != nil {
+		return nil, err
 	}
 	v := []float64{}
-	err = d.list(func() error {
+	err := d.list(func() error {
 		if len(v) == max {
 			return errorf("%s: %s is over the limit of %d", field, fmt.Sprintf(what, max+1), max)
 		}
