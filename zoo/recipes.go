@@ -3,6 +3,7 @@ package zoo
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"time"
@@ -32,6 +33,28 @@ func gruFiles() []string {
 	return files
 }
 
+// trainSteps runs steps minibatches of step, drawn from seed's training stream
+// (TrainRNG), and returns the last minibatch's loss.
+func trainSteps(seed uint64, steps int, step func(rng *rand.Rand) float64) float64 {
+	rng := TrainRNG(seed)
+	var loss float64
+	for range steps {
+		loss = step(rng)
+	}
+	return loss
+}
+
+// recipeMeta is the metadata a language model's checkpoint records: its name, hidden
+// size, seed, steps and final loss, and its measure (key: value, all digits).
+func recipeMeta(model string, hidden int, seed uint64, steps int, loss float64, key string, value float64) map[string]string {
+	return map[string]string{
+		"model": model, "hidden": strconv.Itoa(hidden),
+		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
+		"final_loss": f4(loss),
+		key:          strconv.FormatFloat(value, 'g', -1, 64),
+	}
+}
+
 // since is the seconds elapsed since start, for the progress lines.
 func since(start time.Time) float64 { return time.Since(start).Seconds() }
 
@@ -48,11 +71,7 @@ func trainGRUs(dir string, o Options) error {
 			start := time.Now()
 			seed := gruSeed(ti, vi)
 			m := NewGRUClassifier(task, variant, seed)
-			rng := TrainRNG(seed)
-			var loss float64
-			for range steps {
-				loss, _ = m.TrainStep(rng)
-			}
+			loss := trainSteps(seed, steps, func(rng *rand.Rand) float64 { loss, _ := m.TrainStep(rng); return loss })
 			meta := gruCheckpointMeta(m, seed, steps)
 			meta["final_loss"] = f4(loss)
 			if err := save(dir, checkpointFile(task.Name, variant), m, meta); err != nil {
@@ -74,18 +93,9 @@ func trainCharLM(dir string, o Options) error {
 	start := time.Now()
 	steps := o.steps(charTrainSteps)
 	m := NewCharLM(charSeed)
-	rng := TrainRNG(charSeed)
-	var loss float64
-	for range steps {
-		loss = m.TrainStep(rng)
-	}
+	loss := trainSteps(charSeed, steps, m.TrainStep)
 	bpc := m.BitsPerChar()
-	meta := map[string]string{
-		"model": "char-rnn", "hidden": strconv.Itoa(CharHidden),
-		"seed": strconv.Itoa(charSeed), "steps": strconv.Itoa(steps),
-		"final_loss":    f4(loss),
-		"bits_per_char": strconv.FormatFloat(bpc, 'g', -1, 64),
-	}
+	meta := recipeMeta("char-rnn", CharHidden, charSeed, steps, loss, "bits_per_char", bpc)
 	if err := save(dir, charCheckpointFile, m, meta); err != nil {
 		return err
 	}
@@ -106,18 +116,9 @@ func trainArchs(dir string, o Options) error {
 	start := time.Now()
 	steps := o.steps(archTrainSteps)
 	b := newArchB(archBSeed)
-	rng := TrainRNG(archBSeed)
-	var loss float64
-	for range steps {
-		loss = b.TrainStep(rng)
-	}
+	loss := trainSteps(archBSeed, steps, b.TrainStep)
 	bpc := b.BitsPerChar()
-	meta := map[string]string{
-		"model": "arch-b", "hidden": strconv.Itoa(ArchBHidden),
-		"seed": strconv.Itoa(archBSeed), "steps": strconv.Itoa(steps),
-		"final_loss":    f4(loss),
-		"bits_per_char": strconv.FormatFloat(bpc, 'g', -1, 64),
-	}
+	meta := recipeMeta("arch-b", ArchBHidden, archBSeed, steps, loss, "bits_per_char", bpc)
 	if err := save(dir, archCheckpointB, b, meta); err != nil {
 		return err
 	}
@@ -125,17 +126,9 @@ func trainArchs(dir string, o Options) error {
 
 	start = time.Now()
 	c := newArchC(archCSeed)
-	rng = TrainRNG(archCSeed)
-	for range steps {
-		loss = c.TrainStep(rng)
-	}
+	loss = trainSteps(archCSeed, steps, c.TrainStep)
 	acc := c.Accuracy()
-	meta = map[string]string{
-		"model": "arch-c", "hidden": strconv.Itoa(ArchCHidden),
-		"seed": strconv.Itoa(archCSeed), "steps": strconv.Itoa(steps),
-		"final_loss": f4(loss),
-		"accuracy":   strconv.FormatFloat(acc, 'g', -1, 64),
-	}
+	meta = recipeMeta("arch-c", ArchCHidden, archCSeed, steps, loss, "accuracy", acc)
 	if err := save(dir, archCheckpointC, c, meta); err != nil {
 		return err
 	}
@@ -178,11 +171,7 @@ func trainSeqClassifiers(dir string, o Options) error {
 			start := time.Now()
 			seed := seqSeed(ti, ci)
 			m := c.make(task, seed)
-			rng := TrainRNG(seed)
-			var loss float64
-			for range steps {
-				loss, _ = m.TrainStep(rng)
-			}
+			loss := trainSteps(seed, steps, func(rng *rand.Rand) float64 { loss, _ := m.TrainStep(rng); return loss })
 			meta := seqCheckpointMeta(m, seed, steps)
 			meta["final_loss"] = f4(loss)
 			if err := save(dir, c.file(task.Name), m, meta); err != nil {
@@ -218,11 +207,7 @@ func trainMarketModels(dir string, o Options) error {
 			start := time.Now()
 			seed := deepSeed(k, L)
 			m := NewMarketModel(kind, L, seed)
-			rng := TrainRNG(seed)
-			var loss float64
-			for range steps {
-				loss, _ = m.TrainStep(rng)
-			}
+			loss := trainSteps(seed, steps, func(rng *rand.Rand) float64 { loss, _ := m.TrainStep(rng); return loss })
 			meta := deepCheckpointMeta(m, seed, steps)
 			meta["final_loss"] = f4(loss)
 			if err := save(dir, deepCheckpointFile(kind, L), m, meta); err != nil {
@@ -251,11 +236,7 @@ func trainFillBlanks(dir string, o Options) error {
 		start := time.Now()
 		seed := uint64(blankSeed + i)
 		m := NewFillBlank(bi, seed)
-		rng := TrainRNG(seed)
-		var loss float64
-		for range steps {
-			loss, _ = m.TrainStep(rng)
-		}
+		loss := trainSteps(seed, steps, func(rng *rand.Rand) float64 { loss, _ := m.TrainStep(rng); return loss })
 		meta := blankCheckpointMeta(m, seed, steps)
 		meta["final_loss"] = f4(loss)
 		if err := save(dir, blankCheckpointFile(bi), m, meta); err != nil {
@@ -322,11 +303,7 @@ func trainTranslator(dir string, spec TranslatorSpec, steps int) (string, error)
 	start := time.Now()
 	tr := spec.New()
 	opt := models.NewAdam(TranslatorLR)
-	rng := TrainRNG(spec.Config.Seed)
-	var loss float64
-	for range steps {
-		loss = tr.TrainStep(opt, rng)
-	}
+	loss := trainSteps(spec.Config.Seed, steps, func(rng *rand.Rand) float64 { return tr.TrainStep(opt, rng) })
 	meta := map[string]string{}
 	greedyOut, beamOut := recordTestTranslations(tr, meta)
 	greedy, beam := tr.Task.Score(greedyOut, tr.Task.Test), tr.Task.Score(beamOut, tr.Task.Test)
