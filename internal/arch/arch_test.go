@@ -1,27 +1,53 @@
-// Package arch holds the test that keeps the import direction of DESIGN.md:
-// models ← sim ← lessons ← web ← cmd, and models ← data ← lessons (the datasets
-// depend on no simulation, lesson or web code), with net/http only in web and cmd, and
-// figures (the export drawing) imported by web and importing none of web, lessons or check.
-// The bundled models (zoo) sit between: models, data ← zoo ← lessons, cmd/train; zoo
-// imports nothing of Unroll but models and data.
+// Package arch holds the tests that keep the import direction of docs/architecture.md
+// ("Packages"): every package of Unroll may import only the packages of Unroll listed for
+// it, net/http only in web and cmd, and the numeric packages only the standard library,
+// gonum and what their job needs.
 package arch
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// deps lists the packages pkg imports, directly or not (go list -deps).
+// mayImport lists, for every package of Unroll, the packages of Unroll it may import,
+// directly or not. A package that is not listed fails TestImportDirection: a new
+// package takes its place in the direction (and in docs/architecture.md) first.
+var mayImport = map[string][]string{
+	"models":        {},
+	"sim":           {},
+	"figures":       {},
+	"static":        {},
+	"internal/arch": {},
+	"cmd/release":   {},
+	"data":          {"models"},
+	"check":         {"models"},
+	"zoo":           {"data", "models"},
+	"lessons":       {"zoo", "data", "sim", "models"},
+	"templates":     {"lessons", "zoo", "data", "sim", "models"},
+	"web":           {"templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
+	"cmd/server":    {"web", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
+	"cmd/train":     {"zoo", "data", "models"},
+}
+
+// httpAllowed are the packages that may import net/http themselves: the server's
+// surface. (templates reaches it only through templ's runtime, which is not ours.)
+var httpAllowed = []string{"web", "cmd/server", "cmd/release"}
+
+// thirdParty lists the modules outside the standard library a numeric package may
+// import, directly or not; a package not listed here (figures: gonum/plot and its
+// fonts) may import any.
+var thirdParty = map[string][]string{
+	"models": {"gonum.org/"},
+	"sim":    {},
+	"data":   {"gonum.org/"},
+	"zoo":    {"gonum.org/", "github.com/google/renameio/"}, // renameio: atomic checkpoint writes
+}
+
+// deps lists the packages pkg imports, directly or not (go list -deps), pkg included.
 func deps(t *testing.T, pkg string) []string {
 	t.Helper()
-	dir := filepath.Join("..", "..", strings.TrimPrefix(pkg, "unroll/"))
-	if _, err := os.Stat(dir); err != nil {
-		return nil // the package does not exist yet
-	}
 	out, err := exec.Command("go", "list", "-deps", pkg).Output()
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v", pkg, err)
@@ -29,41 +55,60 @@ func deps(t *testing.T, pkg string) []string {
 	return strings.Fields(string(out))
 }
 
+// imports lists the packages pkg imports itself (test files excluded).
+func imports(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -f {{.Imports}} %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
+
+// ours lists the module's packages without the "unroll/" prefix.
+func ours(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "unroll/...").Output()
+	if err != nil {
+		t.Fatalf("go list unroll/...: %v", err)
+	}
+	var pkgs []string
+	for _, p := range strings.Fields(string(out)) {
+		pkgs = append(pkgs, strings.TrimPrefix(p, "unroll/"))
+	}
+	return pkgs
+}
+
 func TestImportDirection(t *testing.T) {
-	for _, tc := range []struct {
-		pkg       string
-		forbidden []string
-	}{
-		{"unroll/models", []string{"net/http", "unroll/check", "unroll/sim", "unroll/lessons", "unroll/templates", "unroll/web", "unroll/static"}},
-		{"unroll/sim", []string{"net/http", "unroll/check", "unroll/lessons", "unroll/templates", "unroll/web", "unroll/static"}},
-		{"unroll/data", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/web", "unroll/templates", "unroll/check", "unroll/static"}},
-		{"unroll/check", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/templates", "unroll/web"}},
-		{"unroll/lessons", []string{"net/http", "unroll/templates", "unroll/web"}}, // lessons may import zoo
-		{"unroll/zoo", []string{"net/http", "unroll/sim", "unroll/lessons", "unroll/web", "unroll/templates", "unroll/figures", "unroll/check", "unroll/static"}},
-		{"unroll/figures", []string{"net/http", "unroll/web", "unroll/templates", "unroll/lessons", "unroll/check"}},
-	} {
-		d := deps(t, tc.pkg)
-		for _, f := range tc.forbidden {
-			if slices.Contains(d, f) {
-				t.Errorf("%s imports %s (directly or not); DESIGN.md forbids it", tc.pkg, f)
+	for _, pkg := range ours(t) {
+		allowed, listed := mayImport[pkg]
+		if !listed {
+			t.Errorf("unroll/%s is not in mayImport: give it its place in the import direction (docs/architecture.md)", pkg)
+			continue
+		}
+		if slices.Contains(imports(t, "unroll/"+pkg), "net/http") && !slices.Contains(httpAllowed, pkg) {
+			t.Errorf("unroll/%s imports net/http; only %v may", pkg, httpAllowed)
+		}
+		for _, d := range deps(t, "unroll/"+pkg) {
+			if strings.HasPrefix(d, "unroll/") && d != "unroll/"+pkg && !slices.Contains(allowed, strings.TrimPrefix(d, "unroll/")) {
+				t.Errorf("unroll/%s imports %s (directly or not); it may import only %v of ours", pkg, d, allowed)
 			}
 		}
 	}
 }
 
-// TestZooImports: zoo imports only the standard library, gonum, unroll/models and
-// unroll/data (and what those import), and lessons may import zoo.
-func TestZooImports(t *testing.T) {
-	allowed := map[string]bool{"unroll/zoo": true}
-	for _, p := range append(deps(t, "unroll/models"), deps(t, "unroll/data")...) {
-		allowed[p] = true // models, data and what they import
-	}
-	for _, p := range deps(t, "unroll/zoo") {
-		std := !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") && !strings.HasPrefix(p, "unroll")
-		gonum := strings.HasPrefix(p, "gonum.org/")
-		renameio := strings.HasPrefix(p, "github.com/google/renameio/") // zoo's atomic checkpoint writes
-		if !std && !gonum && !renameio && !allowed[p] {
-			t.Errorf("unroll/zoo imports %s (directly or not); it may import only std, gonum, unroll/models and unroll/data", p)
+// TestThirdPartyImports: the numeric packages import only the standard library and the
+// modules their job needs.
+func TestThirdPartyImports(t *testing.T) {
+	for pkg, prefixes := range thirdParty {
+		for _, d := range deps(t, "unroll/"+pkg) {
+			std := !strings.Contains(strings.SplitN(d, "/", 2)[0], ".")
+			if std || strings.HasPrefix(d, "unroll/") || d == "unroll" {
+				continue
+			}
+			if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(d, p) }) {
+				t.Errorf("unroll/%s imports %s (directly or not); it may import only the standard library and %v", pkg, d, prefixes)
+			}
 		}
 	}
 }
