@@ -63,6 +63,7 @@ func (m *gruModel) Static() Frame {
 	return Frame{
 		Arrays: []Array{Matrix("W_hz", m.cell.HiddenSize(), m.cell.HiddenSize(), m.cell.Whz.Value.RawMatrix().Data)},
 		Meta:   map[string]any{"tokens": m.tokens, "scale": []float64{0, 1}, "trained": len(m.losses)},
+		Facts:  []Fact{{Label: "hidden units h", Value: m.cell.HiddenSize()}},
 	}
 }
 
@@ -74,7 +75,8 @@ func (m *gruModel) At(t int) Frame {
 			Vector("R", row(tr.Gate("R"))), Vector("Z", row(tr.Gate("Z"))),
 			Vector("H_tilde", row(tr.Gate("H_tilde"))), Vector("H", row(tr.Gate("H"))),
 		},
-		Meta: map[string]any{"token": m.tokens[t-1]},
+		Meta:  map[string]any{"token": m.tokens[t-1]},
+		Facts: []Fact{{Label: "input x_t", Value: m.tokens[t-1]}, {Label: "mean update gate z̄_t", Value: mat.Sum(tr.Gate("Z")) / float64(m.cell.HiddenSize()), Measured: true}},
 	}
 }
 
