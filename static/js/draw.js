@@ -124,7 +124,7 @@ function facts(dl, list, heading) {
 
 // readout writes the transport's position: the scrubber's step of its steps (the
 // URL's step=), and, when the model's steps are not simply t = 1..T, the pass and its
-// own index: "backward pass, t = 15 / 30 · step 45 / 60", "stage 2 / 5: tokenize".
+// own index: "backward pass, t = 15 / 30 · step 45 / …", "tokenize (2 / 5)".
 function readout(store) {
   tid("step").textContent = String(store.step);
   tid("steps").textContent = String(store.steps);
