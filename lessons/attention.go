@@ -214,7 +214,7 @@ func (m *attentionModel) facts() map[string]any {
 	return meta
 }
 
-func (m *attentionModel) Static() sim.Frame {
+func (m *attentionModel) staticFrame() sim.Frame {
 	meta := m.facts()
 	if m.answer != nil {
 		meta["answers"] = m.answer
@@ -254,7 +254,7 @@ func unitNames(n int) []string {
 	return out
 }
 
-func (m *attentionModel) At(t int) sim.Frame {
+func (m *attentionModel) frameAt(t int) sim.Frame {
 	s := m.trace.Steps[t-1]
 	out := m.outputs[t-1]
 	j := argmax(s.Attention)
@@ -390,4 +390,35 @@ var attentionLesson = &Lesson{
 	Build: buildAttention,
 	// 127 KB measured on a 20-token corpus sentence, 52 KB at the defaults: α, c_t' and P per step (slim); both translators are shared.
 	SessionBytes: 208 << 10,
+}
+
+// At is step t's frame with its facts labelled (attentionFacts).
+func (m *attentionModel) At(t int) sim.Frame { return attentionFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (attentionFacts).
+func (m *attentionModel) Static() sim.Frame { return attentionFacts.staticFacts(m.staticFrame()) }
+
+// attentionFacts labels the page's facts in the lecture's words.
+var attentionFacts = factTable{
+	static: []fact{
+		{key: "source_x", label: "source x"},
+		{key: "source_length_T", label: "source length T"},
+		{key: "date_form", label: "date form"},
+		{key: "reference", label: "reference"},
+		{key: "without_attention", label: "without attention"},
+		{key: "without_attention_correct", label: "without attention: right"},
+		{key: "with_attention", label: "with attention"},
+		{key: "with_attention_correct", label: "with attention: right"},
+		{key: "unknown_words", label: "unknown words"},
+		{key: "scaled_dot_product", label: "scaled dot product"},
+		{key: "mean_largest_weight", label: "mean largest weight"},
+		{key: "dates_BLEU_by_length", label: "dates: BLEU by length"},
+		{key: "corpus_BLEU_by_length", label: "corpus: BLEU by length"},
+	},
+	step: []fact{
+		{key: "pred", label: "prediction ŷ_{t′}", keep: true},
+		{key: "correct", label: "right", keep: true},
+		{key: "looks_at", label: "looks at"},
+		{key: "norm_c", label: "‖c_{t′}‖", measured: true},
+	},
 }

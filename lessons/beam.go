@@ -237,6 +237,14 @@ func (m *beamModel) compact() {
 // capped) hypotheses by length-normalised score.
 func (m *beamModel) Steps() int { return len(m.res.Steps) + 1 }
 
+// Passes: the search extends the beams at t = 1..T, then one step chooses ŷ by score.
+func (m *beamModel) Passes() []sim.Pass {
+	return []sim.Pass{
+		{Name: "beam search", Steps: len(m.res.Steps), Index: "t"},
+		{Steps: 1, Stages: []string{"choose ŷ by score"}},
+	}
+}
+
 // sentence writes ids as words.
 func (m *beamModel) sentence(ids []int) string {
 	if len(ids) == 0 {
@@ -517,7 +525,7 @@ func compareDesc(a, b float64) int {
 	return 0
 }
 
-func (m *beamModel) Static() sim.Frame {
+func (m *beamModel) staticFrame() sim.Frame {
 	meta := map[string]any{
 		"tree": m.tree(), "compare": m.compare(), "dist": m.distribution(),
 		"exhaustive_search": m.exhNote,
@@ -530,7 +538,7 @@ func (m *beamModel) Static() sim.Frame {
 
 // At is step t of the beam: what it kept, finished and pruned; the step after the
 // last ranks the candidates by score and names ŷ.
-func (m *beamModel) At(t int) sim.Frame {
+func (m *beamModel) frameAt(t int) sim.Frame {
 	beamLogP, greedyLogP := m.res.Best.LogProb, m.greedy.LogProb
 	meta := map[string]any{}
 	if t <= len(m.res.Steps) {
@@ -702,4 +710,31 @@ var beamLesson = &Lesson{
 	Build: buildBeam,
 	// 351 KB measured on the trained model at k = 10 and a 20-token sentence, 28 KB at the defaults: the tree as drawn, not every expansion.
 	SessionBytes: 528 << 10,
+}
+
+// At is step t's frame with its facts labelled (beamFacts).
+func (m *beamModel) At(t int) sim.Frame { return beamFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (beamFacts).
+func (m *beamModel) Static() sim.Frame { return beamFacts.staticFacts(m.staticFrame()) }
+
+// beamFacts labels the page's facts in the lecture's words.
+var beamFacts = factTable{
+	static: []fact{
+		{key: "vocabulary", label: "vocabulary"},
+		{key: "distribution", label: "distribution"},
+		{key: "T_max", label: "longest output T_max"},
+		{key: "exhaustive_search", label: "exhaustive search"},
+		{key: "source_tokens_ids", label: "source"},
+		{key: "test_BLEU_greedy", label: "test BLEU, greedy", measured: true},
+		{key: "test_BLEU_beam", label: "test BLEU, beam", measured: true},
+	},
+	step: []fact{
+		{key: "expansions", label: "expansions"},
+		{key: "live_beams", label: "live beams"},
+		{key: "finished_now", label: "finished now"},
+		{key: "candidates", label: "candidates"},
+		{key: "beam_result_ŷ", label: "beam result ŷ"},
+		{key: "error_analysis", label: "error analysis"},
+	},
 }

@@ -74,7 +74,7 @@ func topWord(p []float64) (string, float64) {
 	return data.BlankAnswers[k], round4(p[k])
 }
 
-func (m *birnnModel) Static() sim.Frame {
+func (m *birnnModel) staticFrame() sim.Frame {
 	tokens := make([]string, len(m.ids))
 	for i, id := range m.ids {
 		tokens[i] = data.BlankVocab[id]
@@ -107,7 +107,7 @@ func (m *birnnModel) Static() sim.Frame {
 	return sim.Frame{Meta: meta}
 }
 
-func (m *birnnModel) At(t int) sim.Frame {
+func (m *birnnModel) frameAt(t int) sim.Frame {
 	runs := m.run()
 	T := len(m.ids)
 	uniReady, biReady := m.ready()
@@ -241,4 +241,32 @@ var birnnLesson = &Lesson{
 	SessionBytes: 64 << 10,
 	// 80 KB measured (two models of its own, their Adam moments) and a loss curve of 10000 steps.
 	TrainedBytes: 480 << 10,
+}
+
+// At is step t's frame with its facts labelled (birnnFacts).
+func (m *birnnModel) At(t int) sim.Frame { return birnnFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (birnnFacts).
+func (m *birnnModel) Static() sim.Frame { return birnnFacts.staticFacts(m.staticFrame()) }
+
+// birnnFacts labels the page's facts in the lecture's words.
+var birnnFacts = factTable{
+	static: []fact{
+		{key: "input", label: "input"},
+		{key: "blank_position", label: "blank at position"},
+		{key: "answer", label: "the missing word"},
+		{key: "unidirectional", label: "unidirectional answer"},
+		{key: "bidirectional", label: "bidirectional answer"},
+		{key: "held_out_accuracy_unidirectional", label: "held-out accuracy, unidirectional", measured: true},
+		{key: "held_out_accuracy_bidirectional", label: "held-out accuracy, bidirectional", measured: true},
+		{key: "held_out_chance", label: "held-out chance level", measured: true},
+		{key: "hidden", label: "hidden units h per direction"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "forward_reads", label: "forward pass reads"},
+		{key: "backward_reads", label: "backward pass reads"},
+		{key: "unidirectional", label: "unidirectional"},
+		{key: "bidirectional", label: "bidirectional"},
+	},
 }

@@ -3,7 +3,7 @@ package lessons
 import (
 	"fmt"
 	"reflect"
-	"slices"
+	"regexp"
 	"testing"
 
 	"unroll/sim"
@@ -79,6 +79,13 @@ func checkContract(t *testing.T, l *Lesson, m sim.Model) {
 			}
 		}
 	}
+	for _, eq := range l.Equations {
+		for _, sym := range eq.Symbols {
+			if !declared[sym.Array] {
+				t.Errorf("equation symbol %s names array %q, which Lesson.Arrays does not declare (the symbol readout reads it)", sym.ID, sym.Array)
+			}
+		}
+	}
 	for _, p := range l.Panels {
 		for _, name := range p.Arrays {
 			if !declared[name] {
@@ -105,13 +112,17 @@ func checkContract(t *testing.T, l *Lesson, m sim.Model) {
 	}
 }
 
-// checkFacts: a fact has a label in words (not a code name: no underscore) and a
-// plain value.
+// codeName matches a label that is a program's name, unknown_percent_en, rather than
+// the lecture's words or symbols (H_t, ‖∂L/∂H_1‖ keep their subscripts).
+var codeName = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)+$`)
+
+// checkFacts: a fact has a label in words or symbols (not a code name) and a plain
+// value.
 func checkFacts(t *testing.T, where string, facts []sim.Fact) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, f := range facts {
-		if f.Label == "" || slices.Contains([]rune(f.Label), '_') && !slices.Contains([]rune(f.Label), ' ') {
+		if f.Label == "" || codeName.MatchString(f.Label) {
 			t.Errorf("%s: fact label %q reads as a code name", where, f.Label)
 		}
 		if seen[f.Label] {
@@ -124,4 +135,27 @@ func checkFacts(t *testing.T, where string, facts []sim.Fact) {
 			t.Errorf("%s: fact %q has a %T value", where, f.Label, f.Value)
 		}
 	}
+}
+
+// rawFrames is a lesson adapter's frames before its facts are labelled (frameAt,
+// staticFrame): what tests of the model's meta keys read.
+type rawFrames interface {
+	frameAt(int) sim.Frame
+	staticFrame() sim.Frame
+}
+
+// rawAt is step s's frame of m before its facts are labelled.
+func rawAt(m sim.Model, s int) sim.Frame {
+	if r, ok := m.(rawFrames); ok {
+		return r.frameAt(s)
+	}
+	return m.At(s)
+}
+
+// rawStatic is m's static frame before its facts are labelled.
+func rawStatic(m sim.Model) sim.Frame {
+	if r, ok := m.(rawFrames); ok {
+		return r.staticFrame()
+	}
+	return m.Static()
 }

@@ -78,7 +78,7 @@ func regimeName(r float64) string {
 	return "bear"
 }
 
-func (m *deepModel) Static() sim.Frame {
+func (m *deepModel) staticFrame() sim.Frame {
 	L := m.net.Layers()
 	T := m.Steps()
 	tokens := make([]string, T)
@@ -164,7 +164,7 @@ func layerSummary(slow, fast []float64) string {
 		slow[0], fast[0], top+1, slow[top], fast[top])
 }
 
-func (m *deepModel) At(t int) sim.Frame {
+func (m *deepModel) frameAt(t int) sim.Frame {
 	r := m.states()
 	L := m.net.Layers()
 	flat := make([]float64, 0, L*DeepHidden)
@@ -238,6 +238,7 @@ var deepLesson = &Lesson{
 		{Name: "x", Label: `\(x_t\)`, Axes: []Axis{Scalar}, PerStep: true},
 		{Name: "slow_part", Label: "slow part of x", Axes: []Axis{Time}},
 		{Name: "x_hat", Label: `\(\hat{x}_t\)`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "x_hat_next", Label: `\(\hat{x}_{t+1}\)`, Axes: []Axis{Scalar}, PerStep: true},
 		{Name: "regime_line", Label: "regime (bull = 1)", Axes: []Axis{Time}},
 		{Name: "p_bull", Label: `\(P(\text{bull})\)`, Axes: []Axis{Scalar}, PerStep: true},
 	},
@@ -298,4 +299,35 @@ var deepLesson = &Lesson{
 	SessionBytes: 480 << 10,
 	// 55 KB measured (its own stack from the seed, Adam's moments, the held-out scores) and a loss curve of 5000 steps.
 	TrainedBytes: 272 << 10,
+}
+
+// At is step t's frame with its facts labelled (deepFacts).
+func (m *deepModel) At(t int) sim.Frame { return deepFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (deepFacts).
+func (m *deepModel) Static() sim.Frame { return deepFacts.staticFacts(m.staticFrame()) }
+
+// deepFacts labels the page's facts in the lecture's words.
+var deepFacts = factTable{
+	static: []fact{
+		{key: "cell", label: "cell"},
+		{key: "layers", label: "layers L"},
+		{key: "hidden", label: "hidden units h per layer"},
+		{key: "params", label: "parameters"},
+		{key: "regime_switches", label: "regime switches"},
+		{key: "held_out_regime_accuracy", label: "held-out regime accuracy", measured: true},
+		{key: "held_out_next_mse", label: "held-out next-value MSE", measured: true},
+		{key: "best_possible_mse", label: "best possible MSE", measured: true},
+		{key: "what_layers_show", label: "what the layers show"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "day", label: "day t"},
+		{key: "x_t", label: "today's value x_t", measured: true},
+		{key: "x_hat_next", label: "forecast x̂_{t+1}", measured: true},
+		{key: "regime", label: "regime"},
+		{key: "prediction", label: "predicted regime"},
+		{key: "P(bull)", label: "P(bull)", measured: true},
+		{key: "correct", label: "right"},
+	},
 }

@@ -148,7 +148,7 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 func (e *embedModel) Steps() int { return len(e.pairs) }
 
 // Static is the map and the tables of the current weights.
-func (e *embedModel) Static() sim.Frame {
+func (e *embedModel) staticFrame() sim.Frame {
 	if e.stale {
 		e.refresh(true)
 	}
@@ -363,7 +363,7 @@ func (e *embedModel) neighboursTable() mtTable {
 
 // At is the skip-gram example of step t: the t-th (centre, context) pair of the
 // sentence and its k negatives, scored by the current model.
-func (e *embedModel) At(t int) sim.Frame {
+func (e *embedModel) frameAt(t int) sim.Frame {
 	p, negs := e.pairs[t-1], e.negatives[t-1]
 	words := e.corpus.Words
 	scores := []float64{e.m.Score(p[0], p[1])}
@@ -551,4 +551,29 @@ var embeddingsLesson = &Lesson{
 	SessionBytes: 480 << 10,
 	// 577 KB measured (its own E and Θ, their gradients and Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 1280 << 10,
+}
+
+// At is step t's frame with its facts labelled (embedFacts).
+func (e *embedModel) At(t int) sim.Frame { return embedFacts.stepFacts(e.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (embedFacts).
+func (e *embedModel) Static() sim.Frame { return embedFacts.staticFacts(e.staticFrame()) }
+
+// embedFacts labels the page's facts in the lecture's words.
+var embedFacts = factTable{
+	static: []fact{
+		{key: "vocabulary", label: "vocabulary"},
+		{key: "d", label: "embedding size d"},
+		{key: "map", label: "map"},
+		{key: "same_class_neighbours", label: "same-class neighbours"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "pair", label: "pair"},
+		{key: "centre_c", label: "centre word c"},
+		{key: "context_t", label: "context word o"},
+		{key: "true_pair_score", label: "σ(u_o·v_c)", measured: true},
+		{key: "negatives", label: "negative samples"},
+		{key: "example_loss", label: "loss of the example", measured: true},
+	},
 }

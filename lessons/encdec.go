@@ -157,6 +157,16 @@ func buildEncDec(v sim.Values) (sim.Model, error) {
 // encSteps is T, the number of source tokens.
 func (m *encDecModel) encSteps() int { return len(m.tokens) }
 
+// Passes: the encoder reads x_1..x_T, one step hands over the context c, then the
+// decoder writes y_1..y_T′.
+func (m *encDecModel) Passes() []sim.Pass {
+	return []sim.Pass{
+		{Name: "encoder", Steps: m.encSteps(), Index: "t"},
+		{Steps: 1, Stages: []string{"context c"}},
+		{Name: "decoder", Steps: len(m.run.Steps), Index: "t′"},
+	}
+}
+
 func (m *encDecModel) Steps() int { return m.encSteps() + 1 + len(m.run.Steps) }
 
 func (m *encDecModel) outputs() []string {
@@ -167,7 +177,7 @@ func (m *encDecModel) outputs() []string {
 	return out
 }
 
-func (m *encDecModel) Static() sim.Frame {
+func (m *encDecModel) staticFrame() sim.Frame {
 	columns := append(append([]string(nil), m.tokens...), "c") // one label per step: x_t, c, then t' (not the outputs, which the steps reveal)
 	for i := range m.run.Steps {
 		columns = append(columns, "t'="+strconv.Itoa(i+1))
@@ -200,7 +210,7 @@ func (m *encDecModel) Static() sim.Frame {
 // then the decoder's s_t'. Once the encoder has read x_T its state stays h_T, and c
 // is an input of every decoder step, so both are in the context's and every decoder
 // step's frame too.
-func (m *encDecModel) At(t int) sim.Frame {
+func (m *encDecModel) frameAt(t int) sim.Frame {
 	T := m.encSteps()
 	if t <= T {
 		h := rowOf(m.run.Encoder[t-1])
@@ -320,4 +330,37 @@ var encDecLesson = &Lesson{
 	Build: buildEncDec,
 	// 343 KB measured on a 20-token sentence with untrained weights (20 decoder steps), 73 KB at the defaults: the trace, never the weights.
 	SessionBytes: 512 << 10,
+}
+
+// At is step t's frame with its facts labelled (encDecFacts).
+func (m *encDecModel) At(t int) sim.Frame { return encDecFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (encDecFacts).
+func (m *encDecModel) Static() sim.Frame { return encDecFacts.staticFacts(m.staticFrame()) }
+
+// encDecFacts labels the page's facts in the lecture's words.
+var encDecFacts = factTable{
+	static: []fact{
+		{key: "translation", label: "translation", keep: true},
+		{key: "held_out_bleu", label: "held-out BLEU", measured: true},
+		{key: "embed", label: "embedding size"},
+		{key: "hidden", label: "hidden units h"},
+		{key: "source_vocabulary", label: "English vocabulary"},
+		{key: "target_vocabulary", label: "French vocabulary"},
+		{key: "enc_steps", label: "encoder steps", keep: true},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "phase", label: "phase", keep: true},
+		{key: "t", label: "t"},
+		{key: "reading", label: "reading x_t"},
+		{key: "h_t_norm", label: "‖h_t‖", measured: true},
+		{key: "context", label: "context"},
+		{key: "c_norm", label: "‖c‖", measured: true},
+		{key: "t'", label: "t′"},
+		{key: "input", label: "input y_{t′−1}", keep: true},
+		{key: "output", label: "output ŷ_{t′}", keep: true},
+		{key: "probability", label: "p(ŷ_{t′})", measured: true},
+		{key: "so_far", label: "translation so far"},
+	},
 }

@@ -390,7 +390,7 @@ func (m *gruModel) run() []GRUStep {
 
 func (m *gruModel) Steps() int { return len(m.ids) }
 
-func (m *gruModel) Static() sim.Frame {
+func (m *gruModel) staticFrame() sim.Frame {
 	task := m.clf.Task
 	tokens := make([]string, len(m.ids))
 	for i, id := range m.ids {
@@ -445,7 +445,7 @@ func sig4(x float64) float64 {
 	return v
 }
 
-func (m *gruModel) At(t int) sim.Frame {
+func (m *gruModel) frameAt(t int) sim.Frame {
 	st := m.run()[t-1]
 	task := m.clf.Task
 	k := argmax(st.Probs)
@@ -632,4 +632,35 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
+}
+
+// At is step t's frame with its facts labelled (gruFacts).
+func (m *gruModel) At(t int) sim.Frame { return gruFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (gruFacts).
+func (m *gruModel) Static() sim.Frame { return gruFacts.staticFacts(m.staticFrame()) }
+
+// gruFacts labels the page's facts in the lecture's words.
+var gruFacts = factTable{
+	static: []fact{
+		{key: "task_title", label: "task"},
+		{key: "task", label: "task (URL name)"},
+		{key: "variant", label: "variant"},
+		{key: "description", label: "what the task asks"},
+		{key: "input", label: "input x_1 … x_T"},
+		{key: "output", label: "answer ŷ_T"},
+		{key: "probability", label: "its probability", measured: true},
+		{key: "hidden", label: "hidden units h"},
+		{key: "params", label: "parameters"},
+		{key: "checkpoint_accuracy", label: "accuracy of the bundled weights", measured: true},
+		{key: "clamp", label: "clamped gate"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "token", label: "input x_t"},
+		{key: "prediction", label: "prediction ŷ_t", keep: true},
+		{key: "probability", label: "p(ŷ_t)", measured: true},
+		{key: "answer", label: "right answer y_t"},
+		{key: "correct", label: "right", keep: true},
+	},
 }

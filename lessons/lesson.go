@@ -96,6 +96,7 @@ const (
 	Vocabulary Axis = "vocabulary"  // the tokens of a vocabulary (a softmax over it)
 	Classes    Axis = "classes"     // a classifier's classes
 	Positions  Axis = "positions"   // the positions of a sentence (source or target)
+	Batch      Axis = "batch"       // the examples of a minibatch
 	TrainSteps Axis = "train-steps" // optimisation steps
 	Points     Axis = "points"      // labelled points of a scatter (words)
 	Coords     Axis = "coords"      // a point's coordinates (x, y)

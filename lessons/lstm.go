@@ -385,7 +385,7 @@ func (m *lstmModel) counts() (cells, formulas, outs [3]int) {
 	return cells, formulas, outs
 }
 
-func (m *lstmModel) Static() sim.Frame {
+func (m *lstmModel) staticFrame() sim.Frame {
 	task := m.lstm.Task
 	steps := m.run()
 	tokens := make([]string, len(m.ids))
@@ -439,7 +439,7 @@ func (m *lstmModel) Static() sim.Frame {
 	return sim.Frame{Arrays: arrays, Meta: meta}
 }
 
-func (m *lstmModel) At(t int) sim.Frame {
+func (m *lstmModel) frameAt(t int) sim.Frame {
 	st := m.run()[t-1]
 	task := m.lstm.Task
 	k := argmax(st.Probs)
@@ -623,4 +623,44 @@ var lstmLesson = &Lesson{
 	SessionBytes: 320 << 10,
 	// 33 KB measured (its own LSTM from the seed, Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 416 << 10,
+}
+
+// At is step t's frame with its facts labelled (lstmFacts).
+func (m *lstmModel) At(t int) sim.Frame { return lstmFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (lstmFacts).
+func (m *lstmModel) Static() sim.Frame { return lstmFacts.staticFacts(m.staticFrame()) }
+
+// lstmFacts labels the page's facts in the lecture's words.
+var lstmFacts = factTable{
+	static: []fact{
+		{key: "task_title", label: "task"},
+		{key: "task", label: "task (URL name)"},
+		{key: "variant", label: "variant"},
+		{key: "description", label: "what the task asks"},
+		{key: "input", label: "input x_1 … x_T"},
+		{key: "output", label: "answer ŷ_T"},
+		{key: "probability", label: "its probability", measured: true},
+		{key: "hidden", label: "hidden units h"},
+		{key: "params", label: "parameters"},
+		{key: "checkpoint_accuracy", label: "accuracy of the bundled weights", measured: true},
+		{key: "clamp", label: "clamped gate"},
+		{key: "weights", label: "weights"},
+		{key: "rnn_output", label: "RNN answer"},
+		{key: "gru_output", label: "GRU answer"},
+		{key: "params_lstm", label: "LSTM parameters 4(dh + h² + h)"},
+		{key: "params_gru", label: "GRU parameters 3(dh + h² + h)"},
+		{key: "params_rnn", label: "RNN parameters dh + h² + h"},
+		{key: "c_scale", label: "colour scale of C_t"},
+		{key: "gradient_of", label: "gradient of"},
+	},
+	step: []fact{
+		{key: "token", label: "input x_t"},
+		{key: "prediction", label: "prediction ŷ_t", keep: true},
+		{key: "probability", label: "p(ŷ_t)", measured: true},
+		{key: "gru_prediction", label: "GRU prediction"},
+		{key: "rnn_prediction", label: "RNN prediction"},
+		{key: "answer", label: "right answer y_t"},
+		{key: "correct", label: "right", keep: true},
+	},
 }

@@ -284,7 +284,7 @@ func (m *rnnModel) inputs() []int {
 // start; the others are the model's samples, x_t drawn at step t − 1, so a panel
 // shows x_t for t > prompt_len only once step t is drawn (each step's frame also
 // carries its own "token"). What has been written so far is the per-step "written".
-func (m *rnnModel) Static() sim.Frame {
+func (m *rnnModel) staticFrame() sim.Frame {
 	m.run()
 	all := m.inputs()
 	tokens := make([]string, len(all))
@@ -338,7 +338,7 @@ type charProb struct {
 	Token string  `json:"token"`
 }
 
-func (m *rnnModel) At(t int) sim.Frame {
+func (m *rnnModel) frameAt(t int) sim.Frame {
 	st := m.run()[t-1]
 	all := m.inputs()
 	order := make([]int, len(st.Probs))
@@ -468,4 +468,33 @@ var rnnLesson = &Lesson{
 // SaveCharLM writes m's parameters and meta to path (atomically).
 func SaveCharLM(path string, m *CharLM, meta map[string]string) error {
 	return models.SaveCheckpoint(path, m.Params(), meta)
+}
+
+// At is step t's frame with its facts labelled (rnnFacts).
+func (m *rnnModel) At(t int) sim.Frame { return rnnFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (rnnFacts).
+func (m *rnnModel) Static() sim.Frame { return rnnFacts.staticFacts(m.staticFrame()) }
+
+// rnnFacts labels the page's facts in the lecture's words.
+var rnnFacts = factTable{
+	static: []fact{
+		{key: "architecture", label: "architecture"},
+		{key: "hidden", label: "hidden units h"},
+		{key: "params", label: "parameters"},
+		{key: "temperature", label: "sampling temperature τ", measured: true},
+		{key: "prompt_len", label: "typed prompt length", keep: true},
+		{key: "C_truth", label: "C: the right answer"},
+		{key: "C_answer", label: "C: its answer"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "phase", label: "phase"},
+		{key: "token", label: "input x_t", keep: true},
+		{key: "next", label: "next character"},
+		{key: "written", label: "written x_{t+1}"},
+		{key: "A_guess", label: "A: its guess ŷ_t"},
+		{key: "B_guess", label: "B: its guess"},
+		{key: "C_output", label: "C: output"},
+	},
 }

@@ -157,6 +157,16 @@ func Divergence(fr *models.DecodeTrace, labels []int) int {
 
 func (m *seq2seqModel) encSteps() int { return len(m.srcTokens) }
 
+// Passes: the encoder reads x_1..x_T, one step hands over the context c, then the
+// decoder runs over the padded target, t′ = 1..num_steps.
+func (m *seq2seqModel) Passes() []sim.Pass {
+	return []sim.Pass{
+		{Name: "encoder", Steps: m.encSteps(), Index: "t"},
+		{Steps: 1, Stages: []string{"context c"}},
+		{Name: "decoder", Steps: len(m.padded), Index: "t′"},
+	}
+}
+
 func (m *seq2seqModel) Steps() int { return m.encSteps() + 1 + len(m.padded) }
 
 // staticMeta is what stays fixed while the model trains, and the live entries'
@@ -347,7 +357,7 @@ func maskedMean(tf *models.DecodeTrace, mask []float64) float64 {
 // Static is the page's static meta for the current weights: after training that
 // stopped between two scorings, it scores the final weights first, so the BLEU,
 // the samples and the translation all describe the same model.
-func (m *seq2seqModel) Static() sim.Frame {
+func (m *seq2seqModel) staticFrame() sim.Frame {
 	if last := m.bleuCurve[len(m.bleuCurve)-1]; int(last[0]) != m.trained {
 		m.bleuCurve = append(m.bleuCurve, [2]float64{float64(m.trained), round4(m.heldOutBLEU())})
 		m.refreshLive()
@@ -359,7 +369,7 @@ func (m *seq2seqModel) Static() sim.Frame {
 // then decoder step t' = t − T − 1 under teacher forcing and free running. The
 // encoder's state stays h_T once it has read x_T, and c is an input of every decoder
 // step, so both are in the context's and every decoder step's frame too.
-func (m *seq2seqModel) At(t int) sim.Frame {
+func (m *seq2seqModel) frameAt(t int) sim.Frame {
 	tf, fr := m.traces()
 	T := m.encSteps()
 	if t <= T {
@@ -572,4 +582,48 @@ var seq2seqLesson = &Lesson{
 	SessionBytes: 960 << 10,
 	// 3.4 MB measured: its own copy of the 108,000 weights, their gradients and Adam's two moments, and a loss curve of 1000 steps.
 	TrainedBytes: 5376 << 10,
+}
+
+// At is step t's frame with its facts labelled (seq2seqFacts).
+func (m *seq2seqModel) At(t int) sim.Frame { return seq2seqFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (seq2seqFacts).
+func (m *seq2seqModel) Static() sim.Frame { return seq2seqFacts.staticFacts(m.staticFrame()) }
+
+// seq2seqFacts labels the page's facts in the lecture's words.
+var seq2seqFacts = factTable{
+	static: []fact{
+		{key: "translation", label: "translation (greedy)", keep: true},
+		{key: "reference", label: "reference"},
+		{key: "first_divergence", label: "free running leaves the reference at"},
+		{key: "held_out_bleu", label: "held-out BLEU", measured: true},
+		{key: "checkpoint_bleu", label: "held-out BLEU of the bundled weights", measured: true},
+		{key: "scored_on", label: "scored on"},
+		{key: "mean_loss", label: "mean loss L", measured: true},
+		{key: "valid_length", label: "valid length"},
+		{key: "pad_to", label: "padded to num_steps"},
+		{key: "embed", label: "embedding size"},
+		{key: "hidden", label: "hidden units h"},
+		{key: "enc_steps", label: "encoder steps", keep: true},
+		{key: "trained_steps", label: "trained steps"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "phase", label: "phase", keep: true},
+		{key: "t", label: "t"},
+		{key: "reading", label: "reading x_t"},
+		{key: "context", label: "context"},
+		{key: "t'", label: "t′"},
+		{key: "label", label: "label y_{t′}", keep: true},
+		{key: "teacher_input", label: "teacher forcing: input", keep: true},
+		{key: "teacher_output", label: "teacher forcing: output", keep: true},
+		{key: "teacher_correct", label: "teacher forcing: right", keep: true},
+		{key: "free_input", label: "free running: input", keep: true},
+		{key: "free_output", label: "free running: output", keep: true},
+		{key: "free_correct", label: "free running: right", keep: true},
+		{key: "diverges_here", label: "free running leaves the reference here", keep: true},
+		{key: "loss", label: "ℓ_{t′}", measured: true},
+		{key: "mask", label: "mask m_{t′}", keep: true},
+		{key: "loss_x_mask", label: "m_{t′} ℓ_{t′}", measured: true},
+	},
 }

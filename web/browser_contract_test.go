@@ -2,7 +2,7 @@ package web
 
 import (
 	"fmt"
-	"strings"
+	"regexp"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -15,7 +15,9 @@ import (
 // symbol readout) read an array or a meta key its contract does not declare: the
 // page's accessor (static/js/contract.js) counts such reads in
 // document.body.dataset.undeclared. It also requires the facts region to list only
-// the lesson's labelled facts: no code names (a label with an underscore and no space).
+// the lesson's labelled facts: no code names (codeName: snake_case words).
+var codeName = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)+$`)
+
 func TestBrowserContract(t *testing.T) {
 	root := startBrowser(t)
 	srv := browserServer(t)
@@ -56,7 +58,7 @@ func TestBrowserContract(t *testing.T) {
 				}
 				labels := evalJS[[]string](t, ctx, `[...document.querySelectorAll('[data-testid=facts] dt:not(.head)')].map(d => d.textContent)`)
 				for _, label := range labels {
-					if strings.Contains(label, "_") && !strings.Contains(label, " ") {
+					if codeName.MatchString(label) {
 						t.Errorf("at step %d the facts show the code name %q", step, label)
 					}
 				}

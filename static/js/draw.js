@@ -123,8 +123,9 @@ function facts(dl, list, heading) {
 }
 
 // readout writes the transport's position: the scrubber's step of its steps (the
-// URL's step=), and, when the model's steps are not simply t = 1..T, the pass and its
-// own index: "backward pass, t = 15 / 30 · step 45 / …", "tokenize (2 / 5)".
+// URL's step=), and, when the model's steps are not simply t = 1..T, first the pass and
+// its own index, "backward pass, t = 15 / 30" or "pipeline, tokens (3 / 7)", with the
+// scrubber's step small under it.
 function readout(store) {
   tid("step").textContent = String(store.step);
   tid("steps").textContent = String(store.steps);
@@ -132,12 +133,12 @@ function readout(store) {
   const plain = passes.length <= 1 && !passes[0]?.name && !passes[0]?.stages && (passes[0]?.index || "t") === "t";
   const pass = tid("pass-readout"), of = tid("step-of");
   of.dataset.plain = String(plain);
-  if (plain) { pass.textContent = "t = "; return; }
+  if (plain) { pass.replaceChildren(Object.assign(document.createElement("i"), { textContent: "t" }), " = "); return; }
   const at = passAt({ passes }, store.step);
-  if (!at) { pass.textContent = "before the first step · "; return; }
+  if (!at) { pass.textContent = "before the first step"; return; }
   const p = at.pass, name = p.name ? `${p.name}, ` : "";
-  if (p.stages) pass.textContent = `${name}${p.stages[at.k - 1]} (${at.k} / ${p.steps}) · `;
-  else pass.textContent = `${name}${p.index || "step"} = ${at.index} / ${at.of} · `;
+  if (p.stages) pass.textContent = `${name}${p.stages[at.k - 1]}${p.steps > 1 ? ` (${at.k} / ${p.steps})` : ""}`;
+  else pass.textContent = `${name}${p.index || "step"} = ${at.index} / ${at.of}`;
 }
 
 // describeMachine writes a trained_on value ("arm64-c8506759") for people.

@@ -44,7 +44,7 @@ export function draw(canvas, cfg, view) {
   // per-step curves span the scrubber; static curves (one value per time step t, or a
   // training curve) span their own length, and the marker sits at the frame's "t"
   // when the lesson's steps are not the time steps (BPTT's forward then backward pass)
-  const timed = cs.some((c) => view.known(c.name));
+  const timed = cfg.source !== "train" && cs.some((c) => view.known(c.name));
   let xmax = timed ? timeSteps(view) : Math.max(...lines.map((c) => c.xs.at(-1) || 0));
   xmax = Math.max(2, xmax);
   const mark = optStatic(view, "marks")?.[cfg.id]; // a lesson may pin a static curve's marker (mt-data: the min-frequency cut)
