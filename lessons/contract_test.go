@@ -103,6 +103,22 @@ func checkContract(t *testing.T, l *Lesson, m sim.Model) {
 			}
 		}
 	}
+	if tr, ok := m.(sim.Trainer); ok {
+		if l.Loss == "" {
+			t.Errorf("the lesson trains but declares no Loss array")
+		}
+		f, err := tr.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, a := range f.Arrays {
+			found = found || a.Name == l.Loss
+		}
+		if l.Loss != "" && !found {
+			t.Errorf("a training step's frame has no loss array %q", l.Loss)
+		}
+	}
 	covered := 0
 	for _, p := range sim.PassesOf(m) {
 		covered += p.Steps

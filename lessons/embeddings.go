@@ -511,6 +511,7 @@ var embeddingsLesson = &Lesson{
 		{Name: "points", Label: "PCA of the unit-length e_w", Axes: []Axis{Points, Coords}},
 		{Name: "scores", Label: `\(\sigma(u_o^\top v_c)\)`, Axes: []Axis{Items}, PerStep: true},
 	},
+	Loss: "loss_curve",
 	Panels: []Panel{
 		{ID: "space", Static: []string{"words", "word_class", "class_names", "focus"}, Meta: []string{"example"}, Kind: Scatter, Title: `the embedding space: \(e_w\) on its first two principal components`, Arrays: []string{"points"},
 			Note: "Colours are word classes from the lexicon, which the model never sees. Ringed: the centre word c; green: its true context t; red: the k negatives, with their scores σ(θᵀe_c)."},

@@ -580,6 +580,7 @@ var gruLesson = &Lesson{
 		{Name: "H", Label: `\(H_t\)`, Axes: []Axis{Units}, PerStep: true},
 		{Name: "P", Label: `\(\hat{y}_t\)`, Axes: []Axis{Classes}, PerStep: true, Labels: "classes"},
 	},
+	Loss: "loss_curve",
 	Panels: []Panel{
 		{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
 			Note: "The current token is marked; the model's answer and the right answer are under it."},

@@ -135,9 +135,6 @@ type Array struct {
 	// Marker: a line panel draws the per-step value as a marker where it is non-zero
 	// (BPTT: where clipping fired) rather than as a curve.
 	Marker bool `json:"marker,omitempty"`
-	// Training: the array comes with training progress (sim.Trainer's frames), not with
-	// the steps; a panel drawing it draws the curve of Lesson.Loss.
-	Training bool `json:"training,omitempty"`
 }
 
 // Panel is one drawn view.

@@ -578,6 +578,7 @@ var lstmLesson = &Lesson{
 		{Name: "LSTM C_t", Label: `\(\|\partial L/\partial C_t\|\) (LSTM)`, Axes: []Axis{Time}},
 		{Name: "params", Label: "parameters", Axes: []Axis{Items}, Labels: "labels"},
 	},
+	Loss: "loss_curve",
 	Panels: []Panel{
 		{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
 			Note: "The current token is marked; the LSTM's answer and the right answer are under it."},

@@ -421,6 +421,7 @@ var rnnLesson = &Lesson{
 		{Name: "H_C", Label: `\(H_t\) (architecture C)`, Axes: []Axis{Units}, PerStep: true},
 		{Name: "P", Label: `\(\hat{Y}_t\)`, Axes: []Axis{Vocabulary}, PerStep: true, Labels: "vocab"},
 	},
+	Loss: "loss_curve",
 	Panels: []Panel{
 		{ID: "graph", Static: []string{"archs", "tokens", "prompt_len"}, Meta: []string{"token"}, Kind: Graph, Title: "A: hidden → hidden, an output at every step (the language model)", Arrays: []string{"H"}, Symbol: "H",
 			Note: "One copy of the cell per character, every copy with the same weights."},
