@@ -378,9 +378,11 @@ type passesModel struct {
 	short bool
 }
 
-func (m passesModel) Steps() int    { return 2 * m.n }
-func (m passesModel) Static() Frame { return Frame{Facts: []Fact{{Label: "sequence length T", Value: m.n}}} }
-func (m passesModel) At(int) Frame  { return Frame{} }
+func (m passesModel) Steps() int { return 2 * m.n }
+func (m passesModel) Static() Frame {
+	return Frame{Facts: []Fact{{Label: "sequence length T", Value: m.n}}}
+}
+func (m passesModel) At(int) Frame { return Frame{} }
 func (m passesModel) Passes() []Pass {
 	ps := []Pass{{Name: "forward pass", Steps: m.n, Index: "t", First: 1, Last: m.n}, {Name: "backward pass", Steps: m.n, Index: "t", First: m.n, Last: 1}}
 	if m.short {
