@@ -118,6 +118,18 @@ func checkContract(t *testing.T, l *Lesson, m sim.Model) {
 		if l.Loss != "" && !found {
 			t.Errorf("a training step's frame has no loss array %q", l.Loss)
 		}
+		for _, p := range l.Panels {
+			for _, k := range p.Train {
+				if _, ok := f.Meta[k]; !ok {
+					t.Errorf("panel %s declares the training key %q, which a training step's meta does not have", p.ID, k)
+				}
+			}
+		}
+	}
+	for _, p := range l.Panels {
+		if len(p.Train) > 0 && !l.Trains {
+			t.Errorf("panel %s reads training progress, but the lesson does not train", p.ID)
+		}
 	}
 	covered := 0
 	for _, p := range sim.PassesOf(m) {

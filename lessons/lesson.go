@@ -147,6 +147,9 @@ type Panel struct {
 	// reads: the page's accessor refuses (and counts) any other.
 	Static []string
 	Meta   []string
+	// Train lists the keys of the training progress messages' meta the panel reads
+	// (live while the model trains: the embedding map, sample translations).
+	Train  []string
 	Scale  []float64 // fixed value range [lo, hi] for colour or axis; nil = the arrays' declared scale, else from the data
 	Symbol string    // the equation symbol this panel shows, if any
 	// Also lists more equation symbols this panel shows (a table of the whole pipeline):
@@ -195,6 +198,7 @@ type Contract struct {
 	Arrays []Array   `json:"arrays"`
 	Static []string  `json:"static"`
 	Meta   []string  `json:"meta"`
+	Train  []string  `json:"train"`
 	Scale  []float64 `json:"scale,omitempty"` // the panel's fixed range, else its first array's
 }
 
@@ -211,7 +215,7 @@ func (l *Lesson) ArrayNamed(name string) (Array, bool) {
 // Contract is p's contract: its arrays' declarations in the order of p.Arrays (an
 // undeclared name, which TestLessonContract refuses, gets a bare declaration).
 func (l *Lesson) Contract(p Panel) Contract {
-	c := Contract{Arrays: []Array{}, Static: append([]string{}, p.Static...), Meta: append([]string{}, p.Meta...), Scale: p.Scale}
+	c := Contract{Arrays: []Array{}, Static: append([]string{}, p.Static...), Meta: append([]string{}, p.Meta...), Train: append([]string{}, p.Train...), Scale: p.Scale}
 	for _, name := range p.Arrays {
 		a, ok := l.ArrayNamed(name)
 		if !ok {

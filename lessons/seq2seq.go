@@ -554,7 +554,7 @@ var seq2seqLesson = &Lesson{
 		{ID: "states", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), \(\mathbf{c}\), then teacher-forced \(\mathbf{s}_{t'}\), units 1–32 of 64`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h"},
 		{ID: "s", Kind: Bars, Title: `decoder state \(\mathbf{s}_{t'}\) at this step, both runs, all 64 units`, Arrays: []string{"s", "s_free"}, Legend: []string{"teacher forcing", "free running"}, Scale: []float64{-1, 1}, Symbol: "s",
 			Note: "The two runs' states agree while both have read the same inputs; from the step after free running first writes something else, its history and its state differ."},
-		{ID: "samples", Static: []string{"samples", "bleu_curve"}, Kind: Samples, Title: "held-out BLEU and sample translations (updated while training)",
+		{ID: "samples", Static: []string{"samples", "bleu_curve"}, Train: []string{"samples", "bleu_curve"}, Kind: Samples, Title: "held-out BLEU and sample translations (updated while training)",
 			Note: "Corpus BLEU of greedy translations of 100 held-out test pairs, rescored every 25 training steps."},
 	},
 	Params: sim.Specs{

@@ -24,7 +24,7 @@ function report(panel, kind, key) {
 
 // readContract parses a panel element's data-contract (an empty contract when absent).
 export function readContract(el) {
-  const empty = { arrays: [], static: [], meta: [] };
+  const empty = { arrays: [], static: [], meta: [], train: [] };
   if (!el?.dataset.contract) return empty;
   try { return { ...empty, ...JSON.parse(el.dataset.contract) }; } catch { return empty; }
 }
@@ -58,6 +58,8 @@ function guard(obj, allowed, panel, kind) {
 }
 
 // panelView restricts the store's view (store.js's view) to one panel's contract.
+// Training progress (train) keeps its counts and loss curve; its meta (metrics)
+// answers for the panel's declared training keys only.
 // The arrays' accessors (at, staticArray, known, knownShape) answer for declared
 // names only; static and meta (and metaAt(t)) answer for declared keys only, plus
 // each declared array's labels key in static. decl(name) is an array's declaration.
@@ -65,6 +67,7 @@ export function panelView(v, id, contract) {
   const arrays = new Map(contract.arrays.map((a) => [a.name, a]));
   const staticKeys = new Set([...contract.static, ...contract.arrays.map((a) => a.labels).filter(Boolean)]);
   const metaKeys = new Set(contract.meta);
+  const trainKeys = new Set(contract.train || []);
   const ok = (name) => { if (arrays.has(name)) return true; report(id, "array", name); return false; };
   const metaCache = new Map(); // metaAt(t)'s guards, made once per step's object
   const guardMeta = (m) => {
@@ -74,7 +77,9 @@ export function panelView(v, id, contract) {
     return g;
   };
   return {
-    step: v.step, steps: v.steps, passes: v.passes, train: v.train,
+    step: v.step, steps: v.steps, passes: v.passes,
+    // training progress: its counts and loss curve, and the progress meta's declared keys
+    train: { ...v.train, metrics: guard(v.train.metrics, trainKeys, id, "training key") },
     at: (name, t) => (ok(name) ? v.at(name, t) : undefined),
     staticArray: (name) => (ok(name) ? v.staticArray(name) : undefined),
     known: (name) => (ok(name) ? v.known(name) : 0),
