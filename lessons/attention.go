@@ -215,7 +215,7 @@ func (m *attentionModel) facts() map[string]any {
 	return meta
 }
 
-func (m *attentionModel) Static() sim.Frame {
+func (m *attentionModel) staticFrame() sim.Frame {
 	meta := m.facts()
 	if m.answer != nil {
 		meta["answers"] = m.answer
@@ -255,7 +255,7 @@ func unitNames(n int) []string {
 	return out
 }
 
-func (m *attentionModel) At(t int) sim.Frame {
+func (m *attentionModel) frameAt(t int) sim.Frame {
 	s := m.trace.Steps[t-1]
 	out := m.outputs[t-1]
 	j := argmax(s.Attention)
@@ -348,17 +348,26 @@ var attentionLesson = &Lesson{
 		{TeX: `\mathrm{Attention}(Q, K, V) = \htmlClass{sym-A}{A}\,V, \quad A = \mathrm{softmax}\Big(\frac{Q K^\top}{\sqrt{d_k}} + M\Big)`, Symbols: []Symbol{{ID: "A", Array: "A"}}},
 		{TeX: `M_{ij} = \begin{cases} 0 & \text{query } i \text{ may see key } j \\ -\infty & \text{masked} \end{cases}`},
 	},
+	Arrays: []Array{
+		{Name: "alpha", Label: `\(\alpha_{t',t}\)`, Axes: []Axis{Positions}, PerStep: true},
+		{Name: "c", Label: `\(\mathbf{c}_{t'}\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "P", Label: `\(P(y_{t'})\)`, Axes: []Axis{Vocabulary}, PerStep: true, Labels: "vocab"},
+		{Name: "without attention", Label: "BLEU without attention", Axes: []Axis{Ranks}, Labels: "labels"},
+		{Name: "with attention", Label: "BLEU with attention", Axes: []Axis{Ranks}, Labels: "labels"},
+		{Name: "A", Label: `\(\mathrm{softmax}(QK^\top/\sqrt{d_k})\)`, Axes: []Axis{Positions, Positions}},
+		{Name: "A_allowed", Label: "allowed pairs", Axes: []Axis{Positions, Positions}},
+	},
 	Panels: []Panel{
-		{ID: "decoder", Kind: Tokens, Title: `decoder output \(y_{t'}\), fed back as the next step's input`,
+		{ID: "decoder", Static: []string{"answers"}, Meta: []string{"pred", "correct"}, Kind: Tokens, Title: `decoder output \(y_{t'}\), fed back as the next step's input`,
 			Note: "Green: the output matches the correct answer; orange: it does not (when the page knows the answer, shown above the outputs)."},
-		{ID: "alignment", Kind: Alignment, Title: `attention weights \(\alpha_{t'j}\): rows = output tokens, columns = source tokens`, Arrays: []string{"alpha"}, Scale: []float64{0, 1}, Symbol: "alpha",
+		{ID: "alignment", Static: []string{"axes"}, Kind: Alignment, Title: `attention weights \(\alpha_{t'j}\): rows = output tokens, columns = source tokens`, Arrays: []string{"alpha"}, Scale: []float64{0, 1}, Symbol: "alpha",
 			Note: "Each row sums to 1. A row is added at every decoder step; the framed row is the current one."},
-		{ID: "context", Kind: Alignment, Title: `context vector \(c_{t'} = \sum_j \alpha_{t'j} h_j\) at each decoder step (one row per step, h = 64 units)`, Arrays: []string{"c"}, Scale: []float64{-1, 1}, Symbol: "c",
+		{ID: "context", Static: []string{"axes"}, Kind: Alignment, Title: `context vector \(c_{t'} = \sum_j \alpha_{t'j} h_j\) at each decoder step (one row per step, h = 64 units)`, Arrays: []string{"c"}, Scale: []float64{-1, 1}, Symbol: "c",
 			Note: "Rows line up with the weights above. Without attention every row would be the same vector h_T."},
 		{ID: "softmax", Kind: TopK, Title: `the decoder's softmax \(P(y_{t'} \mid y_{<t'}, x)\), top 5`, Arrays: []string{"P"}, Symbol: "P"},
-		{ID: "bleu-length", Kind: Bars, Title: `corpus: held-out BLEU by source length (words)`, Arrays: []string{"without attention", "with attention"}, Scale: []float64{0, 1},
+		{ID: "bleu-length", Static: []string{"axes"}, Kind: Bars, Title: `corpus: held-out BLEU by source length (words)`, Arrays: []string{"without attention", "with attention"}, Scale: []float64{0, 1},
 			Note: "The corpus's test split in ranges of source length, each with at least 40 pairs; greedy decoding, corpus BLEU (N = 4) per range. The facts give the dates' numbers."},
-		{ID: "sdp", Kind: Alignment, Title: `scaled dot-product self-attention \(A = \mathrm{softmax}(QK^\top/\sqrt{d_k} + M)\), \(Q = K = V\) = encoder states`, Arrays: []string{"A"}, Scale: []float64{0, 1}, Symbol: "A",
+		{ID: "sdp", Static: []string{"axes"}, Kind: Alignment, Title: `scaled dot-product self-attention \(A = \mathrm{softmax}(QK^\top/\sqrt{d_k} + M)\), \(Q = K = V\) = encoder states`, Arrays: []string{"A", "A_allowed"}, Scale: []float64{0, 1}, Symbol: "A",
 			Note: "Hatched cells are masked (weight exactly 0). Rows are queries, columns keys; the last three positions are padding."},
 	},
 	Params: sim.Specs{
@@ -382,4 +391,35 @@ var attentionLesson = &Lesson{
 	Build: buildAttention,
 	// 127 KB measured on a 20-token corpus sentence, 52 KB at the defaults: α, c_t' and P per step (slim); both translators are shared.
 	SessionBytes: 208 << 10,
+}
+
+// At is step t's frame with its facts labelled (attentionFacts).
+func (m *attentionModel) At(t int) sim.Frame { return attentionFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (attentionFacts).
+func (m *attentionModel) Static() sim.Frame { return attentionFacts.staticFacts(m.staticFrame()) }
+
+// attentionFacts labels the page's facts in the lecture's words.
+var attentionFacts = factTable{
+	static: []fact{
+		{key: "source_x", label: "source x"},
+		{key: "source_length_T", label: "source length T"},
+		{key: "date_form", label: "date form"},
+		{key: "reference", label: "reference"},
+		{key: "without_attention", label: "without attention"},
+		{key: "without_attention_correct", label: "without attention: right"},
+		{key: "with_attention", label: "with attention"},
+		{key: "with_attention_correct", label: "with attention: right"},
+		{key: "unknown_words", label: "unknown words"},
+		{key: "scaled_dot_product", label: "scaled dot product"},
+		{key: "mean_largest_weight", label: "mean largest weight"},
+		{key: "dates_BLEU_by_length", label: "dates: BLEU by length"},
+		{key: "corpus_BLEU_by_length", label: "corpus: BLEU by length"},
+	},
+	step: []fact{
+		{key: "pred", label: "prediction ŷ_{t′}", keep: true},
+		{key: "correct", label: "right", keep: true},
+		{key: "looks_at", label: "looks at"},
+		{key: "norm_c", label: "‖c_{t′}‖", measured: true},
+	},
 }

@@ -238,6 +238,14 @@ func (m *beamModel) compact() {
 // capped) hypotheses by length-normalised score.
 func (m *beamModel) Steps() int { return len(m.res.Steps) + 1 }
 
+// Passes: the search extends the beams at t = 1..T, then one step chooses ŷ by score.
+func (m *beamModel) Passes() []sim.Pass {
+	return []sim.Pass{
+		{Name: "beam search", Steps: len(m.res.Steps), Index: "t"},
+		{Steps: 1, Stages: []string{"choose ŷ by score"}},
+	}
+}
+
 // sentence writes ids as words.
 func (m *beamModel) sentence(ids []int) string {
 	if len(ids) == 0 {
@@ -518,7 +526,7 @@ func compareDesc(a, b float64) int {
 	return 0
 }
 
-func (m *beamModel) Static() sim.Frame {
+func (m *beamModel) staticFrame() sim.Frame {
 	meta := map[string]any{
 		"tree": m.tree(), "compare": m.compare(), "dist": m.distribution(),
 		"exhaustive_search": m.exhNote,
@@ -531,7 +539,7 @@ func (m *beamModel) Static() sim.Frame {
 
 // At is step t of the beam: what it kept, finished and pruned; the step after the
 // last ranks the candidates by score and names ŷ.
-func (m *beamModel) At(t int) sim.Frame {
+func (m *beamModel) frameAt(t int) sim.Frame {
 	beamLogP, greedyLogP := m.res.Best.LogProb, m.greedy.LogProb
 	meta := map[string]any{}
 	if t <= len(m.res.Steps) {
@@ -662,12 +670,16 @@ var beamLesson = &Lesson{
 		{TeX: `\hat y = \operatorname*{argmax}_{y \text{ finished}} \frac{1}{T_y^{\alpha}} \sum_{t=1}^{T_y} \log P(y_t \mid x, y_{<t})`},
 		{TeX: `\begin{aligned} P(y^* \mid x) &> P(\hat y \mid x) &&\Rightarrow \text{the search is at fault: widen the beam} \\ P(y^* \mid x) &\le P(\hat y \mid x) &&\Rightarrow \text{the model is at fault} \end{aligned}`},
 	},
+	Arrays: []Array{
+		{Name: "beam_log_p", Label: `\(\log P(\hat{y}_{1..t})\) of the best beam`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "greedy_log_p", Label: `\(\log P\) of the greedy prefix`, Axes: []Axis{Scalar}, PerStep: true},
+	},
 	Panels: []Panel{
-		{ID: "tree", Kind: Tree, Title: `the hypothesis tree, step by step`,
+		{ID: "tree", Static: []string{"tree"}, Kind: Tree, Title: `the hypothesis tree, step by step`,
 			Note: "Each column is a step t; every box is a prefix with P(y_t | prefix) and its score so far. Hover a box for its numbers."},
-		{ID: "compare", Kind: Table, Title: `greedy vs beam vs exhaustive, and the reference \(y^*\)`,
+		{ID: "compare", Static: []string{"compare"}, Kind: Table, Title: `greedy vs beam vs exhaustive, and the reference \(y^*\)`,
 			Note: "The highlighted rows reach the best score any of the searches found."},
-		{ID: "dist", Kind: Table, Title: `the distribution searched`,
+		{ID: "dist", Static: []string{"dist"}, Kind: Table, Title: `the distribution searched`,
 			Note: "Green: the word ŷ takes after that prefix; yellow: greedy's different pick."},
 		{ID: "logp", Kind: Line, Title: `\(\log P\) of the beam's best prefix and of greedy's prefix at step t`, Arrays: []string{"beam_log_p", "greedy_log_p"}, Legend: []string{"beam's best prefix", "greedy's prefix"}, Symbol: "logp",
 			Note: "Greedy's value stays at its last after it says <eos>."},
@@ -699,4 +711,31 @@ var beamLesson = &Lesson{
 	Build: buildBeam,
 	// 351 KB measured on the trained model at k = 10 and a 20-token sentence, 28 KB at the defaults: the tree as drawn, not every expansion.
 	SessionBytes: 528 << 10,
+}
+
+// At is step t's frame with its facts labelled (beamFacts).
+func (m *beamModel) At(t int) sim.Frame { return beamFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (beamFacts).
+func (m *beamModel) Static() sim.Frame { return beamFacts.staticFacts(m.staticFrame()) }
+
+// beamFacts labels the page's facts in the lecture's words.
+var beamFacts = factTable{
+	static: []fact{
+		{key: "vocabulary", label: "vocabulary"},
+		{key: "distribution", label: "distribution"},
+		{key: "T_max", label: "longest output T_max"},
+		{key: "exhaustive_search", label: "exhaustive search"},
+		{key: "source_tokens_ids", label: "source"},
+		{key: "test_BLEU_greedy", label: "test BLEU, greedy", measured: true},
+		{key: "test_BLEU_beam", label: "test BLEU, beam", measured: true},
+	},
+	step: []fact{
+		{key: "expansions", label: "expansions"},
+		{key: "live_beams", label: "live beams"},
+		{key: "finished_now", label: "finished now"},
+		{key: "candidates", label: "candidates"},
+		{key: "beam_result_ŷ", label: "beam result ŷ"},
+		{key: "error_analysis", label: "error analysis"},
+	},
 }

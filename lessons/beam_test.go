@@ -108,7 +108,7 @@ func TestBeamClassicTrap(t *testing.T) {
 		if got := m.verdict(); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%v: verdict got %q want it to start %q", tc.changes, got, tc.want)
 		}
-		if got := m.At(m.Steps()).Meta["error_analysis"]; got != m.verdict() {
+		if got := m.frameAt(m.Steps()).Meta["error_analysis"]; got != m.verdict() {
 			t.Errorf("%v: the last frame's error analysis got %v want the verdict", tc.changes, got)
 		}
 	}
@@ -231,7 +231,7 @@ func TestBeamLengthNormalisation(t *testing.T) {
 			}
 		}
 		// the last step ranks the candidates by that score
-		if got := m.At(m.Steps()).Meta["candidates"].(string); !strings.HasPrefix(got, tc.want+":") {
+		if got := m.frameAt(m.Steps()).Meta["candidates"].(string); !strings.HasPrefix(got, tc.want+":") {
 			t.Errorf("α=%s: candidates got %q want %q first", tc.alpha, got, tc.want)
 		}
 	}
@@ -328,13 +328,13 @@ func TestBeamBadInput(t *testing.T) {
 func TestBeamDeterminism(t *testing.T) {
 	for _, changes := range []map[string]string{nil, {"k": "3", "alpha": "0.7"}, {"mode": beamTrained, "k": "4"}} {
 		a, b := mustBeam(t, changes), mustBeam(t, changes)
-		ja, _ := json.Marshal(a.Static().Meta)
-		jb, _ := json.Marshal(b.Static().Meta)
+		ja, _ := json.Marshal(a.staticFrame().Meta)
+		jb, _ := json.Marshal(b.staticFrame().Meta)
 		if !bytes.Equal(ja, jb) {
 			t.Errorf("%v: static meta differs between two builds", changes)
 		}
 		for s := 1; s <= a.Steps(); s++ {
-			if !reflect.DeepEqual(a.At(s), b.At(s)) {
+			if !reflect.DeepEqual(a.frameAt(s), b.frameAt(s)) {
 				t.Errorf("%v: step %d differs between two builds", changes, s)
 			}
 		}
@@ -475,9 +475,9 @@ func BenchmarkBeamBuild(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				m.Static()
+				rawStatic(m)
 				for s := 1; s <= m.Steps(); s++ {
-					m.At(s)
+					rawAt(m, s)
 				}
 			}
 		})
@@ -495,7 +495,7 @@ func BenchmarkBeamFrame(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			t := 0
 			for b.Loop() {
-				m.At(t%m.Steps() + 1)
+				rawAt(m, t%m.Steps()+1)
 				t++
 			}
 		})

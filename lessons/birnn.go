@@ -75,7 +75,7 @@ func topWord(p []float64) (string, float64) {
 	return data.BlankAnswers[k], round4(p[k])
 }
 
-func (m *birnnModel) Static() sim.Frame {
+func (m *birnnModel) staticFrame() sim.Frame {
 	tokens := make([]string, len(m.ids))
 	for i, id := range m.ids {
 		tokens[i] = data.BlankVocab[id]
@@ -108,7 +108,7 @@ func (m *birnnModel) Static() sim.Frame {
 	return sim.Frame{Meta: meta}
 }
 
-func (m *birnnModel) At(t int) sim.Frame {
+func (m *birnnModel) frameAt(t int) sim.Frame {
 	runs := m.run()
 	T := len(m.ids)
 	uniReady, biReady := m.ready()
@@ -200,20 +200,29 @@ var birnnLesson = &Lesson{
 		{TeX: `\mathrm{unidirectional}\colon\ \htmlClass{sym-H_uni}{H_t} = \phi(X_t W_{xh} + H_{t-1} W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H_uni", Array: "H_uni"}}},
 		{TeX: `\htmlClass{sym-P_uni}{\hat y} = \mathrm{softmax}(H_t W_{hq} + b_q)`, Symbols: []Symbol{{ID: "P_uni", Array: "P_uni"}}},
 	},
+	Arrays: []Array{
+		{Name: "H_fwd", Label: `\(\overrightarrow{H}_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "H_bwd", Label: `\(\overleftarrow{H}_t\)`, Axes: []Axis{Units}, PerStep: true, Dir: Backward},
+		{Name: "H_cat", Label: `\([\overrightarrow{H}_t; \overleftarrow{H}_t]\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "P_uni", Label: `\(\hat{y}\) (unidirectional)`, Axes: []Axis{Vocabulary}, PerStep: true, Labels: "vocab"},
+		{Name: "P_bi", Label: `\(\hat{y}\) (bidirectional)`, Axes: []Axis{Vocabulary}, PerStep: true, Labels: "vocab"},
+		{Name: "H_uni", Label: `\(H_t\) (unidirectional)`, Axes: []Axis{Units}, PerStep: true},
+	},
+	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "tokens", Kind: Tokens, Title: "sentence", Arrays: []string{"H_fwd", "H_bwd"}, // marks both passes' current tokens
+		{ID: "tokens", Static: []string{"tokens", "answers"}, Kind: Tokens, Title: "sentence", Arrays: []string{"H_fwd", "H_bwd"}, // marks both passes' current tokens
 			Note: "The blank's right answer is under it when the sentence is one the task generates."},
-		{ID: "graph", Kind: Graph, Title: "forward and backward passes", Arrays: []string{"H_fwd", "H_bwd"}, Scale: []float64{-1, 1},
+		{ID: "graph", Static: []string{"tokens"}, Kind: Graph, Title: "forward and backward passes", Arrays: []string{"H_fwd", "H_bwd"}, Scale: []float64{-1, 1},
 			Note: "The forward row fills from the left, the backward row from the right; o_t needs both, so an output appears once the two passes have crossed at t. Each x_t feeds both rows."},
-		{ID: "H_fwd", Kind: Heatmap, Title: `forward state \(\overrightarrow{H}_t\)`, Arrays: []string{"H_fwd"}, Scale: []float64{-1, 1}, Symbol: "H_fwd"},
-		{ID: "H_bwd", Kind: Heatmap, Title: `backward state \(\overleftarrow{H}_t\)`, Arrays: []string{"H_bwd"}, Scale: []float64{-1, 1}, Symbol: "H_bwd",
+		{ID: "H_fwd", Static: []string{"tokens"}, Kind: Heatmap, Title: `forward state \(\overrightarrow{H}_t\)`, Arrays: []string{"H_fwd"}, Scale: []float64{-1, 1}, Symbol: "H_fwd"},
+		{ID: "H_bwd", Static: []string{"tokens"}, Kind: Heatmap, Title: `backward state \(\overleftarrow{H}_t\)`, Arrays: []string{"H_bwd"}, Scale: []float64{-1, 1}, Symbol: "H_bwd",
 			Note: "Step s computes the state at time T − s + 1: this pass starts at the end."},
 		{ID: "H_cat", Kind: Bars, Title: `\(H_t = [\overrightarrow{H}_t, \overleftarrow{H}_t]\) at the blank`, Arrays: []string{"H_cat"}, Scale: []float64{-1, 1}, Symbol: "H_cat",
 			Note: "Available once both passes have reached the blank; the first half is forward, the second backward."},
 		{ID: "P_uni", Kind: TopK, Title: `unidirectional \(\hat y\) at the blank`, Arrays: []string{"P_uni"}, Symbol: "P_uni",
 			Note: "It has seen only the words before the blank."},
 		{ID: "P_bi", Kind: TopK, Title: `bidirectional \(\hat y\) at the blank`, Arrays: []string{"P_bi"}, Symbol: "P_bi"},
-		{ID: "H_uni", Kind: Heatmap, Title: `unidirectional state \(H_t\)`, Arrays: []string{"H_uni"}, Scale: []float64{-1, 1}, Symbol: "H_uni"},
+		{ID: "H_uni", Static: []string{"tokens"}, Kind: Heatmap, Title: `unidirectional state \(H_t\)`, Arrays: []string{"H_uni"}, Scale: []float64{-1, 1}, Symbol: "H_uni"},
 	},
 	Params: sim.Specs{
 		{Name: "sentence", Label: "sentence with a blank", Kind: sim.Text, MaxLen: 120, Default: birnnDefault,
@@ -233,4 +242,32 @@ var birnnLesson = &Lesson{
 	SessionBytes: 64 << 10,
 	// 80 KB measured (two models of its own, their Adam moments) and a loss curve of 10000 steps.
 	TrainedBytes: 480 << 10,
+}
+
+// At is step t's frame with its facts labelled (birnnFacts).
+func (m *birnnModel) At(t int) sim.Frame { return birnnFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (birnnFacts).
+func (m *birnnModel) Static() sim.Frame { return birnnFacts.staticFacts(m.staticFrame()) }
+
+// birnnFacts labels the page's facts in the lecture's words.
+var birnnFacts = factTable{
+	static: []fact{
+		{key: "input", label: "input"},
+		{key: "blank_position", label: "blank at position"},
+		{key: "answer", label: "the missing word"},
+		{key: "unidirectional", label: "unidirectional answer"},
+		{key: "bidirectional", label: "bidirectional answer"},
+		{key: "held_out_accuracy_unidirectional", label: "held-out accuracy, unidirectional", measured: true},
+		{key: "held_out_accuracy_bidirectional", label: "held-out accuracy, bidirectional", measured: true},
+		{key: "held_out_chance", label: "held-out chance level", measured: true},
+		{key: "hidden", label: "hidden units h per direction"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "forward_reads", label: "forward pass reads"},
+		{key: "backward_reads", label: "backward pass reads"},
+		{key: "unidirectional", label: "unidirectional"},
+		{key: "bidirectional", label: "bidirectional"},
+	},
 }

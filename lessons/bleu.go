@@ -127,6 +127,14 @@ func buildBleu(v sim.Values) (sim.Model, error) {
 
 func (m *bleuSentence) Steps() int { return m.maxN + 1 }
 
+// Passes: one step per n-gram order n = 1..N, then the word error rate.
+func (m *bleuSentence) Passes() []sim.Pass {
+	return []sim.Pass{
+		{Name: "modified precision", Steps: m.maxN, Index: "n"},
+		{Steps: 1, Stages: []string{"word error rate"}},
+	}
+}
+
 // tokens splits s into words as the scores saw them.
 func (m *bleuSentence) tokens(s string) []string {
 	if m.lower {
@@ -135,7 +143,7 @@ func (m *bleuSentence) tokens(s string) []string {
 	return models.Tokenize(s)
 }
 
-func (m *bleuSentence) Static() sim.Frame {
+func (m *bleuSentence) staticFrame() sim.Frame {
 	refs := make([][]string, len(m.refs))
 	for i, r := range m.refs {
 		refs[i] = m.tokens(r)
@@ -171,7 +179,7 @@ func (m *bleuSentence) precisions(upTo int) []float64 {
 	return p
 }
 
-func (m *bleuSentence) At(t int) sim.Frame {
+func (m *bleuSentence) frameAt(t int) sim.Frame {
 	arrays := []sim.Array{sim.Vector("p", m.precisions(t))}
 	meta := map[string]any{}
 	if t <= m.maxN {
@@ -234,14 +242,21 @@ var bleuLesson = &Lesson{
 			Symbols: []Symbol{{ID: "BP_d2l", Array: "BP_d2l"}}},
 		{TeX: `\mathrm{WER} = \frac{S + D + I}{N}`},
 	},
+	Arrays: []Array{
+		{Name: "p", Label: `\(p_n\)`, Axes: []Axis{Ranks}, PerStep: true},
+		{Name: "BP", Label: `\(\mathrm{BP}\)`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "BP_d2l", Label: `\(\mathrm{BP}\) (d2l)`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "BLEU", Label: `\(\mathrm{BLEU}\)`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "BLEU_d2l", Label: `\(\mathrm{BLEU}\) (d2l)`, Axes: []Axis{Scalar}, PerStep: true},
+	},
 	Panels: []Panel{
-		{ID: "p", Kind: Bars, Title: `modified precisions \(p_n\), n = 1 … N`, Arrays: []string{"p"}, Scale: []float64{0, 1}, Symbol: "p",
+		{ID: "p", Static: []string{"axes"}, Kind: Bars, Title: `modified precisions \(p_n\), n = 1 … N`, Arrays: []string{"p"}, Scale: []float64{0, 1}, Symbol: "p",
 			Note: "Each step adds one order; orders not reached yet show 0."},
-		{ID: "ngrams", Kind: NGrams, Title: "n-gram matches, then the word alignment",
+		{ID: "ngrams", Static: []string{"candidate", "references", "max_n", "ngrams", "edits"}, Meta: []string{"WER"}, Kind: NGrams, Title: "n-gram matches, then the word alignment",
 			Note: "Green: credited; orange: in a reference but clipped; grey: in no reference."},
-		{ID: "corpus", Kind: Table, Title: "corpus BLEU of the bundled translators on the held-out split",
+		{ID: "corpus", Static: []string{"corpus"}, Kind: Table, Title: "corpus BLEU of the bundled translators on the held-out split",
 			Note: "Corpus BLEU adds up the clipped matches and lengths of all sentences before dividing, so it is not the mean of sentence scores."},
-		{ID: "scores", Kind: Bars, Title: `brevity penalties and scores`, Arrays: []string{"BP", "BP_d2l", "BLEU", "BLEU_d2l"}, Legend: []string{"BP (standard)", "BP in eq. (7)", "BLEU (standard)", "BLEU by eq. (7)"}, Scale: []float64{0, 1}, Symbol: "BP", Also: []string{"BP_d2l"},
+		{ID: "scores", Static: []string{"axes"}, Kind: Bars, Title: `brevity penalties and scores`, Arrays: []string{"BP", "BP_d2l", "BLEU", "BLEU_d2l"}, Legend: []string{"BP (standard)", "BP in eq. (7)", "BLEU (standard)", "BLEU by eq. (7)"}, Scale: []float64{0, 1}, Symbol: "BP", Also: []string{"BP_d2l"},
 			Note: "Shown at the last step: standard (1/N, closest reference) beside eq. (7) (1/2ⁿ, first reference)."},
 	},
 	Params: sim.Specs{
@@ -264,4 +279,32 @@ var bleuLesson = &Lesson{
 	Build: buildBleu,
 	// 81 KB measured on a 30-word candidate and three 30-word references, 26 KB at the defaults.
 	SessionBytes: 128 << 10,
+}
+
+// At is step t's frame with its facts labelled (bleuFacts).
+func (m *bleuSentence) At(t int) sim.Frame { return bleuFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (bleuFacts).
+func (m *bleuSentence) Static() sim.Frame { return bleuFacts.staticFacts(m.staticFrame()) }
+
+// bleuFacts labels the page's facts in the lecture's words.
+var bleuFacts = factTable{
+	static: []fact{
+		{key: "example", label: "example"},
+		{key: "candidate_length_c", label: "candidate length c"},
+		{key: "closest_reference_length_r", label: "closest reference length r"},
+		{key: "first_reference_length_len_label", label: "first reference length len_label"},
+		{key: "max_n", label: "largest n", keep: true},
+		{key: "d2l_form", label: "d2l form"},
+	},
+	step: []fact{
+		{key: "n", label: "n"},
+		{key: "p_n", label: "modified precision p_n"},
+		{key: "p_n_first_reference", label: "p_n against the first reference"},
+		{key: "BP", label: "BP"},
+		{key: "BP_d2l", label: "BP (d2l)"},
+		{key: "BLEU_uniform", label: "BLEU, uniform weights", measured: true},
+		{key: "BLEU_d2l", label: "BLEU (d2l)", measured: true},
+		{key: "WER", label: "word error rate", keep: true},
+	},
 }

@@ -56,12 +56,21 @@ var bpttLesson = &Lesson{
 		{TeX: `\left\lVert \frac{\partial L}{\partial H_t} \right\rVert \le \htmlClass{sym-bound}{(\rho(W_{hh})\,\gamma)^{T-t}} \left\lVert \frac{\partial L}{\partial H_T} \right\rVert`,
 			Symbols: []Symbol{{ID: "bound", Array: "bound"}}},
 	},
+	Arrays: []Array{
+		{Name: "H", Label: `\(H_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "dH_back", Label: `\(\partial L/\partial H_t\)`, Axes: []Axis{Units}, PerStep: true, Dir: Backward},
+		{Name: "grad_norm_back", Label: `\(\|\partial L/\partial H_t\|\)`, Axes: []Axis{Scalar}, PerStep: true, Dir: Backward},
+		{Name: "clipped_back", Label: "clipping fired", Axes: []Axis{Scalar}, PerStep: true, Dir: Backward, Marker: true},
+		{Name: "bound", Label: `\((\rho(W_{hh})\gamma)^{T-t}\)`, Axes: []Axis{Time}},
+		{Name: "jacobian_norm", Label: `\(\|\partial H_t/\partial H_{t-1}\|_2\)`, Axes: []Axis{Time}},
+		{Name: "jacobian_bound", Label: `\(\rho(W_{hh})\gamma\)`, Axes: []Axis{Time}},
+	},
 	Panels: []Panel{
-		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\), \(t = 1, \dots, T\)`, Arrays: []string{"H"}, Symbol: "H",
+		{ID: "H", Static: []string{"scales"}, Kind: Heatmap, Title: `hidden state \(H_t\), \(t = 1, \dots, T\)`, Arrays: []string{"H"}, Symbol: "H",
 			Note: "Filled by the forward pass, left to right. With tanh the values stay in (−1, 1); identity and ReLU are unbounded, and their colour scale is fixed for the run at the largest |H_t|."},
-		{ID: "dH", Kind: Heatmap, Title: `gradient \(\partial L / \partial H_t\), \(t = 1, \dots, T\)`, Arrays: []string{bpttGradArray}, Symbol: "dH",
+		{ID: "dH", Static: []string{"scales"}, Kind: Heatmap, Title: `gradient \(\partial L / \partial H_t\), \(t = 1, \dots, T\)`, Arrays: []string{bpttGradArray}, Symbol: "dH",
 			Note: "Filled by the backward pass from t = T down to 1. One colour scale for the whole run: ± the largest |∂L/∂H_t| entry over all t, so an explosion shows as colour."},
-		{ID: "grad-norms", Kind: Line, Title: `\(\lVert \partial L / \partial H_t \rVert\) so far, and its bound for every t`, Arrays: []string{bpttGradNormArray, "bound", bpttClippedArray}, Legend: []string{"‖∂L/∂H_t‖ (reached)", "bound (ρ(W)·γ)^(T−t)", "clipping fired"}, LogY: true, Symbol: "bound",
+		{ID: "grad-norms", Static: []string{"scales"}, Kind: Line, Title: `\(\lVert \partial L / \partial H_t \rVert\) so far, and its bound for every t`, Arrays: []string{bpttGradNormArray, "bound", bpttClippedArray}, Legend: []string{"‖∂L/∂H_t‖ (reached)", "bound (ρ(W)·γ)^(T−t)", "clipping fired"}, LogY: true, Symbol: "bound",
 			Note: "Log scale, absolute values, against t. The norm appears as the backward pass reaches each t; the bound is known in advance and drawn whole. Markers: where clipping fired."},
 		{ID: "jacobian", Kind: Line, Title: `\(\lVert \partial H_t / \partial H_{t-1} \rVert_2\) per time step and its bound \(\rho\gamma\)`, Arrays: []string{"jacobian_norm", "jacobian_bound"}, Legend: []string{"‖∂H_t/∂H_(t−1)‖₂", "bound ρ(W)·γ"}, Scale: bpttJacobianScale, Symbol: "J",
 			Note: "Each factor of the product; the gradient shrinks where it is below 1. The axis is fixed from 0 to 1.6, above the largest ργ (1.5) the sliders allow."},
@@ -190,6 +199,15 @@ func (m *bpttModel) backward(cell *models.RNN, tr *models.Trace, u *mat.Dense) {
 
 func (m *bpttModel) Steps() int { return 2 * m.T }
 
+// Passes are the forward pass over t = 1..T and the backward pass from t = T down to 1:
+// the page's time axis has T columns, and its transport says which pass a step is in.
+func (m *bpttModel) Passes() []sim.Pass {
+	return []sim.Pass{
+		{Name: "forward pass", Steps: m.T, Index: "t", First: 1, Last: m.T},
+		{Name: "backward pass", Steps: m.T, Index: "t", First: m.T, Last: 1},
+	}
+}
+
 // timeOf maps a scrubber step s to its phase and time step t: s ≤ T is the forward
 // step t = s, s > T the backward step t = 2T + 1 − s.
 func (m *bpttModel) timeOf(s int) (phase string, t int) {
@@ -201,9 +219,9 @@ func (m *bpttModel) timeOf(s int) (phase string, t int) {
 
 // Static holds what the whole run shares: the bound (ρ(W_hh)γ)^{T−t} and the Jacobian
 // norms ‖∂H_t/∂H_{t−1}‖₂ for t = 1..T (known once the forward pass is: the Jacobian
-// reads A_t), the time axis (T time steps on 2T scrubber steps) and each heatmap's
-// fixed colour scale.
-func (m *bpttModel) Static() sim.Frame {
+// reads A_t) and each heatmap's fixed colour scale. The time axis (T time steps on
+// 2T scrubber steps) is the model's passes.
+func (m *bpttModel) staticFrame() sim.Frame {
 	nClipped, nCut := 0, 0
 	for t := range m.T {
 		nClipped += int(b2f(m.clipped[t]))
@@ -217,7 +235,6 @@ func (m *bpttModel) Static() sim.Frame {
 		Meta: map[string]any{
 			"steps_layout":    fmt.Sprintf("steps 1..%d are the forward pass t = 1..%d; steps %d..%d are the backward pass t = %d..1", m.T, m.T, m.T+1, 2*m.T, m.T),
 			"T":               m.T,
-			"time_steps":      m.T, // the heatmaps' and curves' time axis t = 1..T (static/js/panels/common.js)
 			"rho":             m.rho,
 			"spectral_radius": round4(m.measuredRho),
 			"gamma":           m.gamma,
@@ -290,7 +307,7 @@ func symmetricMax(vs [][]float64) float64 {
 // backward arrays hold ∂L/∂H_t, ‖∂L/∂H_t‖ and whether clipping fired, for
 // t = 2T + 1 − s during the backward pass; during the forward pass nothing is known
 // yet, they are 0 and off the page's time axis (2T + 1 − s > T).
-func (m *bpttModel) At(s int) sim.Frame {
+func (m *bpttModel) frameAt(s int) sim.Frame {
 	phase, t := m.timeOf(s)
 	i := t - 1
 	meta := map[string]any{"phase": phase, "t": t, "jacobian_norm": m.jacNorm[i]}
@@ -313,4 +330,38 @@ func (m *bpttModel) At(s int) sim.Frame {
 		},
 		Meta: meta,
 	}
+}
+
+// At is step s's frame with its facts labelled (bpttFacts).
+func (m *bpttModel) At(s int) sim.Frame { return bpttFacts.stepFacts(m.frameAt(s)) }
+
+// Static is the static frame with its facts labelled (bpttFacts).
+func (m *bpttModel) Static() sim.Frame { return bpttFacts.staticFacts(m.staticFrame()) }
+
+// bpttFacts labels the page's facts in the lecture's words.
+var bpttFacts = factTable{
+	static: []fact{
+		{key: "T", label: "sequence length T"},
+		{key: "hidden", label: "hidden units h"},
+		{key: "activation", label: "activation φ"},
+		{key: "rho", label: "ρ(W_hh)", measured: true},
+		{key: "spectral_radius", label: "spectral radius of W_hh", measured: true},
+		{key: "gamma", label: "largest slope γ of φ", measured: true},
+		{key: "truncate", label: "truncation window k"},
+		{key: "clip", label: "clipping threshold θ", measured: true},
+		{key: "clipped_steps", label: "steps clipped"},
+		{key: "cut_steps", label: "steps cut by truncation"},
+		{key: "first_grad_norm", label: "‖∂L/∂H_1‖", measured: true},
+		{key: "param_grad_norm", label: "‖∂L/∂W_hh‖", measured: true},
+		{key: "steps_layout", label: "the steps"},
+	},
+	step: []fact{
+		{key: "phase", label: "pass"},
+		{key: "t", label: "t"},
+		{key: "grad_norm", label: "‖∂L/∂H_t‖", measured: true},
+		{key: "jacobian_norm", label: "‖∂H_t/∂H_{t−1}‖₂", measured: true},
+		{key: "bound", label: "bound (ργ)^{T−t}", measured: true},
+		{key: "clipped", label: "clipped"},
+		{key: "cut", label: "cut by truncation"},
+	},
 }

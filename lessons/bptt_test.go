@@ -3,7 +3,6 @@ package lessons
 import (
 	"math"
 	"slices"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -125,7 +124,7 @@ func TestBPTTClip(t *testing.T) {
 	if nClipped != m.T-6 {
 		t.Errorf("got %d clipped steps want %d", nClipped, m.T-6)
 	}
-	if got := m.Static().Meta["clipped_steps"]; got != m.T-6 {
+	if got := m.staticFrame().Meta["clipped_steps"]; got != m.T-6 {
 		t.Errorf("static clipped_steps: got %v want %d", got, m.T-6)
 	}
 }
@@ -142,7 +141,7 @@ func TestBPTTSteps(t *testing.T) {
 		{"backward", 5}, {"backward", 4}, {"backward", 3}, {"backward", 2}, {"backward", 1}}
 	var f sim.Frame
 	for s, w := range want {
-		f = m.At(s + 1)
+		f = m.frameAt(s + 1)
 		if f.Meta["phase"] != w.phase || f.Meta["t"] != w.t {
 			t.Errorf("step %d: got %v t = %v want %s t = %d", s+1, f.Meta["phase"], f.Meta["t"], w.phase, w.t)
 		}
@@ -158,7 +157,7 @@ func TestBPTTSteps(t *testing.T) {
 func TestBPTTHiddenScale(t *testing.T) {
 	for _, act := range []string{"tanh", "relu", "identity"} {
 		m := buildBPTTWith(t, map[string]string{"activation": act, "rho": "1.2"})
-		got := m.Static().Meta["scales"].(map[string][]float64)["H"]
+		got := m.staticFrame().Meta["scales"].(map[string][]float64)["H"]
 		hi := 0.0
 		for _, h := range m.hs {
 			for _, v := range h {
@@ -174,11 +173,15 @@ func TestBPTTHiddenScale(t *testing.T) {
 
 // bpttTimeOf is where the page draws a per-step array's value at scrubber step s
 // (static/js/panels/common.js timeOf): time t = s, or t = steps + 1 − s for an array
-// whose name mentions "back"; 0 when that is off the time axis 1..time_steps.
+// declared Backward; 0 when that is off the time axis 1..T, the largest t of the
+// model's passes.
 func bpttTimeOf(m *bpttModel, name string, s int) int {
-	T := m.Static().Meta["time_steps"].(int)
+	T := 0
+	for _, p := range m.Passes() {
+		T = max(T, p.First, p.Last)
+	}
 	t := s
-	if strings.Contains(name, "back") {
+	if a, _ := bpttLesson.ArrayNamed(name); a.Dir == Backward {
 		t = m.Steps() + 1 - s
 	}
 	if t < 1 || t > T {
@@ -197,8 +200,8 @@ func TestBPTTTimeAxis(t *testing.T) {
 	for _, c := range []map[string]string{{"T": "30"}, {"T": "7", "truncate": "3", "activation": "identity", "rho": "1.5", "clip": "2"}} {
 		m := buildBPTTWith(t, c)
 		T := m.T
-		if got := m.Static().Meta["time_steps"]; got != T {
-			t.Fatalf("%v: static time_steps %v, want T = %d", c, got, T)
+		if ps := m.Passes(); len(ps) != 2 || ps[0].Steps != T || ps[1].First != T || ps[1].Last != 1 {
+			t.Fatalf("%v: passes %+v, want the forward pass t = 1..%d then the backward pass t = %d..1", c, ps, T, T)
 		}
 		names := []string{"H", bpttGradArray, bpttGradNormArray, bpttClippedArray}
 		filled := map[string]map[int]int{} // array → time step → scrubber step it arrived at
@@ -206,7 +209,7 @@ func TestBPTTTimeAxis(t *testing.T) {
 			filled[name] = map[int]int{}
 		}
 		for s := 1; s <= m.Steps(); s++ {
-			f := m.At(s)
+			f := m.frameAt(s)
 			for _, name := range names {
 				a := arrayOf(f, name)
 				if a == nil {
@@ -268,11 +271,11 @@ func TestBPTTGradientScale(t *testing.T) {
 		m := buildBPTTWith(t, c)
 		hi := 0.0
 		for s := m.T + 1; s <= m.Steps(); s++ {
-			for _, v := range arrayOf(m.At(s), bpttGradArray) {
+			for _, v := range arrayOf(m.frameAt(s), bpttGradArray) {
 				hi = max(hi, math.Abs(v))
 			}
 		}
-		scales := m.Static().Meta["scales"].(map[string][]float64)
+		scales := m.staticFrame().Meta["scales"].(map[string][]float64)
 		if got, want := scales["dH"], []float64{-hi, hi}; !slices.Equal(got, want) {
 			t.Errorf("%v: dH scale %v, want ± max |∂L/∂H_t| = %v", c, got, want)
 		}
@@ -287,7 +290,7 @@ func TestBPTTGradientScale(t *testing.T) {
 	// With the identity ‖∂L/∂H_1‖₂ = ρ^{T−1}, and ‖v‖_∞ ≥ ‖v‖₂/√h.
 	m := buildBPTTWith(t, map[string]string{"activation": "identity", "rho": "1.2"})
 	low := math.Pow(1.2, float64(m.T-1)) / math.Sqrt(bpttHidden)
-	if hi := m.Static().Meta["scales"].(map[string][]float64)["dH"][1]; hi < low {
+	if hi := m.staticFrame().Meta["scales"].(map[string][]float64)["dH"][1]; hi < low {
 		t.Errorf("identity ρ = 1.2, T = %d: dH scale ±%v, want ≥ ρ^(T−1)/√h = %v", m.T, hi, low)
 	}
 }

@@ -79,7 +79,7 @@ func regimeName(r float64) string {
 	return "bear"
 }
 
-func (m *deepModel) Static() sim.Frame {
+func (m *deepModel) staticFrame() sim.Frame {
 	L := m.net.Layers()
 	T := m.Steps()
 	tokens := make([]string, T)
@@ -165,7 +165,7 @@ func layerSummary(slow, fast []float64) string {
 		slow[0], fast[0], top+1, slow[top], fast[top])
 }
 
-func (m *deepModel) At(t int) sim.Frame {
+func (m *deepModel) frameAt(t int) sim.Frame {
 	r := m.states()
 	L := m.net.Layers()
 	flat := make([]float64, 0, L*zoo.DeepHidden)
@@ -232,18 +232,30 @@ var deepLesson = &Lesson{
 		{TeX: `\htmlClass{sym-H}{H_t^{(l)}} = \phi_l(H_t^{(l-1)} W_{xh}^{(l)} + H_{t-1}^{(l)} W_{hh}^{(l)} + b_h^{(l)}), \quad l = 1, \dots, L`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
 		{TeX: `O_t = H_t^{(L)} W_{hq} + b_q = (\htmlClass{sym-x_hat}{\hat x_{t+1}},\ o_t), \qquad \htmlClass{sym-p_bull}{P(\mathrm{bull})} = \sigma(o_t)`, Symbols: []Symbol{{ID: "x_hat", Array: "x_hat_next"}, {ID: "p_bull", Array: "p_bull"}}},
 	},
+	Arrays: []Array{
+		{Name: "H", Label: `\(H_t^{(l)}\)`, Axes: []Axis{Layers, Units}, PerStep: true},
+		{Name: "slow_corr", Label: `\(|\mathrm{corr}|\) with the slow part`, Axes: []Axis{Layers}},
+		{Name: "fast_corr", Label: `\(|\mathrm{corr}|\) with the fast part`, Axes: []Axis{Layers}},
+		{Name: "x", Label: `\(x_t\)`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "slow_part", Label: "slow part of x", Axes: []Axis{Time}},
+		{Name: "x_hat", Label: `\(\hat{x}_t\)`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "x_hat_next", Label: `\(\hat{x}_{t+1}\)`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "regime_line", Label: "regime (bull = 1)", Axes: []Axis{Time}},
+		{Name: "p_bull", Label: `\(P(\text{bull})\)`, Axes: []Axis{Scalar}, PerStep: true},
+	},
+	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "graph", Kind: Graph, Title: `the layers × time grid \(H_t^{(l)}\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H",
+		{ID: "graph", Static: []string{"tokens"}, Kind: Graph, Title: `the layers × time grid \(H_t^{(l)}\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H",
 			Note: "Each state feeds the next step of its layer (→) and the same step of the layer above (↑); the output reads the top layer."},
-		{ID: "H", Kind: Heatmap, Title: `hidden states \(H_t^{(l)}\), one block per layer`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H",
+		{ID: "H", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden states \(H_t^{(l)}\), one block per layer`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H",
 			Note: "Slow units keep one colour through a whole regime; fast ones flicker from day to day."},
-		{ID: "layers", Kind: Bars, Title: `per layer: mean \(|\mathrm{corr}|\) with the regime \(r_t\) and with the fast part \(f_t\)`, Arrays: []string{"slow_corr", "fast_corr"}, Legend: []string{"with the regime r_t", "with the fast part f_t"}, Scale: []float64{0, 1},
+		{ID: "layers", Static: []string{"axes"}, Kind: Bars, Title: `per layer: mean \(|\mathrm{corr}|\) with the regime \(r_t\) and with the fast part \(f_t\)`, Arrays: []string{"slow_corr", "fast_corr"}, Legend: []string{"with the regime r_t", "with the fast part f_t"}, Scale: []float64{0, 1},
 			Note: "Measured on 20 held-out series of 200 days; the facts list the numbers."},
-		{ID: "x", Kind: Line, Title: `the move \(x_t = 0.5\,r_t + f_t\) and its slow part \(0.5\,r_t\)`, Arrays: []string{"x", "slow_part"}, Legend: []string{"move x_t", "slow part 0.5·r_t"}, Symbol: "x",
+		{ID: "x", Static: []string{"axes"}, Kind: Line, Title: `the move \(x_t = 0.5\,r_t + f_t\) and its slow part \(0.5\,r_t\)`, Arrays: []string{"x", "slow_part"}, Legend: []string{"move x_t", "slow part 0.5·r_t"}, Symbol: "x",
 			Note: "The regime sets the mean; the fast part f_t swings around it and partly undoes the previous day's move."},
-		{ID: "forecast", Kind: Line, Title: `the forecast \(\hat x_t\) made the day before, against the move \(x_t\) that came`, Arrays: []string{"x", "x_hat"}, Legend: []string{"move x_t", "forecast x̂_t (made on day t−1)"}, Symbol: "x_hat",
+		{ID: "forecast", Static: []string{"axes"}, Kind: Line, Title: `the forecast \(\hat x_t\) made the day before, against the move \(x_t\) that came`, Arrays: []string{"x", "x_hat"}, Legend: []string{"move x_t", "forecast x̂_t (made on day t−1)"}, Symbol: "x_hat",
 			Note: "x̂_1 is the forecast from the initial state H_0 = 0, the bias b_q."},
-		{ID: "regime", Kind: Line, Title: `bull market (1) or bear (0), and the model's \(P(\mathrm{bull})\)`, Arrays: []string{"regime_line", "p_bull"}, Legend: []string{"bull (1) or bear (0)", "P(bull)"}, Scale: []float64{0, 1}, Symbol: "p_bull"},
+		{ID: "regime", Static: []string{"axes"}, Kind: Line, Title: `bull market (1) or bear (0), and the model's \(P(\mathrm{bull})\)`, Arrays: []string{"regime_line", "p_bull"}, Legend: []string{"bull (1) or bear (0)", "P(bull)"}, Scale: []float64{0, 1}, Symbol: "p_bull"},
 	},
 	Params: sim.Specs{
 		{Name: "layers", Label: "layers", Symbol: "L", Kind: sim.Int, Default: "3", Min: 1, Max: zoo.DeepMaxLayers, Step: 1,
@@ -288,4 +300,35 @@ var deepLesson = &Lesson{
 	SessionBytes: 480 << 10,
 	// 55 KB measured (its own stack from the seed, Adam's moments, the held-out scores) and a loss curve of 5000 steps.
 	TrainedBytes: 272 << 10,
+}
+
+// At is step t's frame with its facts labelled (deepFacts).
+func (m *deepModel) At(t int) sim.Frame { return deepFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (deepFacts).
+func (m *deepModel) Static() sim.Frame { return deepFacts.staticFacts(m.staticFrame()) }
+
+// deepFacts labels the page's facts in the lecture's words.
+var deepFacts = factTable{
+	static: []fact{
+		{key: "cell", label: "cell"},
+		{key: "layers", label: "layers L"},
+		{key: "hidden", label: "hidden units h per layer"},
+		{key: "params", label: "parameters"},
+		{key: "regime_switches", label: "regime switches"},
+		{key: "held_out_regime_accuracy", label: "held-out regime accuracy", measured: true},
+		{key: "held_out_next_mse", label: "held-out next-value MSE", measured: true},
+		{key: "best_possible_mse", label: "best possible MSE", measured: true},
+		{key: "what_layers_show", label: "what the layers show"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "day", label: "day t"},
+		{key: "x_t", label: "today's value x_t", measured: true},
+		{key: "x_hat_next", label: "forecast x̂_{t+1}", measured: true},
+		{key: "regime", label: "regime"},
+		{key: "prediction", label: "predicted regime"},
+		{key: "P(bull)", label: "P(bull)", measured: true},
+		{key: "correct", label: "right"},
+	},
 }

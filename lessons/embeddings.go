@@ -149,7 +149,7 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 func (e *embedModel) Steps() int { return len(e.pairs) }
 
 // Static is the map and the tables of the current weights.
-func (e *embedModel) Static() sim.Frame {
+func (e *embedModel) staticFrame() sim.Frame {
 	if e.stale {
 		e.refresh(true)
 	}
@@ -364,7 +364,7 @@ func (e *embedModel) neighboursTable() mtTable {
 
 // At is the skip-gram example of step t: the t-th (centre, context) pair of the
 // sentence and its k negatives, scored by the current model.
-func (e *embedModel) At(t int) sim.Frame {
+func (e *embedModel) frameAt(t int) sim.Frame {
 	p, negs := e.pairs[t-1], e.negatives[t-1]
 	words := e.corpus.Words
 	scores := []float64{e.m.Score(p[0], p[1])}
@@ -508,18 +508,23 @@ var embeddingsLesson = &Lesson{
 		{TeX: `\htmlClass{sym-scores}{P(y = 1 \mid c, t)} = \sigma(\theta_t^\top e_c)`, Symbols: []Symbol{{ID: "scores", Array: "scores"}}},
 		{TeX: `L = -\log \sigma(\theta_t^\top e_c) - \sum_{i=1}^{k} \log \sigma(-\theta_{n_i}^\top e_c), \qquad n_i \sim P(w) = \frac{f(w)^{3/4}}{\sum_j f(w_j)^{3/4}}`},
 	},
+	Arrays: []Array{
+		{Name: "points", Label: "PCA of the unit-length e_w", Axes: []Axis{Points, Coords}},
+		{Name: "scores", Label: `\(\sigma(u_o^\top v_c)\)`, Axes: []Axis{Items}, PerStep: true},
+	},
+	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "space", Kind: Scatter, Title: `the embedding space: \(e_w\) on its first two principal components`, Arrays: []string{"points"},
+		{ID: "space", Static: []string{"words", "word_class", "class_names", "focus"}, Meta: []string{"example"}, Train: []string{"points"}, Kind: Scatter, Title: `the embedding space: \(e_w\) on its first two principal components`, Arrays: []string{"points"},
 			Note: "Colours are word classes from the lexicon, which the model never sees. Ringed: the centre word c; green: its true context t; red: the k negatives, with their scores σ(θᵀe_c)."},
-		{ID: "scores", Kind: Bars, Title: `\(\sigma(\theta^\top e_c)\) for the true context (bar 1) and the \(k\) negatives`, Arrays: []string{"scores"}, Scale: []float64{0, 1}, Symbol: "scores",
+		{ID: "scores", Meta: []string{"axes"}, Kind: Bars, Title: `\(\sigma(\theta^\top e_c)\) for the true context (bar 1) and the \(k\) negatives`, Arrays: []string{"scores"}, Scale: []float64{0, 1}, Symbol: "scores",
 			Note: "Training pushes bar 1 towards 1 and the others towards 0; the words are listed in the facts."},
-		{ID: "features", Kind: Table, Title: "featurised representation (lecture 003)",
+		{ID: "features", Static: []string{"features"}, Kind: Table, Title: "featurised representation (lecture 003)",
 			Note: "Hand-made features: man, woman, king and queen carry the lecture's numbers."},
-		{ID: "similarity", Kind: Table, Title: "cosine similarity: one-hot, features, trained",
+		{ID: "similarity", Static: []string{"similarity"}, Kind: Table, Title: "cosine similarity: one-hot, features, trained",
 			Note: "One-hot vectors of two different words are orthogonal: cosine 0 for every pair. On the hand-made table man and woman point opposite ways (gender ±1 outweighs the rest): similarity depends on the features. — : a word the corpus does not have."},
-		{ID: "analogy", Kind: Table, Title: "analogies by vector offset",
+		{ID: "analogy", Static: []string{"analogy"}, Kind: Table, Title: "analogies by vector offset",
 			Note: "Top answers by cosine, the three query words left out; the best is green. Row 1 is the lecture's question on the feature table: the corpus has no king or queen."},
-		{ID: "neighbours", Kind: Table, Title: "nearest neighbours by cosine"},
+		{ID: "neighbours", Static: []string{"neighbours"}, Kind: Table, Title: "nearest neighbours by cosine"},
 	},
 	Params: sim.Specs{
 		{Name: "sentence", Label: "walk-through sentence", Kind: sim.Text, MaxLen: embedMaxSentence, Default: embedDefaultWords,
@@ -548,4 +553,29 @@ var embeddingsLesson = &Lesson{
 	SessionBytes: 480 << 10,
 	// 577 KB measured (its own E and Θ, their gradients and Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 1280 << 10,
+}
+
+// At is step t's frame with its facts labelled (embedFacts).
+func (e *embedModel) At(t int) sim.Frame { return embedFacts.stepFacts(e.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (embedFacts).
+func (e *embedModel) Static() sim.Frame { return embedFacts.staticFacts(e.staticFrame()) }
+
+// embedFacts labels the page's facts in the lecture's words.
+var embedFacts = factTable{
+	static: []fact{
+		{key: "vocabulary", label: "vocabulary"},
+		{key: "d", label: "embedding size d"},
+		{key: "map", label: "map"},
+		{key: "same_class_neighbours", label: "same-class neighbours"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "pair", label: "pair"},
+		{key: "centre_c", label: "centre word c"},
+		{key: "context_t", label: "context word o"},
+		{key: "true_pair_score", label: "σ(u_o·v_c)", measured: true},
+		{key: "negatives", label: "negative samples"},
+		{key: "example_loss", label: "loss of the example", measured: true},
+	},
 }

@@ -150,6 +150,16 @@ func buildEncDec(v sim.Values) (sim.Model, error) {
 // encSteps is T, the number of source tokens.
 func (m *encDecModel) encSteps() int { return len(m.tokens) }
 
+// Passes: the encoder reads x_1..x_T, one step hands over the context c, then the
+// decoder writes y_1..y_T′.
+func (m *encDecModel) Passes() []sim.Pass {
+	return []sim.Pass{
+		{Name: "encoder", Steps: m.encSteps(), Index: "t"},
+		{Steps: 1, Stages: []string{"context c"}},
+		{Name: "decoder", Steps: len(m.run.Steps), Index: "t′"},
+	}
+}
+
 func (m *encDecModel) Steps() int { return m.encSteps() + 1 + len(m.run.Steps) }
 
 func (m *encDecModel) outputs() []string {
@@ -160,7 +170,7 @@ func (m *encDecModel) outputs() []string {
 	return out
 }
 
-func (m *encDecModel) Static() sim.Frame {
+func (m *encDecModel) staticFrame() sim.Frame {
 	columns := append(append([]string(nil), m.tokens...), "c") // one label per step: x_t, c, then t' (not the outputs, which the steps reveal)
 	for i := range m.run.Steps {
 		columns = append(columns, "t'="+strconv.Itoa(i+1))
@@ -193,7 +203,7 @@ func (m *encDecModel) Static() sim.Frame {
 // then the decoder's s_t'. Once the encoder has read x_T its state stays h_T, and c
 // is an input of every decoder step, so both are in the context's and every decoder
 // step's frame too.
-func (m *encDecModel) At(t int) sim.Frame {
+func (m *encDecModel) frameAt(t int) sim.Frame {
 	T := m.encSteps()
 	if t <= T {
 		h := rowOf(m.run.Encoder[t-1])
@@ -280,12 +290,18 @@ var encDecLesson = &Lesson{
 		{TeX: `\htmlClass{sym-s}{\mathbf{s}_{t'}} = g(y_{t'-1}, \mathbf{c}, \mathbf{s}_{t'-1}), \quad \mathbf{s}_0 = \mathbf{c},\ y_0 = \langle\mathrm{bos}\rangle`, Symbols: []Symbol{{ID: "s", Array: "s"}}},
 		{TeX: `P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c}) = \mathrm{softmax}(\mathbf{s}_{t'} W + \mathbf{b})`},
 	},
+	Arrays: []Array{
+		{Name: "h", Label: `\(h_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "c", Label: `\(\mathbf{c}\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "s", Label: `\(s_{t'}\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "state", Label: `\(h_t\), then \(s_{t'}\)`, Axes: []Axis{Units}, PerStep: true},
+	},
 	Panels: []Panel{
-		{ID: "diagram", Kind: EncDec, Title: `encoder \(\to\) context \(\mathbf{c}\) \(\to\) decoder`, Arrays: []string{"h", "c", "s"}, Scale: []float64{-1, 1}, Symbol: "c",
+		{ID: "diagram", Static: []string{"enc_steps", "dec_rows", "source", "tokens", "translation", "source_unk"}, Meta: []string{"input", "output"}, Kind: EncDec, Title: `encoder \(\to\) context \(\mathbf{c}\) \(\to\) decoder`, Arrays: []string{"h", "c", "s"}, Scale: []float64{-1, 1}, Symbol: "c",
 			Note: "Each node's strip shows its first units. The context c is the encoder's last state, and it feeds every decoder step. Red tokens are not in the vocabulary: the model reads <unk>."},
-		{ID: "states", Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), then \(\mathbf{c}\), then \(\mathbf{s}_{t'}\), units 1–32 of 64`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h",
+		{ID: "states", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), then \(\mathbf{c}\), then \(\mathbf{s}_{t'}\), units 1–32 of 64`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h",
 			Note: "One column per step: the encoder's tokens, the context c (a copy of the last encoder state), then the decoder's steps t'."},
-		{ID: "topk", Kind: TopK, Title: `\(P(y_{t'} \mid y_{<t'}, \mathbf{c})\): the five most probable tokens`,
+		{ID: "topk", Meta: []string{"topk", "phase"}, Kind: TopK, Title: `\(P(y_{t'} \mid y_{<t'}, \mathbf{c})\): the five most probable tokens`,
 			Note: "The decoder writes the top token and reads it back in at the next step."},
 		{ID: "s", Kind: Bars, Title: `decoder state \(\mathbf{s}_{t'}\) at this step, all 64 units`, Arrays: []string{"s"}, Scale: []float64{-1, 1}, Symbol: "s",
 			Note: "Empty until the decoder starts; the heatmap's last columns show the first 32 units of each s_t'."},
@@ -307,4 +323,37 @@ var encDecLesson = &Lesson{
 	Build: buildEncDec,
 	// 343 KB measured on a 20-token sentence with untrained weights (20 decoder steps), 73 KB at the defaults: the trace, never the weights.
 	SessionBytes: 512 << 10,
+}
+
+// At is step t's frame with its facts labelled (encDecFacts).
+func (m *encDecModel) At(t int) sim.Frame { return encDecFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (encDecFacts).
+func (m *encDecModel) Static() sim.Frame { return encDecFacts.staticFacts(m.staticFrame()) }
+
+// encDecFacts labels the page's facts in the lecture's words.
+var encDecFacts = factTable{
+	static: []fact{
+		{key: "translation", label: "translation", keep: true},
+		{key: "held_out_bleu", label: "held-out BLEU", measured: true},
+		{key: "embed", label: "embedding size"},
+		{key: "hidden", label: "hidden units h"},
+		{key: "source_vocabulary", label: "English vocabulary"},
+		{key: "target_vocabulary", label: "French vocabulary"},
+		{key: "enc_steps", label: "encoder steps", keep: true},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "phase", label: "phase", keep: true},
+		{key: "t", label: "t"},
+		{key: "reading", label: "reading x_t"},
+		{key: "h_t_norm", label: "‖h_t‖", measured: true},
+		{key: "context", label: "context"},
+		{key: "c_norm", label: "‖c‖", measured: true},
+		{key: "t'", label: "t′"},
+		{key: "input", label: "input y_{t′−1}", keep: true},
+		{key: "output", label: "output ŷ_{t′}", keep: true},
+		{key: "probability", label: "p(ŷ_{t′})", measured: true},
+		{key: "so_far", label: "translation so far"},
+	},
 }

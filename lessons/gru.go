@@ -67,7 +67,7 @@ func (m *gruModel) run() []zoo.GRUStep {
 
 func (m *gruModel) Steps() int { return len(m.ids) }
 
-func (m *gruModel) Static() sim.Frame {
+func (m *gruModel) staticFrame() sim.Frame {
 	task := m.clf.Task
 	tokens := make([]string, len(m.ids))
 	for i, id := range m.ids {
@@ -122,7 +122,7 @@ func sig4(x float64) float64 {
 	return v
 }
 
-func (m *gruModel) At(t int) sim.Frame {
+func (m *gruModel) frameAt(t int) sim.Frame {
 	st := m.run()[t-1]
 	task := m.clf.Task
 	k := argmax(st.Probs)
@@ -184,15 +184,24 @@ var gruLesson = &Lesson{
 		{TeX: `\text{reset-after: } \tilde H_t = \tanh(X_t W_{xh} + b_h + R_t \odot (H_{t-1} W_{hh} + b_{hn}))`},
 		{TeX: `\htmlClass{sym-P}{\hat y_t} = \mathrm{softmax}(H_t W_q + b_q)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
 	},
+	Arrays: []Array{
+		{Name: "X", Label: `\(X_t\)`, Axes: []Axis{Vocabulary}, PerStep: true},
+		{Name: "R", Label: `\(R_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "Z", Label: `\(Z_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "H_tilde", Label: `\(\tilde{H}_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "H", Label: `\(H_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "P", Label: `\(\hat{y}_t\)`, Axes: []Axis{Classes}, PerStep: true, Labels: "classes"},
+	},
+	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "tokens", Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
+		{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
 			Note: "The current token is marked; the model's answer and the right answer are under it."},
-		{ID: "R", Kind: Heatmap, Title: `reset gate \(R_t\)`, Arrays: []string{"R"}, Scale: []float64{0, 1}, Symbol: "R",
+		{ID: "R", Static: []string{"tokens"}, Kind: Heatmap, Title: `reset gate \(R_t\)`, Arrays: []string{"R"}, Scale: []float64{0, 1}, Symbol: "R",
 			Note: "Near 0: the candidate ignores the past (reset task: at the breaks |, where the old count must go)."},
-		{ID: "Z", Kind: Heatmap, Title: `update gate \(Z_t\)`, Arrays: []string{"Z"}, Scale: []float64{0, 1}, Symbol: "Z",
+		{ID: "Z", Static: []string{"tokens"}, Kind: Heatmap, Title: `update gate \(Z_t\)`, Arrays: []string{"Z"}, Scale: []float64{0, 1}, Symbol: "Z",
 			Note: "Near 1: the unit keeps its value and skips the input (skip task: the filler tokens _)."},
-		{ID: "H_tilde", Kind: Heatmap, Title: `candidate state \(\tilde H_t\)`, Arrays: []string{"H_tilde"}, Scale: []float64{-1, 1}, Symbol: "H_tilde"},
-		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
+		{ID: "H_tilde", Static: []string{"tokens"}, Kind: Heatmap, Title: `candidate state \(\tilde H_t\)`, Arrays: []string{"H_tilde"}, Scale: []float64{-1, 1}, Symbol: "H_tilde"},
+		{ID: "H", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
 		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},
 	},
 	Params: sim.Specs{
@@ -236,4 +245,35 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
+}
+
+// At is step t's frame with its facts labelled (gruFacts).
+func (m *gruModel) At(t int) sim.Frame { return gruFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (gruFacts).
+func (m *gruModel) Static() sim.Frame { return gruFacts.staticFacts(m.staticFrame()) }
+
+// gruFacts labels the page's facts in the lecture's words.
+var gruFacts = factTable{
+	static: []fact{
+		{key: "task_title", label: "task"},
+		{key: "task", label: "task (URL name)"},
+		{key: "variant", label: "variant"},
+		{key: "description", label: "what the task asks"},
+		{key: "input", label: "input x_1 … x_T"},
+		{key: "output", label: "answer ŷ_T"},
+		{key: "probability", label: "its probability", measured: true},
+		{key: "hidden", label: "hidden units h"},
+		{key: "params", label: "parameters"},
+		{key: "checkpoint_accuracy", label: "accuracy of the bundled weights", measured: true},
+		{key: "clamp", label: "clamped gate"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "token", label: "input x_t"},
+		{key: "prediction", label: "prediction ŷ_t", keep: true},
+		{key: "probability", label: "p(ŷ_t)", measured: true},
+		{key: "answer", label: "right answer y_t"},
+		{key: "correct", label: "right", keep: true},
+	},
 }

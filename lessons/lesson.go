@@ -20,9 +20,16 @@ type Lesson struct {
 	// TeX with \htmlClass{sym-<id>}{…} and listed in Symbols.
 	Equations []Equation
 	Panels    []Panel
-	Params    sim.Specs
-	Plots     []Plot
-	Build     sim.Builder
+	// Arrays declares every array the panels read (Panel.Arrays names them): what each
+	// of its dimensions counts, which way it runs along the time axis, its scale and
+	// its label in the lecture's symbols. The page reads arrays only through these.
+	Arrays []Array
+	// Loss names the array of the training messages that holds the whole loss curve so
+	// far ("" when the curve grows by the messages' "loss" meta, one point a step).
+	Loss   string
+	Params sim.Specs
+	Plots  []Plot
+	Build  sim.Builder
 	// Trains reports whether the model is a sim.Trainer (the page shows training controls).
 	Trains bool
 	// MaxTrained is the most optimisation steps a run may take since its model was
@@ -78,13 +85,72 @@ const (
 	Tree      PanelKind = "tree"      // the beam-search hypothesis tree: kept, pruned and finished expansions per step, the best path
 )
 
+// Axis names what one dimension of an array counts.
+type Axis string
+
+// The axes.
+const (
+	Units      Axis = "units"       // a state's or a gate's units 1..h
+	Layers     Axis = "layers"      // a deep RNN's layers, bottom first
+	Time       Axis = "time"        // the time steps t of a sequence, as a dimension of a static array
+	Vocabulary Axis = "vocabulary"  // the tokens of a vocabulary (a softmax over it)
+	Classes    Axis = "classes"     // a classifier's classes
+	Positions  Axis = "positions"   // the positions of a sentence (source or target)
+	Batch      Axis = "batch"       // the examples of a minibatch
+	TrainSteps Axis = "train-steps" // optimisation steps
+	Points     Axis = "points"      // labelled points of a scatter (words)
+	Coords     Axis = "coords"      // a point's coordinates (x, y)
+	Ranks      Axis = "ranks"       // ranks or orders (frequency rank, n-gram order)
+	Scalar     Axis = "scalar"      // a one-value vector
+	Items      Axis = "items"       // the entries of a list the lesson names (rules, runs, hypotheses)
+)
+
+// Dir is the direction in which a per-step array's steps run along the time axis.
+type Dir string
+
+// The directions.
+const (
+	// Forward: step s holds time step t = s (on a model with two passes, during the
+	// first one).
+	Forward Dir = "forward"
+	// Backward: computed from the end, step s holds t = steps + 1 − s (a bidirectional
+	// RNN's backward direction, BPTT's backward pass).
+	Backward Dir = "backward"
+)
+
+// Array declares one array the panels read: one every step (PerStep) or one static
+// array of the static frame.
+type Array struct {
+	Name  string `json:"name"`  // as the model's frames name it
+	Label string `json:"label"` // in the lecture's symbols (TeX between \( \) or Unicode): \(R_t\)
+	// Axes says what each dimension of one step's value counts ([Units], [Layers,
+	// Units]); a per-step array's step axis comes first implicitly.
+	Axes    []Axis    `json:"axes"`
+	PerStep bool      `json:"per_step,omitempty"` // a value every step (else one static array)
+	Dir     Dir       `json:"dir,omitempty"`      // for per-step arrays along the time axis: Forward ("" too) or Backward
+	Scale   []float64 `json:"scale,omitempty"`    // its fixed value range [lo, hi]; nil = from the data
+	// Labels is the static meta key whose list names the entries of the last dimension
+	// (a softmax's vocabulary, a classifier's classes); "" numbers them.
+	Labels string `json:"labels,omitempty"`
+	// Marker: a line panel draws the per-step value as a marker where it is non-zero
+	// (BPTT: where clipping fired) rather than as a curve.
+	Marker bool `json:"marker,omitempty"`
+}
+
 // Panel is one drawn view.
 type Panel struct {
 	ID     string
 	Kind   PanelKind
-	Title  string    // may hold TeX between \( \)
-	Arrays []string  // the arrays it draws, by name
-	Scale  []float64 // fixed value range [lo, hi] for colour or axis; nil = from the data
+	Title  string   // may hold TeX between \( \)
+	Arrays []string // the arrays it draws, by name, each declared in Lesson.Arrays
+	// Static and Meta are the keys of the static meta and of a step's meta the panel
+	// reads: the page's accessor refuses (and counts) any other.
+	Static []string
+	Meta   []string
+	// Train lists the keys of the training progress messages' meta the panel reads
+	// (live while the model trains: the embedding map, sample translations).
+	Train  []string
+	Scale  []float64 // fixed value range [lo, hi] for colour or axis; nil = the arrays' declared scale, else from the data
 	Symbol string    // the equation symbol this panel shows, if any
 	// Also lists more equation symbols this panel shows (a table of the whole pipeline):
 	// hovering them highlights it too. Its hover still lights Symbol only.
@@ -123,4 +189,42 @@ type Series struct {
 	Label  string
 	X, Y   []float64
 	Labels []string // optional, for Points plots: a label per point ("" for none)
+}
+
+// Contract is what the page may read for one panel: its arrays' declarations and the
+// static and per-step meta keys it declares. The template renders it as JSON on the
+// panel, and the page's accessor (static/js/contract.js) reads through it only.
+type Contract struct {
+	Arrays []Array   `json:"arrays"`
+	Static []string  `json:"static"`
+	Meta   []string  `json:"meta"`
+	Train  []string  `json:"train"`
+	Scale  []float64 `json:"scale,omitempty"` // the panel's fixed range, else its first array's
+}
+
+// ArrayNamed is the lesson's declaration of the array, and whether there is one.
+func (l *Lesson) ArrayNamed(name string) (Array, bool) {
+	for _, a := range l.Arrays {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Array{}, false
+}
+
+// Contract is p's contract: its arrays' declarations in the order of p.Arrays (an
+// undeclared name, which TestLessonContract refuses, gets a bare declaration).
+func (l *Lesson) Contract(p Panel) Contract {
+	c := Contract{Arrays: []Array{}, Static: append([]string{}, p.Static...), Meta: append([]string{}, p.Meta...), Train: append([]string{}, p.Train...), Scale: p.Scale}
+	for _, name := range p.Arrays {
+		a, ok := l.ArrayNamed(name)
+		if !ok {
+			a = Array{Name: name}
+		}
+		c.Arrays = append(c.Arrays, a)
+		if c.Scale == nil && a.Scale != nil {
+			c.Scale = a.Scale
+		}
+	}
+	return c
 }

@@ -316,16 +316,18 @@ var updateGolden = flag.Bool("update", false, "rewrite the lessons' testdata/*-f
 var goldenByteExact = map[string]bool{"mt-data": true}
 
 // checkFramesGolden freezes what a page shows at its defaults: the static frame and
-// every step's meta and arrays, rounded to 4 decimals, in testdata/<name>-frames.golden.
+// every step's meta, facts and arrays (rounded to 4 decimals), and the model's passes (its
+// step axes), in testdata/<name>-frames.golden.
 // Refresh with go test ./lessons -run Golden -update.
 func checkFramesGolden(t *testing.T, m sim.Model, name string) {
 	t.Helper()
 	type frame struct {
 		Meta   map[string]any       `json:"meta"`
+		Facts  []sim.Fact           `json:"facts,omitempty"`
 		Arrays map[string][]float64 `json:"arrays"`
 	}
 	rounded := func(f sim.Frame) frame {
-		out := frame{Meta: f.Meta, Arrays: map[string][]float64{}}
+		out := frame{Meta: f.Meta, Facts: f.Facts, Arrays: map[string][]float64{}}
 		for _, a := range f.Arrays {
 			v := make([]float64, len(a.Data))
 			for i, x := range a.Data {
@@ -336,9 +338,10 @@ func checkFramesGolden(t *testing.T, m sim.Model, name string) {
 		return out
 	}
 	dump := struct {
-		Static frame   `json:"static"`
-		Steps  []frame `json:"steps"`
-	}{Static: rounded(m.Static())}
+		Passes []sim.Pass `json:"passes"` // the step axes (sim.Timeline)
+		Static frame      `json:"static"`
+		Steps  []frame    `json:"steps"`
+	}{Passes: sim.PassesOf(m), Static: rounded(m.Static())}
 	for s := 1; s <= m.Steps(); s++ {
 		dump.Steps = append(dump.Steps, rounded(m.At(s)))
 	}

@@ -128,7 +128,7 @@ func (m *lstmModel) counts() (cells, formulas, outs [3]int) {
 	return cells, formulas, outs
 }
 
-func (m *lstmModel) Static() sim.Frame {
+func (m *lstmModel) staticFrame() sim.Frame {
 	task := m.lstm.Task
 	steps := m.run()
 	tokens := make([]string, len(m.ids))
@@ -182,7 +182,7 @@ func (m *lstmModel) Static() sim.Frame {
 	return sim.Frame{Arrays: arrays, Meta: meta}
 }
 
-func (m *lstmModel) At(t int) sim.Frame {
+func (m *lstmModel) frameAt(t int) sim.Frame {
 	st := m.run()[t-1]
 	task := m.lstm.Task
 	k := argmax(st.Probs)
@@ -301,23 +301,44 @@ var lstmLesson = &Lesson{
 		{TeX: `\htmlClass{sym-params}{\#\theta_{\mathrm{LSTM}}} = 4(dh + h^2 + h)`, Symbols: []Symbol{{ID: "params", Array: "params"}}},
 		{TeX: `\#\theta_{\mathrm{GRU}} = 3(dh + h^2 + h), \quad \#\theta_{\mathrm{RNN}} = dh + h^2 + h`},
 	},
+	Arrays: []Array{
+		{Name: "X", Label: `\(X_t\)`, Axes: []Axis{Vocabulary}, PerStep: true},
+		{Name: "I", Label: `\(I_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "F", Label: `\(F_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "O", Label: `\(O_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "C_tilde", Label: `\(\tilde{C}_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "C", Label: `\(C_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "kept F⊙C_{t-1}", Label: `\(F_t \odot C_{t-1}\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "written I⊙C̃_t", Label: `\(I_t \odot \tilde{C}_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "H", Label: `\(H_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "P", Label: `\(\hat{y}_t\)`, Axes: []Axis{Classes}, PerStep: true, Labels: "classes"},
+		{Name: "LSTM H_t", Label: `\(H_t\) (LSTM)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "GRU H_t", Label: `\(H_t\) (GRU)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "RNN H_t", Label: `\(H_t\) (RNN)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "LSTM", Label: `\(\|\partial L/\partial H_t\|\) (LSTM)`, Axes: []Axis{Time}},
+		{Name: "GRU", Label: `\(\|\partial L/\partial H_t\|\) (GRU)`, Axes: []Axis{Time}},
+		{Name: "RNN", Label: `\(\|\partial L/\partial H_t\|\) (RNN)`, Axes: []Axis{Time}},
+		{Name: "LSTM C_t", Label: `\(\|\partial L/\partial C_t\|\) (LSTM)`, Axes: []Axis{Time}},
+		{Name: "params", Label: "parameters", Axes: []Axis{Items}, Labels: "labels"},
+	},
+	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "tokens", Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
+		{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
 			Note: "The current token is marked; the LSTM's answer and the right answer are under it."},
-		{ID: "I", Kind: Heatmap, Title: `input gate \(I_t\)`, Arrays: []string{"I"}, Scale: []float64{0, 1}, Symbol: "I",
+		{ID: "I", Static: []string{"tokens"}, Kind: Heatmap, Title: `input gate \(I_t\)`, Arrays: []string{"I"}, Scale: []float64{0, 1}, Symbol: "I",
 			Note: "Near 1: the candidate is written into the cell."},
-		{ID: "F", Kind: Heatmap, Title: `forget gate \(F_t\)`, Arrays: []string{"F"}, Scale: []float64{0, 1}, Symbol: "F",
+		{ID: "F", Static: []string{"tokens"}, Kind: Heatmap, Title: `forget gate \(F_t\)`, Arrays: []string{"F"}, Scale: []float64{0, 1}, Symbol: "F",
 			Note: "Near 1: the cell keeps its old content; near 0: it is wiped (look at the breaks of the reset task)."},
-		{ID: "O", Kind: Heatmap, Title: `output gate \(O_t\)`, Arrays: []string{"O"}, Scale: []float64{0, 1}, Symbol: "O",
+		{ID: "O", Static: []string{"tokens"}, Kind: Heatmap, Title: `output gate \(O_t\)`, Arrays: []string{"O"}, Scale: []float64{0, 1}, Symbol: "O",
 			Note: "Near 0: the cell is kept private and does not show in \\(H_t\\)."},
-		{ID: "C_tilde", Kind: Heatmap, Title: `candidate memory cell \(\tilde C_t\)`, Arrays: []string{"C_tilde"}, Scale: []float64{-1, 1}, Symbol: "C_tilde"},
-		{ID: "C", Kind: Heatmap, Title: `memory cell \(C_t\) (unbounded; colour scale fixed at ±15)`, Arrays: []string{"C"}, Scale: []float64{-LSTMCellScale, LSTMCellScale}, Symbol: "C",
+		{ID: "C_tilde", Static: []string{"tokens"}, Kind: Heatmap, Title: `candidate memory cell \(\tilde C_t\)`, Arrays: []string{"C_tilde"}, Scale: []float64{-1, 1}, Symbol: "C_tilde"},
+		{ID: "C", Static: []string{"tokens"}, Kind: Heatmap, Title: `memory cell \(C_t\) (unbounded; colour scale fixed at ±15)`, Arrays: []string{"C"}, Scale: []float64{-LSTMCellScale, LSTMCellScale}, Symbol: "C",
 			Note: "Values beyond ±15 are drawn in the end colours; hover for the exact value. Rows that keep their colour across steps are memory."},
 		{ID: "cell-update", Kind: Bars, Title: `the update of \(C_t\) at this step: kept \(F_t \odot C_{t-1}\) and written \(I_t \odot \tilde C_t\)`, Arrays: []string{"kept F⊙C_{t-1}", "written I⊙C̃_t"}, Legend: []string{"kept F⊙Cₜ₋₁", "written I⊙C̃ₜ"}, Symbol: "C",
 			Note: "The written part lies in (−1, 1); the kept part can be as large as the cell."},
-		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
+		{ID: "H", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
 		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},
-		{ID: "compare-H", Kind: Heatmap, Title: `the same input, three trained models: hidden states \(H_t\)`, Arrays: []string{"LSTM H_t", "GRU H_t", "RNN H_t"}, Scale: []float64{-1, 1},
+		{ID: "compare-H", Static: []string{"tokens"}, Kind: Heatmap, Title: `the same input, three trained models: hidden states \(H_t\)`, Arrays: []string{"LSTM H_t", "GRU H_t", "RNN H_t"}, Scale: []float64{-1, 1},
 			Note: "Each model's answers are in the facts of the step (gru_prediction, rnn_prediction)."},
 		{ID: "grad-norms", Kind: Line, Title: `\(\lVert \partial L / \partial H_t \rVert\) for the loss at the last step`, Arrays: gradArrays, LogY: true,
 			Note: "Log scale, absolute values, unclamped models. LSTM C_t is the gradient reaching the memory cell (0 at the last step, where L reads only H)."},
@@ -346,4 +367,44 @@ var lstmLesson = &Lesson{
 	SessionBytes: 320 << 10,
 	// 33 KB measured (its own LSTM from the seed, Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 416 << 10,
+}
+
+// At is step t's frame with its facts labelled (lstmFacts).
+func (m *lstmModel) At(t int) sim.Frame { return lstmFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (lstmFacts).
+func (m *lstmModel) Static() sim.Frame { return lstmFacts.staticFacts(m.staticFrame()) }
+
+// lstmFacts labels the page's facts in the lecture's words.
+var lstmFacts = factTable{
+	static: []fact{
+		{key: "task_title", label: "task"},
+		{key: "task", label: "task (URL name)"},
+		{key: "variant", label: "variant"},
+		{key: "description", label: "what the task asks"},
+		{key: "input", label: "input x_1 … x_T"},
+		{key: "output", label: "answer ŷ_T"},
+		{key: "probability", label: "its probability", measured: true},
+		{key: "hidden", label: "hidden units h"},
+		{key: "params", label: "parameters"},
+		{key: "checkpoint_accuracy", label: "accuracy of the bundled weights", measured: true},
+		{key: "clamp", label: "clamped gate"},
+		{key: "weights", label: "weights"},
+		{key: "rnn_output", label: "RNN answer"},
+		{key: "gru_output", label: "GRU answer"},
+		{key: "params_lstm", label: "LSTM parameters 4(dh + h² + h)"},
+		{key: "params_gru", label: "GRU parameters 3(dh + h² + h)"},
+		{key: "params_rnn", label: "RNN parameters dh + h² + h"},
+		{key: "c_scale", label: "colour scale of C_t"},
+		{key: "gradient_of", label: "gradient of"},
+	},
+	step: []fact{
+		{key: "token", label: "input x_t"},
+		{key: "prediction", label: "prediction ŷ_t", keep: true},
+		{key: "probability", label: "p(ŷ_t)", measured: true},
+		{key: "gru_prediction", label: "GRU prediction"},
+		{key: "rnn_prediction", label: "RNN prediction"},
+		{key: "answer", label: "right answer y_t"},
+		{key: "correct", label: "right", keep: true},
+	},
 }

@@ -265,6 +265,14 @@ func buildMTData(v sim.Values) (sim.Model, error) {
 
 func (m *mtDataModel) Steps() int { return mtStages }
 
+// mtStageNames name the pipeline's stages, one a step.
+var mtStageNames = []string{"raw text", "normalisation", "tokens", "vocabulary ids", "<eos>, truncation, padding", "valid-length mask", "a minibatch"}
+
+// Passes: the steps are the pipeline's named stages.
+func (m *mtDataModel) Passes() []sim.Pass {
+	return []sim.Pass{{Name: "pipeline", Steps: mtStages, Stages: mtStageNames}}
+}
+
 // idCells shows ids with their tokens, marking the special ones.
 func idCells(v *models.Vocab, ids []int) []mtCell {
 	out := make([]mtCell, len(ids))
@@ -446,7 +454,7 @@ func matrixOf(name string, rows [][]int) sim.Array {
 // At is stage t's table and facts, with the arrays of the stages reached so far:
 // ids from stage 4, the mask m_t and the valid length L from stage 5, the minibatch
 // at stage 7. A side the student has not typed has no arrays.
-func (m *mtDataModel) At(t int) sim.Frame {
+func (m *mtDataModel) frameAt(t int) sim.Frame {
 	tab, meta := m.stage(t)
 	meta["pipeline"] = tab
 	f := sim.Frame{Meta: meta}
@@ -498,7 +506,7 @@ func mtKept(counts []float64, minFreq int) int {
 	return n
 }
 
-func (m *mtDataModel) Static() sim.Frame {
+func (m *mtDataModel) staticFrame() sim.Frame {
 	ce, cf := mtCounts(m.vs), mtCounts(m.vt)
 	cut := make([]float64, max(len(ce), len(cf)))
 	for i := range cut {
@@ -616,14 +624,27 @@ var mtDataLesson = &Lesson{
 		{TeX: `\htmlClass{sym-u}{u}(f) = 100\,\% \cdot \frac{\sum_{w:\ n_w < f} n_w}{\sum_w \htmlClass{sym-n}{n_w}}, \qquad f = \text{min\_freq}`,
 			Symbols: []Symbol{{ID: "u", Array: "unk_percent_en"}, {ID: "n", Array: "count_en"}}},
 	},
+	Arrays: []Array{
+		{Name: "count_en", Label: "English word count", Axes: []Axis{Ranks}},
+		{Name: "count_fr", Label: "French word count", Axes: []Axis{Ranks}},
+		{Name: "min_freq", Label: "min_freq", Axes: []Axis{Ranks}},
+		{Name: "unk_percent_en", Label: "unknown English tokens (%)", Axes: []Axis{Ranks}},
+		{Name: "T", Label: `\(T\) (num_steps)`, Axes: []Axis{Scalar}},
+		{Name: "tgt_ids", Label: `\(y_1, \dots, y_T\)`, Axes: []Axis{Positions}, PerStep: true},
+		{Name: "tgt_L", Label: `valid length \(L\)`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "tgt_mask", Label: `\(m_t\)`, Axes: []Axis{Positions}, PerStep: true},
+		{Name: "dec_input", Label: `decoder input \((\langle\mathrm{bos}\rangle, y_1, \dots, y_{T-1})\)`, Axes: []Axis{Batch, Positions}, PerStep: true},
+		{Name: "Y", Label: `labels \(Y\)`, Axes: []Axis{Batch, Positions}, PerStep: true},
+		{Name: "unk_percent_fr", Label: "unknown French tokens (%)", Axes: []Axis{Ranks}},
+	},
 	Panels: []Panel{
-		{ID: "pipeline", Kind: Table, Title: "the pair, stage by stage", Symbol: "m", Also: []string{"L", "T", "y", "dec", "Y"},
+		{ID: "pipeline", Meta: []string{"pipeline"}, Kind: Table, Title: "the pair, stage by stage", Symbol: "m", Also: []string{"L", "T", "y", "dec", "Y"},
 			Note: "Each step adds one stage. Grey ids are <pad>, red <unk>, blue <bos>/<eos>; a mask's 0s are the padded steps."},
-		{ID: "frequencies", Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, Legend: []string{"English", "French", "min_freq"}, LogY: true, Symbol: "n",
+		{ID: "frequencies", Static: []string{"marks", "axes"}, Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, Legend: []string{"English", "French", "min_freq"}, LogY: true, Symbol: "n",
 			Note: "Few words are frequent, most are rare (Zipf). Below the flat min_freq line words become <unk>; the dashed line is the English vocabulary's last kept rank."},
-		{ID: "unk-rate", Kind: Line, Title: "share of <unk> tokens (%) vs min_freq", Arrays: []string{"unk_percent_en", "unk_percent_fr"}, Legend: []string{"English", "French"}, Symbol: "u",
+		{ID: "unk-rate", Static: []string{"marks", "axes"}, Kind: Line, Title: "share of <unk> tokens (%) vs min_freq", Arrays: []string{"unk_percent_en", "unk_percent_fr"}, Legend: []string{"English", "French"}, Symbol: "u",
 			Note: "x is min_freq 1…5; the dashed line is the current value."},
-		{ID: "unk_table", Kind: Table, Title: "vocabulary size and <unk> share vs min_freq", Symbol: "u",
+		{ID: "unk_table", Static: []string{"unk_table"}, Kind: Table, Title: "vocabulary size and <unk> share vs min_freq", Symbol: "u",
 			Note: "The current min_freq's row is marked."},
 	},
 	Params: sim.Specs{
@@ -647,4 +668,37 @@ var mtDataLesson = &Lesson{
 	Build: buildMTData,
 	// 122 KB measured with num_steps 15, a batch of 8 and both sentences typed, 62 KB at the defaults: corpus and vocabularies are shared.
 	SessionBytes: 192 << 10,
+}
+
+// At is step t's frame with its facts labelled (mtDataFacts).
+func (m *mtDataModel) At(t int) sim.Frame { return mtDataFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (mtDataFacts).
+func (m *mtDataModel) Static() sim.Frame { return mtDataFacts.staticFacts(m.staticFrame()) }
+
+// mtDataFacts labels the page's facts in the lecture's words.
+var mtDataFacts = factTable{
+	static: []fact{
+		{key: "english", label: "English"},
+		{key: "french", label: "French"},
+		{key: "pair_from", label: "the pair"},
+		{key: "training_pairs", label: "training pairs"},
+		{key: "min_freq", label: "min_freq (fewer occurrences become <unk>)"},
+		{key: "source_vocabulary_size", label: "English vocabulary |V_src|"},
+		{key: "target_vocabulary_size", label: "French vocabulary |V_tgt|"},
+		{key: "num_steps", label: "padded length num_steps"},
+	},
+	step: []fact{
+		{key: "stage", label: "stage"},
+		{key: "what", label: "what happens"},
+		{key: "source_tokens", label: "English tokens"},
+		{key: "target_tokens", label: "French tokens"},
+		{key: "source_unk", label: "English <unk>"},
+		{key: "target_unk", label: "French <unk>"},
+		{key: "source_vocabulary_size", label: "English vocabulary |V_src|"},
+		{key: "target_vocabulary_size", label: "French vocabulary |V_tgt|"},
+		{key: "source_valid_length", label: "English valid length"},
+		{key: "target_valid_length", label: "French valid length"},
+		{key: "batch_size", label: "minibatch size B"},
+	},
 }

@@ -113,7 +113,7 @@ func (m *rnnModel) inputs() []int {
 // start; the others are the model's samples, x_t drawn at step t − 1, so a panel
 // shows x_t for t > prompt_len only once step t is drawn (each step's frame also
 // carries its own "token"). What has been written so far is the per-step "written".
-func (m *rnnModel) Static() sim.Frame {
+func (m *rnnModel) staticFrame() sim.Frame {
 	m.run()
 	all := m.inputs()
 	tokens := make([]string, len(all))
@@ -167,7 +167,7 @@ type charProb struct {
 	Token string  `json:"token"`
 }
 
-func (m *rnnModel) At(t int) sim.Frame {
+func (m *rnnModel) frameAt(t int) sim.Frame {
 	st := m.run()[t-1]
 	all := m.inputs()
 	order := make([]int, len(st.Probs))
@@ -243,16 +243,24 @@ var rnnLesson = &Lesson{
 		{TeX: `\text{B: } \htmlClass{sym-H_B}{H_t} = \tanh(X_t W_{xh} + \hat y_{t-1} W_{oh} + b_h), \quad \hat y_t = \mathrm{softmax}(H_t W_{hq} + b_q)`, Symbols: []Symbol{{ID: "H_B", Array: "H_B"}}},
 		{TeX: `\text{C: } \htmlClass{sym-H_C}{H_t} = \tanh(X_t W_{xh} + H_{t-1} W_{hh} + b_h), \quad \hat y = \mathrm{softmax}(H_T W_{hq} + b_q)`, Symbols: []Symbol{{ID: "H_C", Array: "H_C"}}},
 	},
+	Arrays: []Array{
+		{Name: "X", Label: `\(X_t\)`, Axes: []Axis{Vocabulary}, PerStep: true, Labels: "vocab"},
+		{Name: "H", Label: `\(H_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "H_B", Label: `\(H_t\) (architecture B)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "H_C", Label: `\(H_t\) (architecture C)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "P", Label: `\(\hat{Y}_t\)`, Axes: []Axis{Vocabulary}, PerStep: true, Labels: "vocab"},
+	},
+	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "graph", Kind: Graph, Title: "A: hidden → hidden, an output at every step (the language model)", Arrays: []string{"H"}, Symbol: "H",
+		{ID: "graph", Static: []string{"archs", "tokens", "prompt_len"}, Meta: []string{"token"}, Kind: Graph, Title: "A: hidden → hidden, an output at every step (the language model)", Arrays: []string{"H"}, Symbol: "H",
 			Note: "One copy of the cell per character, every copy with the same weights."},
-		{ID: "graph-b", Kind: Graph, Title: `B: output → hidden, \(\hat y_{t-1}\) feeds \(H_t\)`, Arrays: []string{"H_B"}, Symbol: "H_B",
+		{ID: "graph-b", Static: []string{"archs", "tokens", "prompt_len"}, Meta: []string{"token"}, Kind: Graph, Title: `B: output → hidden, \(\hat y_{t-1}\) feeds \(H_t\)`, Arrays: []string{"H_B"}, Symbol: "H_B",
 			Note: "No arrow from H to H: only the output o carries anything to the next step."},
-		{ID: "graph-c", Kind: Graph, Title: "C: one output after the whole sequence", Arrays: []string{"H_C"}, Symbol: "H_C",
+		{ID: "graph-c", Static: []string{"archs", "tokens", "prompt_len"}, Meta: []string{"token"}, Kind: Graph, Title: "C: one output after the whole sequence", Arrays: []string{"H_C"}, Symbol: "H_C",
 			Note: "Does the text mention the sea? The answer exists only at the last step."},
-		{ID: "tokens", Kind: Tokens, Title: "prompt, then generated text", Arrays: []string{"X"}, Symbol: "X"},
-		{ID: "H", Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
-		{ID: "P", Kind: TopK, Title: `next-character probabilities`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P",
+		{ID: "tokens", Static: []string{"tokens", "prompt_len"}, Kind: Tokens, Title: "prompt, then generated text", Arrays: []string{"X"}, Symbol: "X"},
+		{ID: "H", Static: []string{"tokens", "prompt_len"}, Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
+		{ID: "P", Meta: []string{"topk"}, Kind: TopK, Title: `next-character probabilities`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P",
 			Note: "The top-k candidates at this step; while writing, the next character is drawn from them."},
 	},
 	Params: sim.Specs{
@@ -285,4 +293,33 @@ var rnnLesson = &Lesson{
 	SessionBytes: 960 << 10,
 	// 83 KB measured (its own language model from the seed and Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 480 << 10,
+}
+
+// At is step t's frame with its facts labelled (rnnFacts).
+func (m *rnnModel) At(t int) sim.Frame { return rnnFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (rnnFacts).
+func (m *rnnModel) Static() sim.Frame { return rnnFacts.staticFacts(m.staticFrame()) }
+
+// rnnFacts labels the page's facts in the lecture's words.
+var rnnFacts = factTable{
+	static: []fact{
+		{key: "architecture", label: "architecture"},
+		{key: "hidden", label: "hidden units h"},
+		{key: "params", label: "parameters"},
+		{key: "temperature", label: "sampling temperature τ", measured: true},
+		{key: "prompt_len", label: "typed prompt length", keep: true},
+		{key: "C_truth", label: "C: the right answer"},
+		{key: "C_answer", label: "C: its answer"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "phase", label: "phase"},
+		{key: "token", label: "input x_t", keep: true},
+		{key: "next", label: "next character"},
+		{key: "written", label: "written x_{t+1}"},
+		{key: "A_guess", label: "A: its guess ŷ_t"},
+		{key: "B_guess", label: "B: its guess"},
+		{key: "C_output", label: "C: output"},
+	},
 }

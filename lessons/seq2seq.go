@@ -158,6 +158,16 @@ func Divergence(fr *models.DecodeTrace, labels []int) int {
 
 func (m *seq2seqModel) encSteps() int { return len(m.srcTokens) }
 
+// Passes: the encoder reads x_1..x_T, one step hands over the context c, then the
+// decoder runs over the padded target, t′ = 1..num_steps.
+func (m *seq2seqModel) Passes() []sim.Pass {
+	return []sim.Pass{
+		{Name: "encoder", Steps: m.encSteps(), Index: "t"},
+		{Steps: 1, Stages: []string{"context c"}},
+		{Name: "decoder", Steps: len(m.padded), Index: "t′"},
+	}
+}
+
 func (m *seq2seqModel) Steps() int { return m.encSteps() + 1 + len(m.padded) }
 
 // staticMeta is what stays fixed while the model trains, and the live entries'
@@ -348,7 +358,7 @@ func maskedMean(tf *models.DecodeTrace, mask []float64) float64 {
 // Static is the page's static meta for the current weights: after training that
 // stopped between two scorings, it scores the final weights first, so the BLEU,
 // the samples and the translation all describe the same model.
-func (m *seq2seqModel) Static() sim.Frame {
+func (m *seq2seqModel) staticFrame() sim.Frame {
 	if last := m.bleuCurve[len(m.bleuCurve)-1]; int(last[0]) != m.trained {
 		m.bleuCurve = append(m.bleuCurve, [2]float64{float64(m.trained), round4(m.heldOutBLEU())})
 		m.refreshLive()
@@ -360,7 +370,7 @@ func (m *seq2seqModel) Static() sim.Frame {
 // then decoder step t' = t − T − 1 under teacher forcing and free running. The
 // encoder's state stays h_T once it has read x_T, and c is an input of every decoder
 // step, so both are in the context's and every decoder step's frame too.
-func (m *seq2seqModel) At(t int) sim.Frame {
+func (m *seq2seqModel) frameAt(t int) sim.Frame {
 	tf, fr := m.traces()
 	T := m.encSteps()
 	if t <= T {
@@ -523,19 +533,29 @@ var seq2seqLesson = &Lesson{
 		{TeX: `\htmlClass{sym-loss}{\ell_{t'}} = -\log P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})`, Symbols: []Symbol{{ID: "loss", Array: stepLossArray}}},
 		{TeX: `\mathcal{L} = \frac{\sum_{t'=1}^{L} m_{t'}\, \ell_{t'}}{\sum_{t'=1}^{L} m_{t'}}, \quad m_{t'} = \begin{cases} 1 & t' \le \text{valid length} \\ 0 & \text{padding} \end{cases}`},
 	},
+	Arrays: []Array{
+		{Name: "h", Label: `\(h_t\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "c", Label: `\(\mathbf{c}\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "s", Label: `\(s_{t'}\) (teacher forcing)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "s_free", Label: `\(s_{t'}\) (free running)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "state", Label: `\(h_t\), then \(s_{t'}\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "ℓ_t'", Label: `\(\ell_{t'}\)`, Axes: []Axis{Scalar}, PerStep: true},
+		{Name: "m_t' ℓ_t'", Label: `\(m_{t'}\ell_{t'}\)`, Axes: []Axis{Scalar}, PerStep: true},
+	},
+	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "diagram", Kind: EncDec, Title: `encoder \(\to\) \(\mathbf{c}\) \(\to\) decoder, teacher-forced and free-running`, Arrays: []string{"h", "c", "s", "s_free"}, Scale: []float64{-1, 1}, Symbol: "c",
+		{ID: "diagram", Static: []string{"enc_steps", "dec_rows", "source", "tokens", "translation", "source_unk"}, Meta: []string{"teacher_input", "teacher_output", "teacher_correct", "free_input", "free_output", "free_correct", "mask", "label", "diverges_here"}, Kind: EncDec, Title: `encoder \(\to\) \(\mathbf{c}\) \(\to\) decoder, teacher-forced and free-running`, Arrays: []string{"h", "c", "s", "s_free"}, Scale: []float64{-1, 1}, Symbol: "c",
 			Note: "Outputs are green where they match the label, orange where not; the red mark is the first step where free running leaves the reference. Red tokens are not in the vocabulary (<unk>)."},
-		{ID: "padding", Kind: Table, Title: `labels padded to \(L\), the mask \(m_{t'}\), the shifted decoder input`,
+		{ID: "padding", Static: []string{"padding"}, Kind: Table, Title: `labels padded to \(L\), the mask \(m_{t'}\), the shifted decoder input`,
 			Note: "Grey cells are padding: the mask is 0 there."},
 		{ID: "step-loss", Kind: Line, Title: `per-step loss \(\ell_{t'}\) and \(m_{t'}\ell_{t'}\) (teacher forcing)`, Arrays: []string{stepLossArray, maskedLossArray}, Symbol: "loss",
 			Note: "The decoder's steps follow the encoder's on the step axis. Where m = 1 the two curves coincide (orange over blue); at padded steps ℓ is large and m ℓ is 0."},
-		{ID: "topks", Kind: TopKs, Title: `\(P(y_{t'} \mid \dots)\): top 5 under each run`,
+		{ID: "topks", Static: []string{"dec_rows"}, Meta: []string{"topk", "free_topk", "teacher_input", "free_input", "teacher_output", "free_output", "label", "phase"}, Kind: TopKs, Title: `\(P(y_{t'} \mid \dots)\): top 5 under each run`,
 			Note: "Identical until the runs diverge; after that free running conditions on its own outputs."},
-		{ID: "states", Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), \(\mathbf{c}\), then teacher-forced \(\mathbf{s}_{t'}\), units 1–32 of 64`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h"},
+		{ID: "states", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), \(\mathbf{c}\), then teacher-forced \(\mathbf{s}_{t'}\), units 1–32 of 64`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h"},
 		{ID: "s", Kind: Bars, Title: `decoder state \(\mathbf{s}_{t'}\) at this step, both runs, all 64 units`, Arrays: []string{"s", "s_free"}, Legend: []string{"teacher forcing", "free running"}, Scale: []float64{-1, 1}, Symbol: "s",
 			Note: "The two runs' states agree while both have read the same inputs; from the step after free running first writes something else, its history and its state differ."},
-		{ID: "samples", Kind: Samples, Title: "held-out BLEU and sample translations (updated while training)",
+		{ID: "samples", Static: []string{"samples", "bleu_curve"}, Train: []string{"samples", "bleu_curve"}, Kind: Samples, Title: "held-out BLEU and sample translations (updated while training)",
 			Note: "Corpus BLEU of greedy translations of 100 held-out test pairs, rescored every 25 training steps."},
 	},
 	Params: sim.Specs{
@@ -564,4 +584,48 @@ var seq2seqLesson = &Lesson{
 	SessionBytes: 960 << 10,
 	// 3.4 MB measured: its own copy of the 108,000 weights, their gradients and Adam's two moments, and a loss curve of 1000 steps.
 	TrainedBytes: 5376 << 10,
+}
+
+// At is step t's frame with its facts labelled (seq2seqFacts).
+func (m *seq2seqModel) At(t int) sim.Frame { return seq2seqFacts.stepFacts(m.frameAt(t)) }
+
+// Static is the static frame with its facts labelled (seq2seqFacts).
+func (m *seq2seqModel) Static() sim.Frame { return seq2seqFacts.staticFacts(m.staticFrame()) }
+
+// seq2seqFacts labels the page's facts in the lecture's words.
+var seq2seqFacts = factTable{
+	static: []fact{
+		{key: "translation", label: "translation (greedy)", keep: true},
+		{key: "reference", label: "reference"},
+		{key: "first_divergence", label: "free running leaves the reference at"},
+		{key: "held_out_bleu", label: "held-out BLEU", measured: true},
+		{key: "checkpoint_bleu", label: "held-out BLEU of the bundled weights", measured: true},
+		{key: "scored_on", label: "scored on"},
+		{key: "mean_loss", label: "mean loss L", measured: true},
+		{key: "valid_length", label: "valid length"},
+		{key: "pad_to", label: "padded to num_steps"},
+		{key: "embed", label: "embedding size"},
+		{key: "hidden", label: "hidden units h"},
+		{key: "enc_steps", label: "encoder steps", keep: true},
+		{key: "trained_steps", label: "trained steps"},
+		{key: "weights", label: "weights"},
+	},
+	step: []fact{
+		{key: "phase", label: "phase", keep: true},
+		{key: "t", label: "t"},
+		{key: "reading", label: "reading x_t"},
+		{key: "context", label: "context"},
+		{key: "t'", label: "t′"},
+		{key: "label", label: "label y_{t′}", keep: true},
+		{key: "teacher_input", label: "teacher forcing: input", keep: true},
+		{key: "teacher_output", label: "teacher forcing: output", keep: true},
+		{key: "teacher_correct", label: "teacher forcing: right", keep: true},
+		{key: "free_input", label: "free running: input", keep: true},
+		{key: "free_output", label: "free running: output", keep: true},
+		{key: "free_correct", label: "free running: right", keep: true},
+		{key: "diverges_here", label: "free running leaves the reference here", keep: true},
+		{key: "loss", label: "ℓ_{t′}", measured: true},
+		{key: "mask", label: "mask m_{t′}", keep: true},
+		{key: "loss_x_mask", label: "m_{t′} ℓ_{t′}", measured: true},
+	},
 }

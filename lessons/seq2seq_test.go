@@ -30,7 +30,7 @@ func startOf(w string) string {
 }
 
 // decoderFrame is the frame of decoder step tp.
-func (m *seq2seqModel) decoderFrame(tp int) sim.Frame { return m.At(m.encSteps() + 1 + tp) }
+func (m *seq2seqModel) decoderFrame(tp int) sim.Frame { return m.frameAt(m.encSteps() + 1 + tp) }
 
 // TestSeq2SeqTeacherForcingShift: the decoder input under teacher forcing is <bos>
 // followed by the padded labels shifted right (lecture 4.6: "<bos> ils regardent ."
@@ -56,7 +56,7 @@ func TestSeq2SeqTeacherForcingShift(t *testing.T) {
 			if !slices.Equal(m.mask, c.mask) {
 				t.Errorf("mask: got %v want %v", m.mask, c.mask)
 			}
-			if got := m.Static().Meta["mask"]; !reflect.DeepEqual(got, c.mask) {
+			if got := m.staticFrame().Meta["mask"]; !reflect.DeepEqual(got, c.mask) {
 				t.Errorf("static mask: got %v want %v", got, c.mask)
 			}
 			prev := "<bos>"
@@ -67,7 +67,7 @@ func TestSeq2SeqTeacherForcingShift(t *testing.T) {
 				}
 				prev = c.labels[tp-1]
 			}
-			table := m.Static().Meta["padding"].(mtTable)
+			table := m.staticFrame().Meta["padding"].(mtTable)
 			for i, cell := range table.Rows[2].Cells {
 				want := "<bos>"
 				if i > 0 {
@@ -196,11 +196,11 @@ func TestSeq2SeqDeterminism(t *testing.T) {
 		v := seq2seqValues(map[string]string{"start": startOf(w), "seed": "7"})
 		a, _ := buildSeq2Seq(v)
 		b, _ := buildSeq2Seq(v)
-		if !reflect.DeepEqual(a.Static(), b.Static()) {
+		if !reflect.DeepEqual(rawStatic(a), rawStatic(b)) {
 			t.Fatalf("%s: static differs", w)
 		}
 		for s := 1; s <= a.Steps(); s++ {
-			if !reflect.DeepEqual(a.At(s), b.At(s)) {
+			if !reflect.DeepEqual(rawAt(a, s), rawAt(b, s)) {
 				t.Fatalf("%s step %d: two builds differ", w, s)
 			}
 		}
@@ -242,7 +242,7 @@ func TestSeq2SeqTrainingUpdatesThePage(t *testing.T) {
 			t.Errorf("progress lacks %s", want)
 		}
 	}
-	for _, want := range []string{fmt.Sprintf(`"trained_steps":%d`, seq2seqEvalEvery), "trained from scratch here", `"bleu_curve":[[0,0],[25,`} {
+	for _, want := range []string{fmt.Sprintf(`"label":"trained steps","value":%d`, seq2seqEvalEvery), "trained from scratch here", `"bleu_curve":[[0,0],[25,`} {
 		if !bytes.Contains(last[1].Data, []byte(want)) {
 			t.Errorf("the snapshot after training lacks %s", want)
 		}
@@ -272,7 +272,7 @@ func TestSeq2SeqSnapshotScoresTheFinalWeights(t *testing.T) {
 		}
 	}
 	snap := last[len(last)-1]
-	for _, want := range []string{fmt.Sprintf(`"trained_steps":%d`, steps), fmt.Sprintf(`"bleu_curve":[[0,0],[%d,`, steps)} {
+	for _, want := range []string{fmt.Sprintf(`"label":"trained steps","value":%d`, steps), fmt.Sprintf(`"bleu_curve":[[0,0],[%d,`, steps)} {
 		if !bytes.Contains(snap.Data, []byte(want)) {
 			t.Errorf("the snapshot after %d steps lacks %s", steps, want)
 		}
@@ -308,9 +308,9 @@ func TestSeq2SeqLearnsFromScratch(t *testing.T) {
 func TestSeq2SeqContextAtEveryDecoderStep(t *testing.T) {
 	m := buildSeq2SeqModel(t, nil)
 	T := m.encSteps()
-	hT := arrayOf(m.At(T), "h")
+	hT := arrayOf(m.frameAt(T), "h")
 	for s := T + 1; s <= m.Steps(); s++ {
-		f := m.At(s)
+		f := m.frameAt(s)
 		if got := arrayOf(f, "c"); !slices.Equal(got, hT) {
 			t.Errorf("step %d: c = %.3v, want c = h_T at every decoder step", s, got)
 		}
@@ -337,7 +337,7 @@ func BenchmarkSeq2SeqStepFrame(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m.At(m.Steps() - 1)
+		rawAt(m, m.Steps()-1)
 	}
 }
 
@@ -347,7 +347,7 @@ func BenchmarkSeq2SeqFrame(b *testing.B) {
 	m := buildSeq2SeqModel(b, nil)
 	for b.Loop() {
 		m.tf, m.fr = nil, nil
-		m.At(m.Steps() - 1)
+		m.frameAt(m.Steps() - 1)
 	}
 }
 

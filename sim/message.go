@@ -33,6 +33,9 @@ type Header struct {
 	Steps  int            `json:"steps"`
 	Arrays []ArraySpec    `json:"arrays"`
 	Meta   map[string]any `json:"meta,omitempty"`
+	// Facts are the step's labelled values for the facts region (Frame.Facts): the
+	// current step's, in snapshots and frames.
+	Facts []Fact `json:"facts,omitempty"`
 
 	// Playing is sent with every snapshot and frame; Params, Speed, Static, Trained and
 	// Session with snapshots only.
@@ -42,6 +45,10 @@ type Header struct {
 	Static  map[string]any `json:"static,omitempty"`
 	Trained int            `json:"trained,omitempty"` // optimisation steps since the model was built (Run.Trained)
 	Session string         `json:"session,omitempty"` // the run's name for a reconnecting page (Run.SetSession)
+	// StaticFacts are the static frame's facts and Passes the model's passes
+	// (Timeline), with snapshots only.
+	StaticFacts []Fact `json:"static_facts,omitempty"`
+	Passes      []Pass `json:"passes,omitempty"`
 }
 
 // ArraySpec names one float32 array of a message body and its row-major shape.
@@ -91,12 +98,14 @@ func EncodeMessage(dst []byte, h Header, arrays []Array) []byte {
 // a zero value leaves the key out. The keys come in Header's order, then these.
 type wireHeader struct {
 	Header
-	Playing *bool           `json:"playing,omitempty"` // snapshots and frames
-	Params  *Values         `json:"params,omitempty"`  // snapshots, "{}" when empty
-	Speed   *float64        `json:"speed,omitempty"`   // snapshots
-	Static  *map[string]any `json:"static,omitempty"`  // snapshots, "{}" when empty
-	Trained int             `json:"trained,omitempty"` // snapshots, when trained
-	Session string          `json:"session,omitempty"` // snapshots, when named
+	Playing     *bool           `json:"playing,omitempty"`      // snapshots and frames
+	Params      *Values         `json:"params,omitempty"`       // snapshots, "{}" when empty
+	Speed       *float64        `json:"speed,omitempty"`        // snapshots
+	Static      *map[string]any `json:"static,omitempty"`       // snapshots, "{}" when empty
+	Trained     int             `json:"trained,omitempty"`      // snapshots, when trained
+	Session     string          `json:"session,omitempty"`      // snapshots, when named
+	StaticFacts []Fact          `json:"static_facts,omitempty"` // snapshots
+	Passes      []Pass          `json:"passes,omitempty"`       // snapshots
 }
 
 // appendHeader appends h's JSON with encoding/json: the keys in a fixed order, maps
@@ -126,6 +135,7 @@ func appendHeader(b []byte, h Header, arrays []Array) []byte {
 		}
 		w.Params, w.Speed, w.Static = &params, &h.Speed, &static
 		w.Trained, w.Session = h.Trained, h.Session
+		w.StaticFacts, w.Passes = h.StaticFacts, h.Passes
 	}
 	out, err := json.Marshal(w)
 	if err != nil {

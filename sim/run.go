@@ -35,6 +35,7 @@ type Run struct {
 	values Values
 
 	model  Model
+	passes []Pass // the model's (PassesOf), checked to cover its steps
 	static Frame
 	frames []*Frame // frames[t-1] is step t's frame, nil until computed
 
@@ -91,9 +92,20 @@ func (r *Run) rebuild(v Values) error {
 	if n < 0 || n > MaxSteps {
 		return fmt.Errorf("sim: the model has %d steps; a run holds 0 to %d", n, MaxSteps)
 	}
+	passes := PassesOf(m)
+	covered := 0
+	for _, p := range passes {
+		if p.Steps < 0 || (p.Stages != nil && len(p.Stages) != p.Steps) {
+			return fmt.Errorf("sim: pass %q has %d steps and %d stage names", p.Name, p.Steps, len(p.Stages))
+		}
+		covered += p.Steps
+	}
+	if covered != n {
+		return fmt.Errorf("sim: the model's passes cover %d steps of its %d", covered, n)
+	}
 	static := m.Static()
 	checkFrame("static", static)
-	r.values, r.model, r.static = v, m, static
+	r.values, r.model, r.static, r.passes = v, m, static, passes
 	r.frames = make([]*Frame, n)
 	r.step = min(r.step, n)
 	r.train = trainState{}
@@ -304,7 +316,7 @@ func (r *Run) Frame() Encoded {
 		return r.encode(h, nil)
 	}
 	f := r.frame(r.step)
-	h.Meta = f.Meta
+	h.Meta, h.Facts = f.Meta, f.Facts
 	return r.encode(h, f.Arrays)
 }
 
@@ -337,9 +349,14 @@ func (r *Run) Snapshot() Encoded {
 			meta[k+suffix] = v
 		}
 	}
+	var facts []Fact
+	if r.step > 0 {
+		facts = r.frame(r.step).Facts
+	}
 	return r.encode(Header{
-		Type: SnapshotMessage, Meta: meta, Playing: r.playing,
+		Type: SnapshotMessage, Meta: meta, Facts: facts, Playing: r.playing,
 		Params: r.values, Speed: r.speed, Static: r.static.Meta, Trained: r.trained, Session: r.session,
+		StaticFacts: r.static.Facts, Passes: r.passes,
 	}, arrays)
 }
 

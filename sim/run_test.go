@@ -63,6 +63,7 @@ func (m *gruModel) Static() Frame {
 	return Frame{
 		Arrays: []Array{Matrix("W_hz", m.cell.HiddenSize(), m.cell.HiddenSize(), m.cell.Whz.Value.RawMatrix().Data)},
 		Meta:   map[string]any{"tokens": m.tokens, "scale": []float64{0, 1}, "trained": len(m.losses)},
+		Facts:  []Fact{{Label: "hidden units h", Value: m.cell.HiddenSize()}},
 	}
 }
 
@@ -74,7 +75,8 @@ func (m *gruModel) At(t int) Frame {
 			Vector("R", row(tr.Gate("R"))), Vector("Z", row(tr.Gate("Z"))),
 			Vector("H_tilde", row(tr.Gate("H_tilde"))), Vector("H", row(tr.Gate("H"))),
 		},
-		Meta: map[string]any{"token": m.tokens[t-1]},
+		Meta:  map[string]any{"token": m.tokens[t-1]},
+		Facts: []Fact{{Label: "input x_t", Value: m.tokens[t-1]}, {Label: "mean update gate z̄_t", Value: mat.Sum(tr.Gate("Z")) / float64(m.cell.HiddenSize()), Measured: true}},
 	}
 }
 
@@ -366,5 +368,51 @@ func TestRunTrainReports(t *testing.T) {
 	// every = 250/100 = 2 steps: 2, 4, …, 250.
 	if len(done) != 125 || done[0] != 2 || done[len(done)-1] != 250 {
 		t.Errorf("got %d progress messages (%v … %v), want 125 from 2 to 250", len(done), done[0], done[len(done)-1])
+	}
+}
+
+// passesModel has two passes over t = 1..n, forward then backward (BPTT's steps), or
+// passes that do not cover its 2n steps when short.
+type passesModel struct {
+	n     int
+	short bool
+}
+
+func (m passesModel) Steps() int { return 2 * m.n }
+func (m passesModel) Static() Frame {
+	return Frame{Facts: []Fact{{Label: "sequence length T", Value: m.n}}}
+}
+func (m passesModel) At(int) Frame { return Frame{} }
+func (m passesModel) Passes() []Pass {
+	ps := []Pass{{Name: "forward pass", Steps: m.n, Index: "t", First: 1, Last: m.n}, {Name: "backward pass", Steps: m.n, Index: "t", First: m.n, Last: 1}}
+	if m.short {
+		ps[1].Steps--
+	}
+	return ps
+}
+
+// TestRunPasses: a Timeline model's passes travel in its snapshots with its static
+// facts; passes that do not cover the steps are refused; a model without a Timeline
+// has one pass t = 1..Steps.
+func TestRunPasses(t *testing.T) {
+	build := func(short bool) Builder {
+		return func(Values) (Model, error) { return passesModel{n: 4, short: short}, nil }
+	}
+	r, err := NewRun(nil, build(false), Values{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := decode(t, r.Snapshot()).Header
+	if len(h.Passes) != 2 || h.Passes[1].Name != "backward pass" || h.Passes[1].First != 4 || h.Passes[1].Last != 1 {
+		t.Errorf("got passes %+v", h.Passes)
+	}
+	if len(h.StaticFacts) != 1 || h.StaticFacts[0].Label != "sequence length T" || h.StaticFacts[0].Value != 4.0 {
+		t.Errorf("got static facts %+v", h.StaticFacts)
+	}
+	if _, err := NewRun(nil, build(true), Values{}); err == nil || !strings.Contains(err.Error(), "cover 7 steps of its 8") {
+		t.Errorf("passes short of the steps: got %v", err)
+	}
+	if ps := PassesOf(stepsModel(5)); len(ps) != 1 || ps[0].Steps != 5 || ps[0].Index != "t" {
+		t.Errorf("a model without a Timeline: got passes %+v", ps)
 	}
 }

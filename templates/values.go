@@ -4,6 +4,8 @@
 package templates
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,14 +20,6 @@ var catalog = sync.OnceValue(lessons.Catalog)
 
 // num formats a parameter bound for an HTML attribute: the shortest exact form.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// scale formats a panel's fixed value range as "lo,hi" ("" when it comes from the data).
-func scale(s []float64) string {
-	if len(s) != 2 {
-		return ""
-	}
-	return num(s[0]) + "," + num(s[1])
-}
 
 // symbols lists an equation's live symbols as "id:Array id:Array" for the page module.
 func symbols(ss []lessons.Symbol) string {
@@ -112,4 +106,35 @@ func boolAttr(b bool) string {
 		return "true"
 	}
 	return ""
+}
+
+// contractJSON is a panel's contract as the JSON of its data-contract attribute.
+func contractJSON(c lessons.Contract) string {
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic(fmt.Sprintf("templates: a panel contract does not encode: %v", err))
+	}
+	return string(b)
+}
+
+// pageContract is what the page's readouts that are not one panel's (the symbol
+// readout) may know of the lesson's data: every declared array.
+type pageContract struct {
+	Arrays []lessons.Array `json:"arrays"`
+	Static []string        `json:"static"` // every static key some panel declares
+	Loss   string          `json:"loss,omitempty"`
+}
+
+func lessonContract(l *lessons.Lesson) pageContract {
+	c := pageContract{Arrays: append([]lessons.Array{}, l.Arrays...), Static: []string{}, Loss: l.Loss}
+	seen := map[string]bool{}
+	for _, p := range l.Panels {
+		for _, k := range p.Static {
+			if !seen[k] {
+				seen[k] = true
+				c.Static = append(c.Static, k)
+			}
+		}
+	}
+	return c
 }

@@ -2,7 +2,8 @@
 // panels/), the step readouts and transport, the training control and the facts, all
 // once per animation frame however many messages arrived (schedule).
 import { view } from "./store.js";
-import { fmt, fact, token } from "./panels/common.js";
+import { fmt, fact, token, passAt } from "./panels/common.js";
+import { readContract, panelView } from "./contract.js";
 import { $, $$, tid } from "./dom.js";
 import { wentLive } from "./state.js";
 import * as heatmap from "./panels/heatmap.js";
@@ -25,14 +26,17 @@ const LONG_FACT_CHARS = 60; // a fact's value longer than this is a sentence: it
 
 // findPanels lists the page's panels with what the templates say about each.
 export function findPanels() {
-  return $$(".panel[data-kind]").map((el) => ({
-    el, canvas: $("canvas", el), kind: el.dataset.kind, id: el.dataset.panel,
-    arrays: (el.dataset.arrays || "").split(",").filter(Boolean),
+  return $$(".panel[data-kind]").map((el) => {
+    const contract = readContract(el);
+    return {
+    el, canvas: $("canvas", el), kind: el.dataset.kind, id: el.dataset.panel, contract,
+    arrays: contract.arrays.map((a) => a.name),
     legend: el.dataset.legend ? el.dataset.legend.split("|") : [],
-    scale: el.dataset.scale ? el.dataset.scale.split(",").map(Number) : null,
+    scale: contract.scale || null,
     symbol: el.dataset.symbol || "", also: (el.dataset.also || "").split(",").filter(Boolean), logy: el.dataset.logy === "true", source: el.dataset.source || "",
     hover: null, layout: null,
-  }));
+    };
+  });
 }
 
 // createDraw returns schedule (draw at the next animation frame) and afterDraw (add a
@@ -53,11 +57,10 @@ export function createDraw({ store, state, panels, showError }) {
     for (const p of panels) {
       const mod = DRAW[p.kind];
       if (!mod || !p.canvas) continue;
-      try { p.layout = mod.draw(p.canvas, p, v); } catch (err) { p.layout = null; showError({ message: `panel ${p.id} could not be drawn: ${err.message}` }); }
+      try { p.layout = mod.draw(p.canvas, p, panelView(v, p.id, p.contract)); } catch (err) { p.layout = null; showError({ message: `panel ${p.id} could not be drawn: ${err.message}` }); }
       p.el.dataset.step = String(store.step);
     }
-    tid("step").textContent = String(store.step);
-    tid("steps").textContent = String(store.steps);
+    readout(store);
     scrubber.max = String(store.steps);
     if (!state.scrubbing) scrubber.value = String(store.step);
     // while training the server refuses to step; so do the controls
@@ -66,8 +69,8 @@ export function createDraw({ store, state, panels, showError }) {
     play.textContent = store.playing ? "❚❚" : "▶";
     play.setAttribute("aria-pressed", String(store.playing));
     drawTraining(store, state);
-    facts(tid("facts-now"), store.step > 0 ? store.meta : {}, `step ${store.step}`);
-    if (staticShown !== store.staticMeta) { staticShown = store.staticMeta; facts(tid("facts-model"), store.staticMeta, ""); }
+    facts(tid("facts-now"), store.step > 0 ? store.facts : [], `step ${store.step}`);
+    if (staticShown !== store.staticFacts) { staticShown = store.staticFacts; facts(tid("facts-model"), store.staticFacts, ""); }
     for (const f of extra) f();
     document.body.dataset.drawMs = (performance.now() - began).toFixed(2); // the whole page's redraw (tests report it)
     document.body.dataset.seq = String(store.seq); // the last message drawn (tests wait on it)
@@ -98,16 +101,17 @@ function drawTraining(store, state) {
   button.dataset.cmd = t.running ? "stop" : "train";
 }
 
-// facts lists a meta object's plain values (numbers, words, yes/no) as term/value pairs
-// under a heading; lists and objects are the panels' business.
-function facts(dl, meta, heading) {
+// facts lists the lesson's facts (sim.Fact: a label in the lecture's words, a value)
+// as term/value pairs under a heading; long values (sentences) go last.
+function facts(dl, list, heading) {
   if (!dl) return;
   const items = [], long = [];
-  for (const [k, v] of Object.entries(meta || {})) {
-    if (v === null || typeof v === "object") continue;
+  for (const f of list || []) {
+    const v = f.value;
+    if (v === null || v === undefined || typeof v === "object") continue;
     const dt = document.createElement("dt"), dd = document.createElement("dd");
-    dt.textContent = k.replaceAll("_", " ");
-    dd.textContent = typeof v === "number" ? fact(v, k) : typeof v === "boolean" ? (v ? "yes" : "no") : v.length === 1 ? token(v) : String(v);
+    dt.textContent = f.label;
+    dd.textContent = typeof v === "number" ? fact(v, !!f.measured) : typeof v === "boolean" ? (v ? "yes" : "no") : v.length === 1 ? token(v) : String(v);
     if (dd.textContent.length > LONG_FACT_CHARS) { dd.className = "long"; long.push(dt, dd); } else items.push(dt, dd);
   }
   items.push(...long); // sentences after the numbers
@@ -116,6 +120,25 @@ function facts(dl, meta, heading) {
   const h = document.createElement("dt");
   h.className = "head"; h.textContent = heading;
   dl.replaceChildren(h, document.createElement("dd"), ...items);
+}
+
+// readout writes the transport's position: the scrubber's step of its steps (the
+// URL's step=), and, when the model's steps are not simply t = 1..T, first the pass and
+// its own index, "backward pass, t = 15 / 30" or "pipeline, tokens (3 / 7)", with the
+// scrubber's step small under it.
+function readout(store) {
+  tid("step").textContent = String(store.step);
+  tid("steps").textContent = String(store.steps);
+  const passes = store.passes || [];
+  const plain = passes.length <= 1 && !passes[0]?.name && !passes[0]?.stages && (passes[0]?.index || "t") === "t";
+  const pass = tid("pass-readout"), of = tid("step-of");
+  of.dataset.plain = String(plain);
+  if (plain) { pass.replaceChildren(Object.assign(document.createElement("i"), { textContent: "t" }), " = "); return; }
+  const at = passAt({ passes }, store.step);
+  if (!at) { pass.textContent = "before the first step"; return; }
+  const p = at.pass, name = p.name ? `${p.name}, ` : "";
+  if (p.stages) pass.textContent = `${name}${p.stages[at.k - 1]}${p.steps > 1 ? ` (${at.k} / ${p.steps})` : ""}`;
+  else pass.textContent = `${name}${p.index || "step"} = ${at.index} / ${at.of}`;
 }
 
 // describeMachine writes a trained_on value ("arm64-c8506759") for people.

@@ -12,11 +12,14 @@
 //
 // The readout reads its values with the lesson's labels: a one-hot vector is named by
 // its token, X = one-hot('a'); a probability vector lists its most likely entries,
-// 'a' 0.91, 'e' 0.05, …. Labels come from the static meta: the first of "vocab",
-// "classes" and "labels" as long as the vector (one label per entry); for a one-hot
-// input without such a list, the step's input token (static "tokens", x_t at step t).
+// 'a' 0.91, 'e' 0.05, …. Labels come from the static list the array's declaration
+// names (lessons.Array.Labels) when it is as long as the vector (one label per entry);
+// for a one-hot input without such a list, the step's input token (static "tokens", x_t
+// at step t, when a panel declares it). Everything is read through the lesson's
+// contract (contract.js's lessonView).
 import { fmt, token, hasTimeAxis, nowTime, backward, timeOf } from "./panels/common.js";
 import { view } from "./store.js";
+import { lessonContract, lessonView } from "./contract.js";
 
 const $$ = (sel) => [...document.querySelectorAll(sel)];
 const tid = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -26,18 +29,19 @@ const SUM_TOLERANCE = 1e-4; // a softmax sent as float32 sums to 1 within roundi
 const MIN_VISIBLE_PX = 48; // a panel counts as in view when this much of it shows (its ring and some drawing)
 const FOUND_MS = 1400; // how long a panel scrolled to by a click flashes
 
-// labelsFor is the static label list with one label per entry of a vector of n values.
-function labelsFor(meta, n) {
-  for (const key of ["vocab", "classes", "labels"]) if (Array.isArray(meta[key]) && meta[key].length === n) return meta[key];
-  return null;
+// labelsFor is the declared label list of the array if it has one label per entry of
+// a vector of n values.
+function labelsFor(v, name, n) {
+  const l = v.labelsOf(name);
+  return l && l.length === n ? l : null;
 }
 
 const quoted = (s) => `'${token(String(s))}'`;
 
 // describe writes a symbol's values as the readout's text lines.
-function describe(name, a, store, perStep) {
+function describe(name, a, v, perStep) {
   const d = a.data, n = d.length;
-  const labels = labelsFor(store.staticMeta, n);
+  const labels = labelsFor(v, name, n);
   let ones = 0, hot = -1, zeros = 0, sum = 0, probs = true;
   for (let i = 0; i < n; i++) {
     const v = d[i];
@@ -46,8 +50,8 @@ function describe(name, a, store, perStep) {
     sum += v;
   }
   if (n > 1 && ones === 1 && zeros === n - 1) {
-    const tokens = store.staticMeta.tokens;
-    const tok = labels ? labels[hot] : perStep && Array.isArray(tokens) ? tokens[store.step - 1] : undefined;
+    const tokens = v.declaresStatic("tokens") ? v.static.tokens : undefined;
+    const tok = labels ? labels[hot] : perStep && Array.isArray(tokens) ? tokens[v.step - 1] : undefined;
     return [tok !== undefined ? `${name} = one-hot(${quoted(tok)}), entry ${hot + 1} of ${n}` : `${name} = one-hot: entry ${hot + 1} of ${n} is 1`];
   }
   if (n > 1 && probs && Math.abs(sum - 1) < SUM_TOLERANCE) {
@@ -70,6 +74,7 @@ function inView(el) {
 // linkSymbols wires the hover handlers for the page's panels and returns refresh, which
 // page.js calls after each redraw so a hovered symbol's values follow the step.
 export function linkSymbols(panels, store, schedule) {
+  const contract = lessonContract();
   const symbolArray = new Map(); // equation symbol id → the array it names
   for (const eq of $$(".equation[data-symbols]")) for (const pair of eq.dataset.symbols.split(" ").filter(Boolean)) {
     const [id, arr] = pair.split(":"); symbolArray.set(id, arr);
@@ -107,19 +112,20 @@ export function linkSymbols(panels, store, schedule) {
   const readout = tid("symbol-readout");
   function showSymbol(id) {
     const arr = symbolArray.get(id);
-    let perStep = store.perStep.get(arr)?.[store.step];
-    const v = view(store);
+    const v = lessonView(view(store), contract);
+    if (arr && !v.decl(arr)) return; // an undeclared array: lessonView has reported it
+    let perStep = v.at(arr, store.step);
     // On a time axis (BPTT) a step works on time t: name it, and a backward array has
     // nothing before its pass reaches the step.
     const t = arr && hasTimeAxis(v) ? nowTime(v, [arr]) : 0;
-    const notYet = perStep && hasTimeAxis(v) && backward(arr) && !timeOf(v, arr, store.step);
+    const notYet = perStep && hasTimeAxis(v) && backward(v, arr) && !timeOf(v, arr, store.step);
     if (notYet) perStep = undefined;
-    const a = arr && (perStep || (notYet ? undefined : store.staticArrays.get(arr)));
+    const a = arr && (perStep || (notYet ? undefined : v.staticArray(arr)));
     readout.hidden = false;
     readout.replaceChildren();
     const head = document.createElement("strong");
     head.textContent = `${arr || id} at ${t ? `t = ${t} (step ${store.step})` : `step ${store.step}`}`;
-    const lines = a ? describe(arr, a, store, !!perStep) : [store.step === 0 ? "step forward to compute it" : notYet ? "not computed yet: the backward pass has not reached this step" : "no values at this step"];
+    const lines = a ? describe(arr, a, v, !!perStep) : [store.step === 0 ? "step forward to compute it" : notYet ? "not computed yet: the backward pass has not reached this step" : "no values at this step"];
     const body = lines.map((l) => Object.assign(document.createElement("div"), { className: "values", textContent: l }));
     readout.append(head, ...body);
     const where = away(id);

@@ -67,7 +67,7 @@ function start(root) {
       url.write(entry);
     }
     else if (type === "frame") { applyFrame(store, msg); url.writeSoon(); if (gaps(store)) transport.fillGapsSoon(); }
-    else if (type === "train") applyTrain(store, msg);
+    else if (type === "train") applyTrain(store, msg, tid("training")?.dataset.loss || "");
     else if (type === "error") {
       const meta = msg.header.meta || {};
       if (meta.command === "set") { setRefused(state); commands.flushSet(); }

@@ -9,6 +9,8 @@ export function createStore() {
     perStep: new Map(), // name → array indexed by t of {shape, data}
     shapes: new Map(), // name → shape of a per-step array, remembered across steps
     metaAt: [], meta: {},
+    passes: [], // the model's passes (sim.Pass): what its steps are
+    facts: [], staticFacts: [], // the facts region's labelled values: the current step's, the model's
     train: { curve: [], done: 0, of: 0, loss: undefined, running: false },
   };
 }
@@ -29,6 +31,9 @@ export function applySnapshot(s, { header, arrays }) {
   if (header.speed) s.speed = header.speed;
   s.trained = header.trained || 0; // optimisation steps since the model was built: part of the URL
   s.staticMeta = header.static || {};
+  s.staticFacts = header.static_facts || [];
+  s.facts = header.facts || [];
+  s.passes = header.passes || [{ name: "", steps: header.steps, index: "t" }];
   s.staticArrays = new Map(); s.perStep = new Map(); s.metaAt = [];
   for (const [name, a] of arrays) {
     const at = name.lastIndexOf("@");
@@ -60,13 +65,16 @@ export function applyFrame(s, { header, arrays }) {
     else putStep(s, name, header.step, a);
   }
   s.meta = header.meta || {};
+  s.facts = header.facts || [];
   if (s.step > 0) s.metaAt[s.step] = s.meta;
   if (typeof header.playing === "boolean") s.playing = header.playing;
   else if (s.step >= s.steps) s.playing = false;
 }
 
-// applyTrain records training progress and the loss curve.
-export function applyTrain(s, { header, arrays }) {
+// applyTrain records training progress and the loss curve: the array the lesson
+// declares as its loss curve (lessons.Lesson.Loss, lossArray here), else one point per
+// message's "loss".
+export function applyTrain(s, { header, arrays }, lossArray = "") {
   s.seq = header.seq;
   const m = header.meta || {};
   s.train.running = true;
@@ -76,8 +84,8 @@ export function applyTrain(s, { header, arrays }) {
   s.train.metrics = m;
   // a loss array longer than one value is the whole curve so far; otherwise the curve
   // grows by the message's loss, one point per optimisation step
-  const curve = [...arrays.entries()].find(([name, a]) => /loss/i.test(name) && a.data.length > 1);
-  if (curve) s.train.curve = Array.from(curve[1].data);
+  const curve = lossArray ? arrays.get(lossArray) : undefined;
+  if (curve && curve.data.length > 1) s.train.curve = Array.from(curve.data);
   else if (Number.isFinite(m.loss)) s.train.curve = [...s.train.curve, m.loss];
 }
 
@@ -90,7 +98,7 @@ export function gaps(s) {
 // view is what the drawing modules read: a pure snapshot of accessors.
 export function view(s) {
   return {
-    step: s.step, steps: s.steps,
+    step: s.step, steps: s.steps, passes: s.passes,
     at: (name, t) => s.perStep.get(name)?.[t],
     staticArray: (name) => s.staticArrays.get(name),
     known: (name) => { const sh = s.shapes.get(name); return sh ? sh.reduce((p, d) => p * d, 1) : 0; },

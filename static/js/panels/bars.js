@@ -1,8 +1,8 @@
 // bars draws one per-step vector at the current step: one bar per unit, coloured with
 // the same scale as the heatmaps, on a fixed axis when the panel has a scale. Bars are
 // named by the meta "axes" (col_title: what they count, "n" or "word"; cols: a name
-// each), else by the lesson's classes, labels or vocabulary when one has a name per
-// bar, else numbered as units.
+// each), else by the static list the array's declaration names (its Labels: classes,
+// vocabulary) when it has a name per bar, else numbered as units.
 import { fit, fmt, tick, empty, axisOf, SMALL, MUTED, GRID, INK } from "./common.js";
 import { scaleFor, SERIES } from "../colors.js";
 
@@ -40,7 +40,7 @@ export function draw(canvas, cfg, view) {
   });
   // units are numbered; a softmax over the lesson's classes is labelled with them
   const axis = axisOf(view, cfg.arrays);
-  const names = [axis.cols, view.static.classes, view.static.labels, view.static.vocab].find((l) => Array.isArray(l) && l.length === n);
+  const names = [axis.cols, ...cfg.arrays.map((a) => view.labelsOf(a))].find((l) => Array.isArray(l) && l.length === n);
   const label = (i) => (names ? String(names[i]) : String(i + 1));
   const what = (i) => (axis.col_title ? `${axis.col_title} = ${label(i)}` : names ? label(i) : `unit ${i + 1}`);
   const every = Math.max(1, Math.ceil(n / Math.floor(plotW / (names ? 60 : 20))));

@@ -53,66 +53,91 @@ export function fmt(v) {
   return minus(v.toPrecision(DIGITS));
 }
 
-// fact writes a fact's number (the facts lists): whole numbers are counts, sizes and
-// steps (layers 1, not 1.000), anything else as fmt — except facts whose name says
-// they are measured (MEASURED), which the server may have rounded to a whole 1 or 0:
-// an accuracy of 1 reads 1.000.
-const MEASURED = /probab|accuracy|precision|bleu|score|loss|norm|share|rate|corr|mse|(^|_)p($|_)/i;
-export function fact(v, name = "") {
-  if (MEASURED.test(name)) return fmt(v);
+// fact writes a fact's value (the facts lists, sim.Fact): a measured number (an
+// accuracy, a norm) as fmt, even when the server rounded it to a whole 1 or 0 (an
+// accuracy of 1 reads 1.000); other whole numbers are counts, sizes and steps (layers
+// 1, not 1.000), written whole.
+export function fact(v, measured = false) {
+  if (measured) return fmt(v);
   return Number.isInteger(v) && Math.abs(v) < Number.MAX_SAFE_INTEGER ? minus(String(v)) : fmt(v);
 }
 
 const minus = (s) => s.replaceAll("-", "\u2212"); // U+2212, as in the equations
 
 // The time axis. Heatmaps and line panels draw per-step arrays against the time step t.
-// Usually the scrubber's step s is t. A lesson whose scrubber runs longer than its
-// sequence (BPTT: the forward pass t = 1..T, then the backward pass t = T..1) gives its
-// number of time steps in the static meta "time_steps". A per-step array whose name
-// mentions "bwd" or "back" is computed from the end: its step s holds the time step
+// Usually the scrubber's step s is t. A model whose steps are more than one pass over
+// its sequence (BPTT: the forward pass t = 1..T, then the backward pass t = T..1) says
+// so in its passes (sim.Pass, the snapshot's "passes"): the time axis is then the
+// largest index of its passes that count t. A per-step array that the panel's contract
+// declares Backward is computed from the end: its step s holds the time step
 // steps + 1 − s (a bidirectional RNN's backward direction; BPTT's backward pass, whose
 // steps T+1..2T hold t = T..1). The one rule for every panel that draws time.
 
+// passAt is the pass that scrubber step s (1 ≤ s ≤ steps) belongs to, with its index
+// there (t, counting up or down) and its position k = 1..pass.steps; null at step 0.
+export function passAt(view, s) {
+  let start = 0;
+  for (const p of view.passes || []) {
+    if (s > start && s <= start + p.steps) {
+      const k = s - start;
+      const first = p.first || 1, last = p.last || p.steps;
+      const index = first <= last ? first + (k - 1) : first - (k - 1);
+      return { pass: p, k, index, of: Math.max(first, last) };
+    }
+    start += p.steps;
+  }
+  return null;
+}
+
 // timeSteps is the number of time steps t = 1..T the time axis shows.
 export function timeSteps(view) {
-  const T = Number(view.static.time_steps);
-  return Number.isInteger(T) && T > 0 ? T : view.steps;
+  const timed = (view.passes || []).filter((p) => p.index === "t");
+  if (timed.length < 2) return view.steps;
+  return Math.max(...timed.map((p) => Math.max(p.first || 1, p.last || p.steps)));
 }
 
 // hasTimeAxis reports whether the time steps are not the scrubber's steps, so that
 // tooltips must say "t = 21" rather than "step 21".
 export const hasTimeAxis = (view) => timeSteps(view) !== view.steps;
 
-// backward reports whether a per-step array is computed from the end.
-export const backward = (name) => /bwd|back/i.test(name);
+// backward reports whether a per-step array is computed from the end, as its
+// declaration says.
+export const backward = (view, name) => view.decl?.(name)?.dir === "backward";
 
 // timeOf is the time step t that the per-step array holds at scrubber step s, or 0
 // when its value at s is off the time axis (a forward array during BPTT's backward
 // pass, a backward array during the forward pass).
 export function timeOf(view, name, s) {
-  const t = backward(name) ? view.steps + 1 - s : s;
+  const t = backward(view, name) ? view.steps + 1 - s : s;
   return s >= 1 && t >= 1 && t <= timeSteps(view) ? t : 0;
 }
 
 // stepOf is the scrubber step at which the per-step array's value for time t arrives.
-export const stepOf = (view, name, t) => (backward(name) ? view.steps + 1 - t : t);
+export const stepOf = (view, name, t) => (backward(view, name) ? view.steps + 1 - t : t);
 
 // nowTime is the time step the current scrubber step works on, for a panel drawing
-// these arrays: the first per-step array's time, else the frame's meta "t" (BPTT: the
-// step being processed), else the step itself.
+// these arrays: the first per-step array's time, else the current pass's t (BPTT:
+// the step being processed), else the step itself.
 export function nowTime(view, names) {
   for (const n of names) { const t = view.known(n) ? timeOf(view, n, view.step) : 0; if (t) return t; }
   // BPTT's gradient before the backward pass: nothing is being computed there yet
-  if (hasTimeAxis(view) && names.length && names.every(backward)) return 0;
-  const t = Number(view.meta.t);
-  return Number.isInteger(t) && t > 0 ? t : view.step;
+  if (hasTimeAxis(view) && names.length && names.every((n) => backward(view, n))) return 0;
+  const at = passAt(view, view.step);
+  return at && at.pass.index === "t" ? at.index : view.step;
 }
+
+// optStatic and optMeta read a key that only some lessons give a shared drawing module
+// (a fixed scale, a pinned marker): the value when the panel's contract declares the
+// key, else undefined without a read. A key a panel needs it reads directly, and an
+// undeclared read is counted (contract.js).
+export const optStatic = (view, key) => (view.declaresStatic(key) ? view.static[key] : undefined);
+export const optMeta = (view, key, meta = view.meta) => (view.declaresMeta(key) && meta ? meta[key] : undefined);
 
 // inputShown reports whether the input token x_t may be drawn at the current step:
 // the first "prompt_len" tokens are typed and known from the start; the rest are the
 // model's own samples (rnn), drawn once step t is.
 export function inputShown(view, t) {
-  const typed = Number.isInteger(view.static.prompt_len) ? view.static.prompt_len : Infinity;
+  const typed = Number.isInteger(optStatic(view, "prompt_len")) ? view.static.prompt_len : Infinity;
   return t <= typed || t <= view.step;
 }
 
@@ -122,7 +147,7 @@ export function inputShown(view, t) {
 // is what x counts ("rank", "n", "day"), cols a name per bar or point.
 export function axisOf(view, names) {
   for (const n of names) {
-    const a = { ...(view.static.axes?.[n] || {}), ...(view.meta.axes?.[n] || {}) };
+    const a = { ...(optStatic(view, "axes")?.[n] || {}), ...(optMeta(view, "axes")?.[n] || {}) };
     if (a.col_title || Array.isArray(a.cols)) return a;
   }
   return {};

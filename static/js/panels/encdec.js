@@ -13,7 +13,7 @@
 // as wide as the longest token needs); a longer sentence gets columns as wide as its
 // longest token needs (in the small font, up to MAX_COL), and the diagram scrolls
 // sideways, keeping the current step in view.
-import { fit, empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
+import { fit, empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID, optMeta } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 58, RIGHT = 8, HEAD = 32, ROW = 48, NODE_H = 32, BAND_GAP = 10;
@@ -161,13 +161,13 @@ export function draw(canvas, cfg, view) {
       box(x, yIn(b), NW, NODE_H, unkIn ? UNK_FILL : done ? "#e0f2fe" : "#fff", unkIn ? UNK_LINE : done ? "#7dd3fc" : "#eef0f3");
       const a = r.state ? view.at(r.state, s) : null;
       box(x, yState(b), NW, NODE_H, "#fff", done ? "#64748b" : "#e5e7eb");
-      const verdict = m ? m[r.correct] : undefined;
+      const verdict = m && r.correct ? m[r.correct] : undefined;
       const stopped = m && m[r.input] === undefined && m[r.output] !== undefined;
       box(x, yOut(b), NW, NODE_H, !done ? "#fff" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : unkOut ? UNK_FILL : "#f1f5f9", unkOut ? UNK_LINE : done ? "#86efac" : "#eef0f3");
-      if (m && m.mask === 0 && b === 0) { // a padded step: the mask zeros its loss; say so once
+      if (m && optMeta(view, "mask", m) === 0 && b === 0) { // a padded step: the mask zeros its loss; say so once
         ctx.fillStyle = "rgba(229,231,235,0.55)";
         ctx.fillRect(x - colW / 2 + 1, yOut(b) - ROW / 2, colW - 2, 3 * ROW);
-        if ((view.metaAt(s - 1) || {}).mask !== 0) {
+        if (optMeta(view, "mask", view.metaAt(s - 1)) !== 0) {
           ctx.font = SMALL; ctx.fillStyle = MUTED;
           ctx.fillText("padding: m = 0 →", x - colW / 2 + 2, bandTop(b) + 22);
         }
@@ -177,9 +177,9 @@ export function draw(canvas, cfg, view) {
         if (a) strip(x, yState(b), a);
         label(m[r.output], x, yOut(b), NW, now);
         hits.push({ x, y: yIn(b), lines: [`${r.label}, input y_${tp - 1} at t' = ${tp}`, JSON.stringify(String(m[r.input]))] });
-        hits.push({ x, y: yOut(b), lines: [`${r.label}, output at t' = ${tp}`, JSON.stringify(String(m[r.output]))].concat(m.label !== undefined ? [`label ${JSON.stringify(String(m.label))}`] : []) });
+        hits.push({ x, y: yOut(b), lines: [`${r.label}, output at t' = ${tp}`, JSON.stringify(String(m[r.output]))].concat(optMeta(view, "label", m) !== undefined ? [`label ${JSON.stringify(String(m.label))}`] : []) });
         if (a) hits.push({ x, y: yState(b), lines: [`s_${tp} (${r.label})`, Array.from(a.data.slice(0, 8), fmt).join("  ") + " …"], t: s });
-        if (m.diverges_here && b === rows.length - 1 && rows.length > 1) { // circled: free running leaves the reference here
+        if (optMeta(view, "diverges_here", m) && b === rows.length - 1 && rows.length > 1) { // circled: free running leaves the reference here
           ctx.strokeStyle = "#dc2626"; ctx.lineWidth = 2.5;
           ctx.beginPath(); ctx.ellipse(x, yOut(b), NW / 2 + 6, NODE_H / 2 + 6, 0, 0, 7); ctx.stroke();
           ctx.font = "bold " + SMALL; ctx.fillStyle = "#dc2626"; ctx.textAlign = "center";

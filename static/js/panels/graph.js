@@ -10,7 +10,7 @@
 // exists once every row has reached t. Input tokens come from static "tokens"; when
 // the lesson sends "prompt_len", the tokens after it are the model's own samples and
 // x_t is drawn only from step t on (each step's meta "token" names it too).
-import { fit, empty, token, fmt, backward, timeOf, stepOf, inputShown, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
+import { fit, empty, token, fmt, optStatic, optMeta, backward, timeOf, stepOf, inputShown, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const MAX_COLS = 16; // columns drawn; longer sequences show a window around the current step
@@ -22,14 +22,14 @@ function rowsOf(cfg, view) {
   for (const name of cfg.arrays) {
     const shape = view.knownShape(name);
     const layers = shape && shape.length === 2 ? shape[0] : 1;
-    for (let l = 0; l < layers; l++) rows.push({ name, layer: l, layers, backward: backward(name), units: shape ? shape[shape.length - 1] : 0 });
+    for (let l = 0; l < layers; l++) rows.push({ name, layer: l, layers, backward: backward(view, name), units: shape ? shape[shape.length - 1] : 0 });
   }
   return rows;
 }
 
 export function draw(canvas, cfg, view) {
   const rows = rowsOf(cfg, view);
-  const arch = (view.static.archs && view.static.archs[cfg.id]) || view.static.arch || "A";
+  const arch = optStatic(view, "archs")?.[cfg.id] || optStatic(view, "arch") || "A";
   const nRows = rows.length + 2; // inputs, hidden rows, outputs
   const { ctx, width, height } = fit(canvas, TOP + nRows * ROW);
   if (!view.steps) { empty(ctx, width, height, "waiting for the model…"); return null; }
@@ -98,10 +98,10 @@ export function draw(canvas, cfg, view) {
     ctx.fillStyle = fill; ctx.strokeStyle = stroke; ctx.lineWidth = 1.2;
     ctx.beginPath(); ctx.roundRect(x - NW / 2, y - NODE_H / 2, NW, NODE_H, 6); ctx.fill(); ctx.stroke();
   };
-  const tokens = view.static.tokens || [];
+  const tokens = optStatic(view, "tokens") || [];
   const label = (t) => { // x_t's token, or null while it is not sampled yet
     if (!inputShown(view, t)) return null;
-    const s = tokens[t - 1] ?? view.metaAt(t)?.token;
+    const s = tokens[t - 1] ?? optMeta(view, "token", view.metaAt(t));
     return s !== undefined ? token(s).slice(0, 5) : `x${t}`;
   };
   ctx.textAlign = "center";

@@ -1,13 +1,13 @@
 // heatmap draws per-step vectors as a unit × time grid (one column per time step t, one
 // row per unit) with a fixed, labelled colour scale and the current time step marked.
 // Columns follow common.js's time axis: usually step s fills column s; a per-step array
-// whose name mentions "bwd" or "back" is a backward pass (a bidirectional RNN's backward
-// direction, BPTT's ∂L/∂H_t) and fills from the right; with static meta "time_steps"
-// (BPTT) there are that many columns, and a step whose value is off the axis (H during
-// the backward pass) fills none. A static matrix of the same name is drawn as it is
+// declared Backward (a bidirectional RNN's backward direction, BPTT's ∂L/∂H_t) fills
+// from the right; on a model with a forward and a backward pass (BPTT) there are T
+// columns, and a step whose value is off the axis (H during the backward pass) fills
+// none. A static matrix of the same name is drawn as it is
 // (rows × columns). A per-step array of shape [L, h] (a deep RNN's layers) is drawn as
 // one block per layer.
-import { fit, fmt, empty, token, colourBar, timeSteps, hasTimeAxis, timeOf, stepOf, nowTime, inputShown, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
+import { fit, fmt, empty, token, colourBar, optStatic, timeSteps, hasTimeAxis, timeOf, stepOf, nowTime, inputShown, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 34, RIGHT = 64, TOP = 8, AXIS = 34; // margins in CSS px: unit labels, colour bar, time axis
@@ -59,7 +59,7 @@ export function draw(canvas, cfg, view) {
 
   const values = [];
   for (const b of bs) for (let r = 0; r < b.rows; r++) for (let c = 0; c < b.cols; c++) { const v = b.value(r, c); if (v !== undefined) values.push(v); }
-  const scale = scaleFor(view.static.scales?.[cfg.id] || cfg.scale, values); // a lesson may fix a panel's scale for its current values
+  const scale = scaleFor(optStatic(view, "scales")?.[cfg.id] || cfg.scale, values); // a lesson may fix a panel's scale for its current values
   const plotW = width - LEFT - RIGHT;
   const geo = [];
   let y = TOP;
@@ -97,7 +97,7 @@ export function draw(canvas, cfg, view) {
   });
 
   // time axis: time steps, and the input tokens when the lesson has them
-  const tokens = view.static.tokens;
+  const tokens = optStatic(view, "tokens");
   const T = timeSteps(view), cw = plotW / T;
   const cur = view.step > 0 ? nowTime(view, cfg.arrays) : 0; // the time step being computed
   ctx.font = SMALL; ctx.textAlign = "center";

@@ -1,12 +1,12 @@
 // line draws curves against the step: per-step scalars (one point per computed step) or
 // static curves (one value per step, or any length for training curves), on a linear or
 // logarithmic y axis, with the current step marked. Per-step scalars are placed on
-// common.js's time axis: a backward array (BPTT's ‖∂L/∂H_t‖) grows from t = T down as
-// the backward pass reaches each t, and is absent during the forward pass. Arrays whose
-// name starts with "clip" are markers: a triangle on the steps where the value is
+// common.js's time axis: an array declared Backward (BPTT's ‖∂L/∂H_t‖) grows from t = T down as
+// the backward pass reaches each t, and is absent during the forward pass. Arrays declared
+// Marker are markers: a triangle on the steps where the value is
 // non-zero. Tooltips name x by the meta "axes" col_title ("rank", "n", "day"), else
 // "t = …" on a time axis and "step …" on the scrubber's.
-import { fit, fmt, tick, empty, niceTicks, timeSteps, hasTimeAxis, timeOf, nowTime, axisOf, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
+import { fit, fmt, tick, empty, niceTicks, optStatic, timeSteps, hasTimeAxis, timeOf, nowTime, axisOf, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
 import { SERIES } from "../colors.js";
 
 const LEFT = 52, RIGHT = 12, BOTTOM = 26, HEIGHT = 200;
@@ -30,7 +30,7 @@ function curves(cfg, view) {
       const s = view.staticArray(name);
       if (s) s.data.forEach((v, i) => { xs.push(i + 1); ys.push(v); });
     }
-    if (xs.length || view.known(name)) out.push({ name, label: cfg.legend?.[i] || name, xs, ys, marker: name.startsWith("clip") });
+    if (xs.length || view.known(name)) out.push({ name, label: cfg.legend?.[i] || name, xs, ys, marker: !!view.decl(name)?.marker });
   }
   return out;
 }
@@ -44,15 +44,15 @@ export function draw(canvas, cfg, view) {
   // per-step curves span the scrubber; static curves (one value per time step t, or a
   // training curve) span their own length, and the marker sits at the frame's "t"
   // when the lesson's steps are not the time steps (BPTT's forward then backward pass)
-  const timed = cs.some((c) => view.known(c.name));
+  const timed = cfg.source !== "train" && cs.some((c) => view.known(c.name));
   let xmax = timed ? timeSteps(view) : Math.max(...lines.map((c) => c.xs.at(-1) || 0));
   xmax = Math.max(2, xmax);
-  const mark = view.static.marks?.[cfg.id]; // a lesson may pin a static curve's marker (mt-data: the min-frequency cut)
-  const now = cfg.source === "train" ? 0 : timed ? nowTime(view, cfg.arrays) : mark !== undefined ? Number(mark) : Number(view.meta.t ?? view.step);
+  const mark = optStatic(view, "marks")?.[cfg.id]; // a lesson may pin a static curve's marker (mt-data: the min-frequency cut)
+  const now = cfg.source === "train" ? 0 : timed ? nowTime(view, cfg.arrays) : mark !== undefined ? Number(mark) : nowTime(view, []);
   // the y range: the panel's declared scale, or one the lesson fixes for its run in the
   // static meta "scales" (BPTT: every ‖∂L/∂H_t‖ to come, so the axis does not move as
   // the backward pass adds points), else fitted to the points drawn
-  const fixed = view.static.scales?.[cfg.id] || cfg.scale;
+  const fixed = optStatic(view, "scales")?.[cfg.id] || cfg.scale;
   const usable = fixed && fixed.length === 2 && fixed[0] < fixed[1] && (!cfg.logy || fixed[0] > 0);
   let [lo, hi] = usable ? fixed : [Math.min(...pts), Math.max(...pts)];
   const tr = cfg.logy ? Math.log10 : (v) => v;

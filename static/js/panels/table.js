@@ -4,7 +4,7 @@
 // cells: [{text, sub?, mark?}], inline?, mark?}]}. Inline rows are text drawn
 // character by character; other rows are boxes. Marks colour a cell: changed,
 // inserted, unk, special, pad, cut, on, off; a row marked "now" is highlighted.
-import { fit, empty, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, empty, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const MINLABEL = 60, BOX = 22, SUBBOX = 34, GAP = 3, TITLE = 20, ROWGAP = 5, TABLEGAP = 12;
 const FILL = {
@@ -13,11 +13,11 @@ const FILL = {
 };
 
 function tables(cfg, view) {
-  const s = view.static[cfg.id];
+  const s = optStatic(view, cfg.id);
   if (s && Array.isArray(s.rows)) return [{ table: s, now: false }];
   const out = [];
   for (let t = 1; t <= view.step; t++) {
-    const tab = view.metaAt(t)?.[cfg.id];
+    const tab = optMeta(view, cfg.id, view.metaAt(t));
     if (tab && Array.isArray(tab.rows)) out.push({ table: tab, now: t === view.step });
   }
   return out;

@@ -4,7 +4,7 @@
 // computed step (per-step meta "pred" or "prediction"; green when meta "correct" is
 // true, orange when false). A <unk> token is drawn red, and emoji, which classroom
 // fonts often lack, as their code points (common.js's shown).
-import { fit, empty, shown as token, timeOf, inputShown, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, empty, shown as token, timeOf, inputShown, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const UNK = "<unk>", UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
 
@@ -12,17 +12,17 @@ const BOX = 30, GAP = 4, LABEL = 64, ROWGAP = 8;
 
 function rows(view) {
   const out = [];
-  if (Array.isArray(view.static.tokens)) {
+  if (Array.isArray(optStatic(view, "tokens"))) {
     const items = view.static.tokens.map((x, i) => (inputShown(view, i + 1) ? x : undefined));
     out.push({ label: "input", items, timed: true });
   }
-  const targets = view.static.targets || view.static.answers;
+  const targets = optStatic(view, "targets") || optStatic(view, "answers");
   if (Array.isArray(targets)) out.push({ label: "answer", items: targets.map((x) => (x === null ? undefined : x)), timed: true });
   const preds = [], right = [];
   for (let t = 1; t <= view.step; t++) {
     const m = view.metaAt(t);
-    const p = m && (m.pred ?? m.prediction);
-    if (p !== undefined) { preds[t - 1] = p; right[t - 1] = m.correct; }
+    const p = m && (optMeta(view, "pred", m) ?? optMeta(view, "prediction", m));
+    if (p !== undefined) { preds[t - 1] = p; right[t - 1] = optMeta(view, "correct", m); }
   }
   if (preds.length) out.push({ label: "predicted", items: preds, right, timed: true, pred: true });
   return out;
@@ -41,7 +41,7 @@ export function draw(canvas, cfg, view) {
   let y = 6;
   // one width per step across the rows, so that a step's input, answer and prediction
   // line up; when that does not fit on one line, each row wraps on its own
-  const cols = Math.max(0, ...rs.map((r) => r.items.length), view.static.tokens?.length || 0);
+  const cols = Math.max(0, ...rs.map((r) => r.items.length), optStatic(view, "tokens")?.length || 0);
   const colW = [];
   for (const r of rs) for (let i = 0; i < cols; i++) {
     const s = r.items[i] === undefined ? "" : token(r.items[i]);

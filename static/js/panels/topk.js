@@ -1,9 +1,9 @@
 // topk draws a per-step softmax's k most likely entries as a ranked table with bars.
 // A per-step meta "topk" list of {token, p} is drawn whole: the lesson chose k (the
 // rnn page's slider) and ranked it. Otherwise the panel ranks its array itself, with
-// labels from the lesson's static "vocab" (or "labels"). The canvas grows with k.
+// labels from the static list its declaration names (lessons.Array.Labels). The canvas grows with k.
 // Blank tokens are drawn visibly (␣, ↵), as in every panel.
-import { fit, fmt, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, fmt, empty, token, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
 import { SERIES } from "../colors.js";
 
 const ARRAY_K = 5; // a bare probability array names no k: its five most likely entries (the attention page's title says "top 5")
@@ -12,18 +12,18 @@ const LABEL_MIN = 40, LABEL_SHARE = 0.35; // the label column: at least this, at
 const LABEL_CHARS = 14; // longer labels (seq2seq's words are short) are cut
 
 function ranked(cfg, view) {
-  const m = view.meta && view.meta.topk;
+  const m = optMeta(view, "topk");
   if (Array.isArray(m)) return m.map((e) => ({ label: e.token ?? e.label, p: e.p }));
   const a = cfg.arrays.length ? view.at(cfg.arrays[0], view.step) : null;
   if (!a) return [];
-  const labels = view.static.vocab || view.static.labels || [];
+  const labels = view.labelsOf(cfg.arrays[0]) || [];
   const idx = Array.from(a.data.keys()).sort((i, j) => a.data[j] - a.data[i]).slice(0, ARRAY_K);
   return idx.map((i) => ({ label: labels[i] ?? `#${i}`, p: a.data[i] }));
 }
 
 // waiting says why a step has no prediction.
 function waiting(view) {
-  const phase = view.meta?.phase;
+  const phase = optMeta(view, "phase");
   if (phase === "encoder" || phase === "context") return "the decoder has not started yet: step on past the context";
   return view.step === 0 ? "step forward to see predictions" : "no prediction at this step";
 }

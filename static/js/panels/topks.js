@@ -3,7 +3,7 @@
 // of {token, p}, headed by the run's label and its input. The reference label (meta
 // "label") is outlined wherever it appears, and a run's chosen token is the top row.
 // Each list is drawn whole (the lesson chose k); the canvas grows with the longest.
-import { fit, fmt, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, fmt, empty, token, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
 import { SERIES } from "../colors.js";
 
 const ROW = 24, HEAD = 38, GAP = 18;
@@ -12,12 +12,12 @@ const quoted = (s) => `“${token(String(s))}”`; // a token in running text, b
 
 export function draw(canvas, cfg, view) {
   const runs = (Array.isArray(view.static.dec_rows) ? view.static.dec_rows : []).filter((r) => r.topk);
-  const m = view.meta || {};
+  const m = view.meta;
   const lists = runs.map((r) => ({ r, list: Array.isArray(m[r.topk]) ? m[r.topk] : null }));
   const k = Math.max(0, ...lists.map((l) => (l.list ? l.list.length : 0)));
   const { ctx, width, height } = fit(canvas, HEAD + (k || EMPTY_ROWS) * ROW + 10);
   if (!lists.some((l) => l.list)) {
-    empty(ctx, width, height, m.phase === "encoder" || m.phase === "context" ? "the decoder has not started yet: step on past the context" : view.step === 0 ? "step forward to see predictions" : "no prediction at this step");
+    empty(ctx, width, height, optMeta(view, "phase") === "encoder" || optMeta(view, "phase") === "context" ? "the decoder has not started yet: step on past the context" : view.step === 0 ? "step forward to see predictions" : "no prediction at this step");
     return null;
   }
   const colW = (width - GAP * (runs.length - 1)) / runs.length;
