@@ -7,12 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"gonum.org/v1/gonum/mat"
-
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // sdpPadding is how many <pad> positions follow the source in the scaled dot-product
@@ -258,7 +258,7 @@ func unitNames(n int) []string {
 func (m *attentionModel) frameAt(t int) sim.Frame {
 	s := m.trace.Steps[t-1]
 	out := m.outputs[t-1]
-	j := argmax(s.Attention)
+	j := models.Argmax(s.Attention)
 	meta := map[string]any{
 		"pred":     out,
 		"looks_at": fmt.Sprintf("x_%d = %q (α = %.3f)", j+1, m.src.tokens[j], s.Attention[j]),
@@ -305,7 +305,7 @@ func alignmentSeries(sm sim.Model) []Series {
 	mean := Series{Label: "Σ_j j α_t'j (the expected source position)"}
 	for t, s := range m.trace.Steps {
 		x := float64(t + 1)
-		top.X, top.Y = append(top.X, x), append(top.Y, float64(argmax(s.Attention)+1))
+		top.X, top.Y = append(top.X, x), append(top.Y, float64(models.Argmax(s.Attention)+1))
 		var e float64
 		for j, a := range s.Attention {
 			e += float64(j+1) * a
@@ -422,4 +422,157 @@ var attentionFacts = factTable{
 		{key: "looks_at", label: "looks at"},
 		{key: "norm_c", label: "‖c_{t′}‖", measured: true},
 	},
+}
+
+// The attention page reads a typed source: a date for the date task, an English
+// sentence for the corpus. This file turns it into source ids with a message a
+// student can act on, and finds the correct output when the page can know it.
+
+// attentionSource is a typed source read for one translator: its ids and tokens, the
+// correct outputs when known, and notes for the page.
+type attentionSource struct {
+	ids    []int
+	tokens []string
+	refs   []string // correct outputs: the ISO date, or the corpus's French sentences
+	notes  map[string]string
+}
+
+// readSource checks a typed source against tr's task and vocabulary. Errors are for
+// the student: an empty or too long source, a character the date model never saw,
+// or a sentence with no word of the corpus.
+func readSource(tr *zoo.Translator, text string) (attentionSource, error) {
+	if tr.Task.Name == "dates" { // Source speaks of sentences and words; a date has characters
+		switch n := len(tr.Task.Tokenize(text)); {
+		case n == 0:
+			return attentionSource{}, fmt.Errorf("the date is empty: type a date, such as 22 November 2026 or 22/11/26")
+		case n > tr.Task.MaxSource:
+			return attentionSource{}, fmt.Errorf("the date has %d characters; at most %d fit", n, tr.Task.MaxSource)
+		}
+	}
+	ids, tokens, err := tr.Source(text)
+	if err != nil {
+		return attentionSource{}, err
+	}
+	src := attentionSource{ids: ids, tokens: tokens, notes: map[string]string{}}
+	var unknown []string // each unknown token once
+	known := 0
+	for i, id := range ids {
+		switch {
+		case id != models.UnkID:
+			known++
+		case !slices.Contains(unknown, tokens[i]):
+			unknown = append(unknown, tokens[i])
+		}
+	}
+	if tr.Task.Name == "dates" {
+		if len(unknown) > 0 {
+			return attentionSource{}, fmt.Errorf("the date model never saw %s; a date is written with letters, digits, spaces and the signs / . , -",
+				quoteList(unknown))
+		}
+		if iso, form, ok := data.RecogniseDate(text); ok {
+			src.refs = []string{iso}
+			src.notes["date_form"] = fmt.Sprintf("%q (one of the %d trained forms)", form, len(data.DateFormats()))
+		} else {
+			src.notes["date_form"] = fmt.Sprintf("not one of the %d trained forms of a date between %d and %d (or the weekday does not match); the model translates it anyway",
+				len(data.DateFormats()), data.DateFirst.Year(), data.DateLast.Year())
+		}
+		return src, nil
+	}
+	if known == 0 {
+		what := "none of the words " + quoteList(unknown) + " is"
+		if len(unknown) == 1 {
+			what = fmt.Sprintf("the word %q is not", unknown[0])
+		}
+		return attentionSource{}, fmt.Errorf("%s in the corpus's English vocabulary; try a sentence such as \"they are watching .\"", what)
+	}
+	if len(unknown) > 0 {
+		src.notes["unknown_words"] = quoteList(unknown) + " (read as <unk>)"
+	}
+	src.refs, src.notes["in_corpus"] = corpusReferences(tokens)
+	return src, nil
+}
+
+// corpusIndex maps an English sentence's tokens (joined by spaces) to its French
+// sentences in the corpus, per split (0 test, 1 train); built once.
+var corpusIndex = sync.OnceValue(func() map[string][2][]string {
+	task := zoo.CorpusTask()
+	index := map[string][2][]string{}
+	for split, pairs := range [][]data.Pair{task.Test, task.Train} {
+		for _, p := range pairs {
+			key := strings.Join(task.Tokenize(p.En), " ")
+			refs := index[key]
+			if fr := task.Join(task.Tokenize(p.Fr)); !slices.Contains(refs[split], fr) {
+				refs[split] = append(refs[split], fr)
+			}
+			index[key] = refs
+		}
+	}
+	return index
+})
+
+// corpusReferences are the French sentences paired with the English tokens in the
+// corpus, and where the pair is: the test split, the training split or neither.
+func corpusReferences(tokens []string) ([]string, string) {
+	refs := corpusIndex()[strings.Join(tokens, " ")]
+	switch {
+	case len(refs[0]) > 0:
+		return refs[0], "yes, in the held-out test split (never trained on)"
+	case len(refs[1]) > 0:
+		return refs[1], "yes, in the training split (the model has seen it)"
+	}
+	return nil, "no: a new sentence, so there is no reference to compare with"
+}
+
+// quoteList writes tokens as "a", "b" and "c".
+func quoteList(tokens []string) string {
+	q := make([]string, len(tokens))
+	for i, t := range tokens {
+		q[i] = fmt.Sprintf("%q", t)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+// lengthScores is one task's BLEU by source length (zoo.LengthScores), with the
+// attention page's ways of writing it.
+type lengthScores struct{ zoo.LengthScores }
+
+// attentionLengthScores is zoo.AttentionLengthScores for the attention page.
+func attentionLengthScores() (map[string]lengthScores, error) {
+	all, err := zoo.AttentionLengthScores()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]lengthScores, len(all))
+	for task, s := range all {
+		out[task] = lengthScores{s}
+	}
+	return out, nil
+}
+
+// bleuRange writes the lowest and highest BLEU of model k (0 without attention, 1 with)
+// over the buckets: "0.848–0.905", or one number when they agree to 3 decimals.
+func (s lengthScores) bleuRange(k int) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range s.Buckets {
+		lo, hi = min(lo, b.BLEU[k]), max(hi, b.BLEU[k])
+	}
+	if fmt.Sprintf("%.3f", lo) == fmt.Sprintf("%.3f", hi) {
+		return fmt.Sprintf("%.3f", lo)
+	}
+	return fmt.Sprintf("%.3f–%.3f", lo, hi)
+}
+
+// span is the source lengths the buckets cover, "3–8".
+func (s lengthScores) span() string {
+	return fmt.Sprintf("%d–%d", s.Buckets[0].Lo, s.Buckets[len(s.Buckets)-1].Hi)
+}
+
+// trend is the first and last bucket's BLEU of both models, for the page's facts.
+func (s lengthScores) trend() string {
+	first, last := s.Buckets[0], s.Buckets[len(s.Buckets)-1]
+	return fmt.Sprintf("without attention %.3f (%s) → %.3f (%s); with attention %.3f → %.3f",
+		first.BLEU[0], first.Label(), last.BLEU[0], last.Label(), first.BLEU[1], last.BLEU[1])
 }

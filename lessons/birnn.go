@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"unroll/data"
+	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
 )
@@ -71,7 +72,7 @@ func (m *birnnModel) ready() (uni, bi int) {
 }
 
 func topWord(p []float64) (string, float64) {
-	k := argmax(p)
+	k := models.Argmax(p)
 	return data.BlankAnswers[k], round4(p[k])
 }
 
@@ -166,7 +167,7 @@ func (m *birnnModel) TrainStep() (sim.Frame, error) {
 // final answer when only the first k words after the blank are there, k = 0..T−b.
 func rightContextSeries(sm sim.Model) []Series {
 	m := sm.(*birnnModel)
-	target := argmax(m.run()[1].Probs)
+	target := models.Argmax(m.run()[1].Probs)
 	if a := data.BlankAnswerOf(m.ids, m.blank); a >= 0 {
 		target = a
 	}

@@ -16,15 +16,6 @@ import (
 // for the GRU, "I", "F" or "O" for the LSTM; the zero Clamp fixes nothing.
 type Clamp = models.GateClamp
 
-// metaFloat reads a number from checkpoint metadata (NaN if absent).
-func metaFloat(meta map[string]string, key string) float64 {
-	f, err := strconv.ParseFloat(meta[key], 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return f
-}
-
 // gruModel is the GRU lesson's sim.Model: the classifier reading one input.
 type gruModel struct {
 	clf   *zoo.GRUClassifier // the shared bundled one (read-only) until TrainStep starts one of its own
@@ -92,8 +83,8 @@ func (m *gruModel) staticFrame() sim.Frame {
 		"variant":     m.clf.Variant,
 		"hidden":      m.clf.Cell.HiddenSize(),
 		"params":      m.clf.Cell.Params().Count(),
-		"output":      task.Classes[argmax(last)],
-		"probability": round4(last[argmax(last)]),
+		"output":      task.Classes[models.Argmax(last)],
+		"probability": round4(last[models.Argmax(last)]),
 		"clamp":       clampName(m.clamp),
 	}
 	if m.trained == 0 {
@@ -112,9 +103,6 @@ func clampName(c Clamp) string {
 	return fmt.Sprintf("%s_t = %g", c.Gate, c.Value)
 }
 
-// round4 rounds to 4 decimal places: for values near 1 (losses, accuracies, scores).
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
-
 // sig4 rounds to 4 significant digits: for probabilities that may be tiny, which
 // round4 would turn into 0.
 func sig4(x float64) float64 {
@@ -125,7 +113,7 @@ func sig4(x float64) float64 {
 func (m *gruModel) frameAt(t int) sim.Frame {
 	st := m.run()[t-1]
 	task := m.clf.Task
-	k := argmax(st.Probs)
+	k := models.Argmax(st.Probs)
 	meta := map[string]any{
 		"token":       data.Alphabet[m.ids[t-1]],
 		"prediction":  task.Classes[k],
@@ -276,4 +264,19 @@ var gruFacts = factTable{
 		{key: "answer", label: "right answer y_t"},
 		{key: "correct", label: "right", keep: true},
 	},
+}
+
+// taskInput reads the task and input parameters the GRU and LSTM pages share: the
+// task, the text used (the task's example when the input is empty) and its tokens.
+func taskInput(v sim.Values) (task *data.Task, text string, ids []int, err error) {
+	task, ok := data.FindTask(v.String("task"))
+	if !ok {
+		return nil, "", nil, fmt.Errorf("there is no task %q", v.String("task"))
+	}
+	text = v.String("input")
+	if text == "" {
+		text = task.Default
+	}
+	ids, err = task.Parse(text)
+	return task, text, ids, err
 }

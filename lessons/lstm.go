@@ -97,7 +97,7 @@ func (m *lstmModel) run() []zoo.LSTMStep {
 	T := len(m.ids)
 	y, gradFor := m.lstm.Task.Targets(m.ids)[T-1], lstmLossTarget
 	if y < 0 {
-		y, gradFor = argmax(m.lstm.RunLSTM(m.ids, Clamp{})[T-1].Probs), lstmLossOwnPred
+		y, gradFor = models.Argmax(m.lstm.RunLSTM(m.ids, Clamp{})[T-1].Probs), lstmLossOwnPred
 	}
 	m.gradFor = fmt.Sprintf("L = −log ŷ_T[%s], %s", m.lstm.Task.Classes[y], gradFor)
 	m.grads = map[string][]float64{}
@@ -155,11 +155,11 @@ func (m *lstmModel) staticFrame() sim.Frame {
 		"labels":      []string{"LSTM", "GRU", "RNN"},
 		"answers":     answers,
 		"hidden":      fmt.Sprintf("h = %d (LSTM), %d (GRU), %d (RNN)", h, hg, m.rnn.Cell.HiddenSize()),
-		"output":      task.Classes[argmax(last)],
-		"probability": round4(last[argmax(last)]),
+		"output":      task.Classes[models.Argmax(last)],
+		"probability": round4(last[models.Argmax(last)]),
 		"clamp":       clampName(m.clamp),
-		"gru_output":  task.Classes[argmax(m.gruRun[T-1].Probs)],
-		"rnn_output":  task.Classes[argmax(m.rnnP[T-1])],
+		"gru_output":  task.Classes[models.Argmax(m.gruRun[T-1].Probs)],
+		"rnn_output":  task.Classes[models.Argmax(m.rnnP[T-1])],
 		"params_lstm": fmt.Sprintf("4(dh+h²+h) = 4(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[0], cells[0]+outs[0], outs[0], cells[0]),
 		"params_gru":  fmt.Sprintf("3(dh+h²+h) = 3(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, hg, hg, hg, formulas[1], cells[1]+outs[1], outs[1], cells[1]),
 		"params_rnn":  fmt.Sprintf("dh+h²+h = %d·%d+%d²+%d = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[2], cells[2]+outs[2], outs[2], cells[2]),
@@ -185,13 +185,13 @@ func (m *lstmModel) staticFrame() sim.Frame {
 func (m *lstmModel) frameAt(t int) sim.Frame {
 	st := m.run()[t-1]
 	task := m.lstm.Task
-	k := argmax(st.Probs)
+	k := models.Argmax(st.Probs)
 	meta := map[string]any{
 		"token":          data.Alphabet[m.ids[t-1]],
 		"prediction":     task.Classes[k],
 		"probability":    round4(st.Probs[k]),
-		"gru_prediction": task.Classes[argmax(m.gruRun[t-1].Probs)],
-		"rnn_prediction": task.Classes[argmax(m.rnnP[t-1])],
+		"gru_prediction": task.Classes[models.Argmax(m.gruRun[t-1].Probs)],
+		"rnn_prediction": task.Classes[models.Argmax(m.rnnP[t-1])],
 	}
 	if y := task.Targets(m.ids)[t-1]; y >= 0 {
 		meta["answer"] = task.Classes[y]

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"unroll/data"
+	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
 )
@@ -132,7 +133,7 @@ func (m *rnnModel) staticFrame() sim.Frame {
 		"archs": map[string]string{"graph": "A", "graph-b": "B", "graph-c": "C"},
 	}
 	last := m.stepsC[len(m.stepsC)-1].Probs
-	meta["C_answer"] = fmt.Sprintf("%s (p = %.3f)", zoo.ArchCClasses[argmax(last)], last[argmax(last)])
+	meta["C_answer"] = fmt.Sprintf("%s (p = %.3f)", zoo.ArchCClasses[models.Argmax(last)], last[models.Argmax(last)])
 	meta["C_truth"] = zoo.ArchCClasses[zoo.ArchCLabel(all)]
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
@@ -192,9 +193,9 @@ func (m *rnnModel) frameAt(t int) sim.Frame {
 	}
 	pb := m.stepsB[t-1].Probs
 	meta["A_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(data.CharVocab[order[0]]), st.Probs[order[0]])
-	meta["B_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(data.CharVocab[argmax(pb)]), pb[argmax(pb)])
+	meta["B_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(data.CharVocab[models.Argmax(pb)]), pb[models.Argmax(pb)])
 	if pc := m.stepsC[t-1].Probs; pc != nil {
-		meta["C_output"] = fmt.Sprintf("%s (p = %.3f)", zoo.ArchCClasses[argmax(pc)], pc[argmax(pc)])
+		meta["C_output"] = fmt.Sprintf("%s (p = %.3f)", zoo.ArchCClasses[models.Argmax(pc)], pc[models.Argmax(pc)])
 	} else {
 		meta["C_output"] = "none until the last step"
 	}

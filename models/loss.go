@@ -26,6 +26,18 @@ func Softmax(dst []float64, logits []float64) {
 	}
 }
 
+// Argmax is argmax_i v_i, the index of the largest entry of v (the first of equals):
+// the greedy choice ŷ_t = argmax_y P(y | …). It is 0 for an empty v.
+func Argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}
+
 // LogSoftmax writes log ŷ_i = (o_i − m) − log Σ_k exp(o_k − m), m = max_j o_j, into dst:
 // the log-sum-exp form, exact even where softmax itself would underflow to 0.
 // dst may be logits itself.

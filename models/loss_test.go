@@ -181,3 +181,20 @@ func TestSoftmaxCrossEntropyHugeLogits(t *testing.T) {
 		}
 	}
 }
+
+func TestArgmax(t *testing.T) {
+	for _, tc := range []struct {
+		v    []float64
+		want int
+	}{
+		{[]float64{0.1, 0.7, 0.2}, 1},
+		{[]float64{0.5, 0.5}, 0}, // the first of equals
+		{[]float64{-3}, 0},
+		{nil, 0},
+		{[]float64{math.Inf(-1), -1e300}, 1},
+	} {
+		if got := Argmax(tc.v); got != tc.want {
+			t.Errorf("Argmax(%v) = %d, want %d", tc.v, got, tc.want)
+		}
+	}
+}

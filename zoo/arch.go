@@ -269,7 +269,7 @@ func (m *ArchC) Accuracy() float64 {
 	for range archEvalSeqs {
 		seq := archCWindows(rng, 1)[0]
 		steps := m.Run(seq)
-		hits += b2i(argmax(steps[len(steps)-1].Probs) == ArchCLabel(seq))
+		hits += b2i(models.Argmax(steps[len(steps)-1].Probs) == ArchCLabel(seq))
 	}
 	return float64(hits) / archEvalSeqs
 }

@@ -112,7 +112,7 @@ func TestArchRun(t *testing.T) {
 			}
 		}
 		want := b2i(strings.Contains(text, "sea"))
-		if got := argmax(sc[len(sc)-1].Probs); got != want {
+		if got := models.Argmax(sc[len(sc)-1].Probs); got != want {
 			t.Errorf("%q: C answered %q want %q", text, ArchCClasses[got], ArchCClasses[want])
 		}
 	}

@@ -47,7 +47,7 @@ func trainClassifierWith(task *data.Task, cell models.Cell, out *models.Dense, p
 		l, probs, dLogits := models.SoftmaxCrossEntropy(out.Forward(H), targets, mask)
 		loss += l
 		for b := range gruBatch {
-			if mask[b] > 0 && argmax(probs.RawRowView(b)) == targets[b] {
+			if mask[b] > 0 && models.Argmax(probs.RawRowView(b)) == targets[b] {
 				hits++
 			}
 		}

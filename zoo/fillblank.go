@@ -172,7 +172,7 @@ func (m *FillBlank) lossGrad(batch []data.BlankSentence) (loss float64, hits int
 	p := m.pass(batch)
 	loss, probs, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(p.H), targets, nil)
 	for b := range batch {
-		if argmax(probs.RawRowView(b)) == targets[b] {
+		if models.Argmax(probs.RawRowView(b)) == targets[b] {
 			hits++
 		}
 	}
@@ -218,7 +218,7 @@ func (m *FillBlank) Run(ids []int, blank int) BlankRun {
 func (m *FillBlank) Accuracy(set []data.BlankSentence) float64 {
 	hits := 0
 	for _, s := range set {
-		if argmax(m.Run(s.IDs, s.Blank).Probs) == s.Answer {
+		if models.Argmax(m.Run(s.IDs, s.Blank).Probs) == s.Answer {
 			hits++
 		}
 	}

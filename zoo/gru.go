@@ -121,16 +121,6 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-func argmax(v []float64) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
-}
-
 // GRUStep is one time step of the lesson's GRU for a single sequence.
 type GRUStep struct {
 	X, R, Z, HTilde, H []float64
@@ -193,7 +183,7 @@ func (m *GRUClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
 			if y < 0 {
 				continue
 			}
-			ok := argmax(steps[t].Probs) == y
+			ok := models.Argmax(steps[t].Probs) == y
 			hits += int(b2f(ok))
 			count++
 			if t == len(ys)-1 && ok {

@@ -105,7 +105,7 @@ func (m *SeqClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
 			if y < 0 {
 				continue
 			}
-			ok := argmax(probs[t]) == y
+			ok := models.Argmax(probs[t]) == y
 			hits += b2i(ok)
 			count++
 			if t == len(ids)-1 && ok {
