@@ -388,7 +388,8 @@ var attentionLesson = &Lesson{
 		{Name: "alignment", Title: "where the decoder looks: source position per output step t'", XLabel: "output step t'", YLabel: "source position j", Series: alignmentSeries},
 		{Name: "weights", Title: "attention weights α_t'j", XLabel: "source token x_j", YLabel: "output token y_t'", Grid: alignmentGrid},
 	},
-	Build: buildAttention,
+	Build:   buildAttention,
+	Largest: sim.Values{"task": "corpus", "sentence": longSentence},
 	// 127 KB measured on a 20-token corpus sentence, 52 KB at the defaults: α, c_t' and P per step (slim); both translators are shared.
 	SessionBytes: 208 << 10,
 }

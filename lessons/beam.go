@@ -708,7 +708,8 @@ var beamLesson = &Lesson{
 		{Name: "width", Title: "best score found against the beam width k", XLabel: "beam size k", YLabel: "score = log P / T^α", Series: widthSeries},
 		{Name: "alpha", Title: "final hypotheses' scores against α", XLabel: "α", YLabel: "log P(y|x) / T^α", Series: alphaSeries},
 	},
-	Build: buildBeam,
+	Build:   buildBeam,
+	Largest: sim.Values{"mode": beamTrained, "k": "10", "sentence": longSentence},
 	// 351 KB measured on the trained model at k = 10 and a 20-token sentence, 28 KB at the defaults: the tree as drawn, not every expansion.
 	SessionBytes: 528 << 10,
 }

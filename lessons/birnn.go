@@ -239,6 +239,7 @@ var birnnLesson = &Lesson{
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): 1 ms a step on one core (both models), 10 s; the bundled models took BlankTrainSteps = 1500.
 	MaxTrained: 10000,
+	Largest:    sim.Values{"sentence": "i am ___ hungry and i can eat half a pig . i am hungry and i can eat ."},
 	// 41 KB measured on a 20-word sentence, 26 KB at the defaults: both models are the shared bundled ones.
 	SessionBytes: 64 << 10,
 	// 80 KB measured (two models of its own, their Adam moments) and a loss curve of 10000 steps.

@@ -277,7 +277,8 @@ var bleuLesson = &Lesson{
 	Plots: []Plot{
 		{Name: "precisions", Title: "modified precisions p_n", XLabel: "n", YLabel: "p_n", Series: precisionSeries},
 	},
-	Build: buildBleu,
+	Build:   buildBleu,
+	Largest: sim.Values{"example": bleuTyped, "candidate": strings.Repeat("the cat sat ", 10), "references": strings.Repeat("the cat is on the mat ", 5) + "| " + strings.Repeat("a cat sat on the mat ", 5) + "| " + strings.Repeat("the mat sat on a cat ", 5)},
 	// 81 KB measured on a 30-word candidate and three 30-word references, 26 KB at the defaults.
 	SessionBytes: 128 << 10,
 }

@@ -97,7 +97,8 @@ var bpttLesson = &Lesson{
 				return []Series{positive("‖∂H_t/∂H_(t−1)‖₂", b.jacNorm), positive("ρ·γ", constant(len(b.jacNorm), b.rho*b.gamma))}
 			}},
 	},
-	Build: buildBPTT,
+	Build:   buildBPTT,
+	Largest: sim.Values{"T": "100"},
 	// 280 KB measured at T = 100 (200 steps), 85 KB at the defaults: each build draws its own small RNN.
 	SessionBytes: 448 << 10,
 }

@@ -296,6 +296,7 @@ var deepLesson = &Lesson{
 	Trains: true,
 	// 5000: 4.3 ms a step on one core for three LSTM layers, 21 s (2 ms at the defaults); the bundled models took DeepTrainSteps = 800.
 	MaxTrained: 5000,
+	Largest:    sim.Values{"length": "160", "cell": "lstm", "layers": "3"},
 	// 300 KB measured at 160 days of three LSTM layers, 155 KB at the defaults: the cached frames.
 	SessionBytes: 480 << 10,
 	// 55 KB measured (its own stack from the seed, Adam's moments, the held-out scores) and a loss curve of 5000 steps.

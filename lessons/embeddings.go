@@ -548,6 +548,7 @@ var embeddingsLesson = &Lesson{
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): 0.35 ms a step on one core with the map redrawn every 5th, 4 s; seed 1 reaches 85% same-class neighbours in 400.
 	MaxTrained: 10000,
+	Largest:    sim.Values{"sentence": "the girl drinks milk the boy eats the apple the man sees the woman", "window": "4", "negatives": "10"},
 	// 299 KB measured on a 14-word sentence with window 4 and 10 negatives, 46 KB at the defaults: the frames; the embeddings are shared.
 	SessionBytes: 480 << 10,
 	// 577 KB measured (its own E and Θ, their gradients and Adam's moments) and a loss curve of 10000 steps.

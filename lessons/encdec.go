@@ -320,7 +320,8 @@ var encDecLesson = &Lesson{
 		{Name: "encoder-states", Title: "encoder hidden state h_t, first units", XLabel: "encoder step t", YLabel: "h_t,j",
 			Series: encoderUnits(func(sm sim.Model) *models.DecodeTrace { return sm.(*encDecModel).run })},
 	},
-	Build: buildEncDec,
+	Build:   buildEncDec,
+	Largest: sim.Values{"input": longSentence, "weights": weightsUntrained, "seed": "7"},
 	// 343 KB measured on a 20-token sentence with untrained weights (20 decoder steps), 73 KB at the defaults: the trace, never the weights.
 	SessionBytes: 512 << 10,
 }

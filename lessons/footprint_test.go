@@ -3,7 +3,6 @@ package lessons
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 
 	"unroll/sim"
@@ -25,34 +24,6 @@ const (
 	// bounds are the measurements rounded up about 1.5×, and a bound four times what
 	// a run holds would admit four times too few sessions.
 	footprintSlack = 4
-)
-
-// largestValues are, per lesson, the parameter values that make its run the largest
-// that we know of: the longest inputs, the most steps, the widest beam, untrained
-// weights that decode to the longest output. SessionBytes must bound them too, since
-// a URL may ask for them.
-var largestValues = map[string]map[string]string{ // sentences of 2·MaxSentenceTokens = 20 tokens, the most a source may have
-	"rnn":             {"prompt": strings.Repeat("the sea ", 5), "length": "120", "topk": "10"},
-	"bptt":            {"T": "100"},
-	"gru":             {"input": strings.Repeat("1203", 10)},
-	"lstm":            {"input": strings.Repeat("1203", 10)},
-	"deep-rnn":        {"length": "160", "cell": "lstm", "layers": "3"},
-	"birnn":           {"sentence": "i am ___ hungry and i can eat half a pig . i am hungry and i can eat ."},
-	"mt-data":         {"num_steps": "15", "batch_size": "8", "english": "they are watching the big red car and the small cat .", "french": "ils regardent la grande voiture rouge et le petit chat ."},
-	"encoder-decoder": {"input": longSentence, "weights": weightsUntrained, "seed": "7"},
-	"seq2seq":         {"source": longSentence, "reference": longReference, "pad_to": "20", "start": startScratch, "seed": "7"},
-	"beam-search":     {"mode": beamTrained, "k": "10", "sentence": longSentence},
-	"bleu":            {"example": bleuTyped, "candidate": strings.Repeat("the cat sat ", 10), "references": strings.Repeat("the cat is on the mat ", 5) + "| " + strings.Repeat("a cat sat on the mat ", 5) + "| " + strings.Repeat("the mat sat on a cat ", 5)},
-	"attention":       {"task": "corpus", "sentence": longSentence},
-	"embeddings":      {"sentence": "the girl drinks milk the boy eats the apple the man sees the woman", "window": "4", "negatives": "10"},
-}
-
-// longSentence and longReference are an English sentence of 20 tokens and a French
-// one of 19 (with <eos>, the 20 a decoder may write): the longest the translation
-// pages accept.
-const (
-	longSentence  = "we are not eating the apples and they are watching the cat and he is eating the big red apples"
-	longReference = "nous ne mangeons pas les pommes et ils regardent le chat et il mange les grosses pommes rouges"
 )
 
 // liveHeap is the heap in use after a full collection.
@@ -136,14 +107,14 @@ func TestFootprintDeclarations(t *testing.T) {
 		if l.SessionBytes <= 0 {
 			t.Errorf("%s: SessionBytes got %d want a bound > 0", l.Slug, l.SessionBytes)
 		}
-		if _, ok := largestValues[l.Slug]; !ok {
-			t.Errorf("%s: no largestValues to measure its largest run with", l.Slug)
+		if l.Largest == nil {
+			t.Errorf("%s: no Largest values to measure its largest run with", l.Slug)
 		}
 	}
 }
 
 // TestFootprints measures every lesson's runs (footprint) at its defaults and at its
-// largestValues, untrained and, for lessons that train, after footprintTrainSteps
+// Largest values, untrained and, for lessons that train, after footprintTrainSteps
 // steps, and checks the declared SessionBytes and TrainedBytes: each bounds the
 // larger measurement (TrainedBytes with the loss curve of MaxTrained steps added,
 // curveBytes) and exceeds it at most footprintSlack times.
@@ -157,9 +128,9 @@ func TestFootprints(t *testing.T) {
 	for _, l := range Catalog() {
 		t.Run(l.Slug, func(t *testing.T) {
 			defaults := l.Params.Defaults()
-			largest, err := l.Params.Apply(defaults, largestValues[l.Slug])
+			largest, err := l.Params.Apply(defaults, l.Largest)
 			if err != nil {
-				t.Fatalf("largestValues: %v", err)
+				t.Fatalf("Largest: %v", err)
 			}
 			idle := footprint(t, l, defaults, true, 0)
 			ended, big := footprint(t, l, defaults, false, 0), footprint(t, l, largest, false, 0)

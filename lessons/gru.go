@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"unroll/data"
 	"unroll/models"
@@ -221,6 +222,7 @@ var gruLesson = &Lesson{
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): at most 0.8 ms a step on one core, 8 s; the bundled models took GRUTrainSteps = 3000.
 	MaxTrained: 10000,
+	Largest:    sim.Values{"input": strings.Repeat("1203", 10)},
 	// 89 KB measured on a 40-token input, 25 KB at the defaults: the classifier is the shared bundled one.
 	SessionBytes: 144 << 10,
 	// 25 KB measured (its own GRU from the seed, Adam's moments) and a loss curve of 10000 steps.

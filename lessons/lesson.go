@@ -40,6 +40,12 @@ type Lesson struct {
 	// takes at most about 30 s on one core, and it is at most sim.MaxTrainSteps; 0 when
 	// the lesson does not train.
 	MaxTrained int
+	// Largest are the parameter values that make a run of it the largest we know of:
+	// the longest inputs, the most steps, the widest beam, untrained weights that decode
+	// to the longest output. SessionBytes must bound them too, since a URL may ask for
+	// them (footprint_test.go measures both); an empty Values when the defaults are the
+	// largest.
+	Largest sim.Values
 	// SessionBytes bounds the heap one run holds beyond what every run shares (the
 	// bundled models, datasets and vocabularies, loaded once): untrained, every step's
 	// frame computed (stepped to the end) and a snapshot made, at the defaults and at

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -363,6 +364,7 @@ var lstmLesson = &Lesson{
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): at most 0.8 ms a step on one core, 8 s; the bundled models took LSTMTrainSteps = 3000.
 	MaxTrained: 10000,
+	Largest:    sim.Values{"input": strings.Repeat("1203", 10)},
 	// 195 KB measured on a 40-token input, 57 KB at the defaults: the LSTM, GRU and RNN are the shared bundled ones.
 	SessionBytes: 320 << 10,
 	// 33 KB measured (its own LSTM from the seed, Adam's moments) and a loss curve of 10000 steps.

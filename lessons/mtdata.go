@@ -665,7 +665,8 @@ var mtDataLesson = &Lesson{
 		{Name: "frequencies", Title: "token frequency vs rank (log-log)", XLabel: "log₁₀ rank", YLabel: "count", LogY: true, Series: frequencySeries},
 		{Name: "unk-rate", Title: "share of <unk> tokens vs min_freq", XLabel: "min_freq", YLabel: "<unk> tokens (%)", Series: unkRateSeries},
 	},
-	Build: buildMTData,
+	Build:   buildMTData,
+	Largest: sim.Values{"num_steps": "15", "batch_size": "8", "english": "they are watching the big red car and the small cat .", "french": "ils regardent la grande voiture rouge et le petit chat ."},
 	// 122 KB measured with num_steps 15, a batch of 8 and both sentences typed, 62 KB at the defaults: corpus and vocabularies are shared.
 	SessionBytes: 192 << 10,
 }

@@ -290,6 +290,7 @@ var rnnLesson = &Lesson{
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): 1.5 ms a step on one core, 15 s; the bundled model took CharTrainSteps = 2000.
 	MaxTrained: 10000,
+	Largest:    sim.Values{"prompt": strings.Repeat("the sea ", 5), "length": "120", "topk": "10"},
 	// 619 KB measured at 160 steps (a 40-character prompt, 120 written, top 10), 247 KB at the defaults: the cached frames.
 	SessionBytes: 960 << 10,
 	// 83 KB measured (its own language model from the seed and Adam's moments) and a loss curve of 10000 steps.

@@ -53,9 +53,9 @@ func TestSharedModelsStayReadOnly(t *testing.T) {
 	}
 	var pages []page
 	for _, l := range Catalog() {
-		largest, err := l.Params.Apply(l.Params.Defaults(), largestValues[l.Slug])
+		largest, err := l.Params.Apply(l.Params.Defaults(), l.Largest)
 		if err != nil {
-			t.Fatalf("%s: largestValues: %v", l.Slug, err)
+			t.Fatalf("%s: Largest: %v", l.Slug, err)
 		}
 		pages = append(pages,
 			page{l: l, name: "defaults", values: l.Params.Defaults()},
