@@ -194,10 +194,28 @@ func evalJS[T any](t *testing.T, ctx context.Context, js string) T {
 // waitForJS polls a JavaScript condition until it is truthy or browserWait passes.
 func waitForJS(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(browserWait))); err != nil {
+	deadline := time.Now().Add(browserWait)
+	var err error
+	for {
+		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(time.Until(deadline))))
+		// A poll started in the page a navigation is replacing loses its JavaScript
+		// context ("Cannot find context with specified id"): poll the new page.
+		if err == nil || !contextReplaced(err) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
 		state := evalJS[string](t, ctx, `JSON.stringify({step: document.querySelector('[data-testid=step]')?.textContent, conn: document.querySelector('[data-testid=conn]')?.textContent, error: document.querySelector('[data-testid=error]')?.textContent, url: location.href})`)
 		t.Fatalf("waiting for %s (%s): %v; page state %s", what, js, err, state)
 	}
+}
+
+// contextReplaced reports whether err is Chrome's answer to a call into a JavaScript
+// context that a navigation destroyed.
+func contextReplaced(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") || strings.Contains(msg, "Execution context was destroyed")
 }
 
 const stepReadJS = `Number(document.querySelector('[data-testid=step]').textContent)`
