@@ -244,8 +244,12 @@ func (m *gruModel) At(t int) sim.Frame { return gruFacts.stepFacts(m.frameAt(t))
 func (m *gruModel) Static() sim.Frame { return gruFacts.staticFacts(m.staticFrame()) }
 
 // gruFacts labels the page's facts in the lecture's words.
-var gruFacts = factTable{
-	static: []fact{
+var gruFacts = factTable{static: classifierStatic, step: classifierStep}
+
+// classifierStatic and classifierStep label the facts of a task classifier's page, the
+// gru page's and the lstm page's.
+var (
+	classifierStatic = []fact{
 		{key: "task_title", label: "task"},
 		{key: "task", label: "task (URL name)"},
 		{key: "variant", label: "variant"},
@@ -258,15 +262,15 @@ var gruFacts = factTable{
 		{key: "checkpoint_accuracy", label: "accuracy of the bundled weights", measured: true},
 		{key: "clamp", label: "clamped gate"},
 		{key: "weights", label: "weights"},
-	},
-	step: []fact{
+	}
+	classifierStep = []fact{
 		{key: "token", label: "input x_t"},
 		{key: "prediction", label: "prediction ŷ_t", keep: true},
 		{key: "probability", label: "p(ŷ_t)", measured: true},
 		{key: "answer", label: "right answer y_t"},
 		{key: "correct", label: "right", keep: true},
-	},
-}
+	}
+)
 
 // taskInput reads the task and input parameters the GRU and LSTM pages share: the
 // task, the text used (the task's example when the input is empty) and its tokens.

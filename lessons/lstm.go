@@ -377,21 +377,10 @@ func (m *lstmModel) At(t int) sim.Frame { return lstmFacts.stepFacts(m.frameAt(t
 // Static is the static frame with its facts labelled (lstmFacts).
 func (m *lstmModel) Static() sim.Frame { return lstmFacts.staticFacts(m.staticFrame()) }
 
-// lstmFacts labels the page's facts in the lecture's words.
+// lstmFacts labels the page's facts in the lecture's words: a task classifier's, and
+// the comparison with the GRU and the RNN.
 var lstmFacts = factTable{
-	static: []fact{
-		{key: "task_title", label: "task"},
-		{key: "task", label: "task (URL name)"},
-		{key: "variant", label: "variant"},
-		{key: "description", label: "what the task asks"},
-		{key: "input", label: "input x_1 … x_T"},
-		{key: "output", label: "answer ŷ_T"},
-		{key: "probability", label: "its probability", measured: true},
-		{key: "hidden", label: "hidden units h"},
-		{key: "params", label: "parameters"},
-		{key: "checkpoint_accuracy", label: "accuracy of the bundled weights", measured: true},
-		{key: "clamp", label: "clamped gate"},
-		{key: "weights", label: "weights"},
+	static: slices.Concat(classifierStatic, []fact{
 		{key: "rnn_output", label: "RNN answer"},
 		{key: "gru_output", label: "GRU answer"},
 		{key: "params_lstm", label: "LSTM parameters 4(dh + h² + h)"},
@@ -399,14 +388,9 @@ var lstmFacts = factTable{
 		{key: "params_rnn", label: "RNN parameters dh + h² + h"},
 		{key: "c_scale", label: "colour scale of C_t"},
 		{key: "gradient_of", label: "gradient of"},
-	},
-	step: []fact{
-		{key: "token", label: "input x_t"},
-		{key: "prediction", label: "prediction ŷ_t", keep: true},
-		{key: "probability", label: "p(ŷ_t)", measured: true},
+	}),
+	step: slices.Concat(classifierStep[:3], []fact{
 		{key: "gru_prediction", label: "GRU prediction"},
 		{key: "rnn_prediction", label: "RNN prediction"},
-		{key: "answer", label: "right answer y_t"},
-		{key: "correct", label: "right", keep: true},
-	},
+	}, classifierStep[3:]),
 }
