@@ -52,7 +52,7 @@ func fuzzAPI(f *testing.F, path string) {
 	})
 }
 
-// checkAPIAnswer fails unless the answer's status is one of ok, a 4xx carries API.md's
+// checkAPIAnswer fails unless the answer's status is one of ok, a 4xx carries docs/api.md's
 // {"error": "…"} with a message, and a 200 carries JSON.
 func checkAPIAnswer(t *testing.T, what string, in []byte, w *httptest.ResponseRecorder, logs string, ok ...int) {
 	t.Helper()

@@ -216,7 +216,7 @@ func TestCellGRUAgainstLecture(t *testing.T) {
 	probe("h0[3]", &req["h0"].([]float64)[3], grads["h0"].([]any)[3].(float64))
 }
 
-// TestCellKeysInOrder checks each kind's per-step keys and grads keys, in API.md's order.
+// TestCellKeysInOrder checks each kind's per-step keys and grads keys, in docs/api.md's order.
 func TestCellKeysInOrder(t *testing.T) {
 	ts := newTestServer(t)
 	rng := rand.New(rand.NewPCG(2, 2))
@@ -257,7 +257,7 @@ func TestCellKeysInOrder(t *testing.T) {
 		for _, n := range append(ps, "x", "h0") {
 			i := strings.Index(s, `"`+n+`":`)
 			if i < last {
-				t.Errorf("%s: grads key %s out of API.md's order", kind, n)
+				t.Errorf("%s: grads key %s out of docs/api.md's order", kind, n)
 			}
 			last = i
 		}

@@ -23,7 +23,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_, _ = w.Write([]byte("\n"))
 }
 
-// writeError sends API.md's error body {"error": msg}.
+// writeError sends docs/api.md's error body {"error": msg}.
 func writeError(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

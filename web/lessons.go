@@ -24,7 +24,7 @@ import (
 const staticMaxAge = "public, max-age=300"
 
 // lessonRoutes registers the pages, the lesson websockets, the lesson list and the
-// plot exports of API.md.
+// plot exports of docs/api.md.
 func (s *Server) lessonRoutes() {
 	s.get("/{$}", s.index)
 	s.get("/lessons/{slug}", s.lessonPage)
@@ -111,7 +111,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Componen
 	_, _ = w.Write(buf.Bytes())
 }
 
-// lessonSummary is one entry of GET /api/v1/lessons (API.md).
+// lessonSummary is one entry of GET /api/v1/lessons (docs/api.md).
 type lessonSummary struct {
 	Slug    string   `json:"slug"`
 	Section string   `json:"section"`

@@ -1,4 +1,4 @@
-// Package web is Unroll's HTTP surface: it registers the routes of API.md, decodes and
+// Package web is Unroll's HTTP surface: it registers the routes of docs/api.md, decodes and
 // validates requests, calls the packages that do the work, and encodes the answers. It
 // is the only package that imports net/http.
 package web

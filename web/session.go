@@ -17,7 +17,7 @@ import (
 	"unroll/sim"
 )
 
-// Timing and sizes of a lesson websocket (DESIGN.md, "A websocket session").
+// Timing and sizes of a lesson websocket (docs/architecture.md, "A websocket session").
 const (
 	handshakeTimeout = 10 * time.Second         // an upgrade that takes longer is not a browser
 	writeWait        = 3 * time.Second          // a write that takes longer means the page is gone
