@@ -20,6 +20,7 @@ var mayImport = map[string][]string{
 	"figures":       {},
 	"static":        {},
 	"internal/arch": {},
+	"internal/docs": {},
 	"cmd/release":   {},
 	"data":          {"models"},
 	"check":         {"models"},
