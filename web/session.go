@@ -337,43 +337,36 @@ func (ss *session) simulate() {
 	}()
 	for {
 		tick := pace.follow(run)
-		if !run.Training() && turn != nil {
-			turn.Release()
-			turn = nil
-		}
-		if run.Training() {
+		var ready <-chan struct{} // a training turn's start; nil (never) unless training
+		switch {
+		case run.Training():
 			// Training takes turns with every other page's on the server's scheduler,
 			// a TrainSlice at a time; commands (pause) are answered while it waits and
 			// between steps.
 			if turn == nil {
 				turn = ss.srv.sched.Request(sim.Training)
 			}
-			select {
-			case <-ss.ctx.Done():
-				return
-			case in := <-ss.commands:
-				if !send(ss.apply(run, in)...) {
-					return
-				}
-			case <-turn.Ready():
-				for end := time.Now().Add(sim.TrainSlice); run.Training() && len(ss.commands) == 0 && time.Now().Before(end); {
-					if !send(run.Continue()...) {
-						return
-					}
-				}
-				turn.Release()
-				turn = nil
-				if m, ok := run.Progress(); ok && !send(m) {
-					return
-				}
-			}
-			continue
+			ready, tick = turn.Ready(), nil
+		case turn != nil:
+			turn.Release()
+			turn = nil
 		}
 		select {
 		case <-ss.ctx.Done():
 			return
 		case in := <-ss.commands:
 			if !send(ss.apply(run, in)...) {
+				return
+			}
+		case <-ready:
+			for end := time.Now().Add(sim.TrainSlice); run.Training() && len(ss.commands) == 0 && time.Now().Before(end); {
+				if !send(run.Continue()...) {
+					return
+				}
+			}
+			turn.Release()
+			turn = nil
+			if m, ok := run.Progress(); ok && !send(m) {
 				return
 			}
 		case <-tick:
