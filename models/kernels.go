@@ -14,30 +14,37 @@ import (
 // pass, the BLAS-backed products c += a·b, a·bᵀ, aᵀ·b, and the element-wise helpers
 // (σ, applying a function, packing weight blocks side by side).
 
-// affine returns X W_x + H W_h + b as a new B×h matrix; a nil W_x or W_h drops
-// its term.
-func affine(x *mat.Dense, wx *Param, hPrev *mat.Dense, wh *Param, b *Param) *mat.Dense {
-	var B int
-	if wx != nil {
-		B, _ = x.Dims()
-	} else {
-		B, _ = hPrev.Dims()
-	}
-	_, h := b.Value.Dims()
-	out := mat.NewDense(B, h, nil)
-	raw := out.RawMatrix()
+// affineInto sets out (B×h) to A = X W_x + H W_h + b: b in every row, then X W_x,
+// then H W_h added, so every entry is rounded as in (b + x·w_x) + h·w_h; a nil W_x
+// or W_h drops its term.
+func affineInto(out, x *mat.Dense, wx *Param, hPrev *mat.Dense, wh *Param, b *Param) {
+	rc := out.RawMatrix()
 	bias := b.Value.RawRowView(0)
-	for i := range B {
-		copy(raw.Data[i*raw.Stride:][:h], bias)
+	mustProduct("b + ·", rc.Rows, len(bias), rc.Cols, rc.Cols, rc)
+	for i := range rc.Rows {
+		copy(rc.Data[i*rc.Stride:][:rc.Cols], bias)
 	}
 	if wx != nil {
-		gemmAdd(false, false, x, wx.Value, out)
+		addMul(x.RawMatrix(), wx.Value.RawMatrix(), rc)
 	}
 	if wh != nil {
-		gemmAdd(false, false, hPrev, wh.Value, out)
+		addMul(hPrev.RawMatrix(), wh.Value.RawMatrix(), rc)
 	}
-	return out
 }
+
+// carveDense points each of ms at its own r×c block (stride c) of data, in order, and
+// returns what is left of data: the matrices of one step share one allocation.
+func carveDense(data []float64, r, c int, ms ...*mat.Dense) []float64 {
+	n := r * c
+	for _, m := range ms {
+		m.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: c, Data: data[:n:n]})
+		data = data[n:]
+	}
+	return data
+}
+
+// rowOf is row i of m (m.Cols entries).
+func rowOf(m blas64.General, i int) []float64 { return m.Data[i*m.Stride:][:m.Cols] }
 
 // affineBack is the backward pass of A = X W_x + H W_h + b: it adds dA W_xᵀ to dX
 // and dA W_hᵀ to dH and, when accumulate is set, Xᵀ dA, Hᵀ dA and the column sums

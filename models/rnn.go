@@ -126,10 +126,21 @@ func (c *RNN) Params() Params { return Params{c.Wxh, c.Whh, c.Bh} }
 
 // Step computes H_t = φ(X_t W_xh + H_{t-1} W_hh + b_h); a nil prev.H is H_{t-1} = 0.
 func (c *RNN) Step(x *mat.Dense, prev State) *StepTrace {
-	prev = stepInput(c, x, prev)
-	hNew := affine(x, c.Wxh, prev.H, c.Whh, c.Bh)
-	applyEach(hNew, c.Act.apply)
-	return &StepTrace{X: x, Prev: prev, Next: State{H: hNew}}
+	B, h := stepBatch(c, x), c.HiddenSize()
+	s := new(rnnStep)
+	spare := carveDense(make([]float64, (1+zerosNeeded(c, prev))*B*h), B, h, &s.h)
+	prev = stepPrev(c, B, prev, spare, &s.h0, nil)
+	affineInto(&s.h, x, c.Wxh, prev.H, c.Whh, c.Bh)
+	applyEach(&s.h, c.Act.apply)
+	s.tr = StepTrace{X: x, Prev: prev, Next: State{H: &s.h}}
+	return &s.tr
+}
+
+// rnnStep is one RNN step's trace with its matrices, allocated together: H_t and,
+// when the step starts from nothing, H_{t-1} = 0.
+type rnnStep struct {
+	tr    StepTrace
+	h, h0 mat.Dense
 }
 
 // StepBack is the backward pass of Step: with A_t = X_t W_xh + H_{t-1} W_hh + b_h,
@@ -144,7 +155,10 @@ func (c *RNN) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
 // (a vector–Jacobian product, as Jacobian uses).
 func (c *RNN) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.Dense, State) {
 	B, h := tr.Next.H.Dims()
-	dA := mat.NewDense(B, h, nil)
+	_, d := tr.X.Dims()
+	s := new(stepGrads)
+	dA, dPrev, dX := &s.m[0], &s.m[1], &s.m[2]
+	carveDense(carveDense(make([]float64, 2*B*h+B*d), B, h, dA, dPrev), B, d, dX)
 	if dH != nil {
 		mustDims("dH", dH, B, h)
 		hRaw, dRaw, aRaw := tr.Next.H.RawMatrix(), dH.RawMatrix(), dA.RawMatrix()
@@ -155,9 +169,14 @@ func (c *RNN) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 			}
 		}
 	}
-	dX, dPrev := zerosLike(tr.X), zerosLike(tr.Prev.H)
 	affineBack(dA, tr.X, c.Wxh, tr.Prev.H, c.Whh, c.Bh, dX, dPrev, accumulate)
 	return dX, State{H: dPrev}
+}
+
+// stepGrads holds the matrices of one step's backward pass, allocated together:
+// the ∂L/∂A of the gates and what the pass returns, in one backing array.
+type stepGrads struct {
+	m [7]mat.Dense
 }
 
 // NewCell returns a cell of the given kind with input size d and hidden size h,
@@ -205,21 +224,52 @@ func initUniform(ps Params, h int, rng *rand.Rand) {
 }
 
 // stepInput checks the shapes of one step's input against c and returns prev with
-// a missing H (and, for an LSTM, C) replaced by zeros.
+// a missing H (and, for an LSTM, C) replaced by new zero matrices.
 func stepInput(c Cell, x *mat.Dense, prev State) State {
+	B, n := stepBatch(c, x), zerosNeeded(c, prev)
+	if n == 0 {
+		return stepPrev(c, B, prev, nil, nil, nil)
+	}
+	return stepPrev(c, B, prev, make([]float64, n*B*c.HiddenSize()), new(mat.Dense), new(mat.Dense))
+}
+
+// stepBatch checks one step's input X_t against c and returns its batch size B.
+func stepBatch(c Cell, x *mat.Dense) int {
 	if x == nil {
 		panic("models: X_t is nil")
 	}
 	B, _ := x.Dims()
 	mustDims("X_t", x, B, c.InputSize())
+	return B
+}
+
+// zerosNeeded is how many B×h zero matrices stepPrev fills in for prev: one for a
+// nil H and, for an LSTM, one for a nil C.
+func zerosNeeded(c Cell, prev State) int {
+	n := 0
+	if prev.H == nil {
+		n++
+	}
+	if prev.C == nil && c.Kind() == KindLSTM {
+		n++
+	}
+	return n
+}
+
+// stepPrev checks the previous state of a step of B rows against c and returns it
+// with a missing H (and, for an LSTM, C) replaced by zeros: zh (zc) carved from
+// spare, which holds zerosNeeded(c, prev)·B·h zeros.
+func stepPrev(c Cell, B int, prev State, spare []float64, zh, zc *mat.Dense) State {
 	h := c.HiddenSize()
 	if prev.H == nil {
-		prev.H = mat.NewDense(B, h, nil)
+		spare = carveDense(spare, B, h, zh)
+		prev.H = zh
 	}
 	mustDims("H_{t-1}", prev.H, B, h)
 	if c.Kind() == KindLSTM {
 		if prev.C == nil {
-			prev.C = mat.NewDense(B, h, nil)
+			carveDense(spare, B, h, zc)
+			prev.C = zc
 		}
 		mustDims("C_{t-1}", prev.C, B, h)
 	} else if prev.C != nil {
