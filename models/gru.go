@@ -109,8 +109,8 @@ func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 	B, h := stepBatch(c, x), c.HiddenSize()
 	s := new(gruStep)
 	r, z, ht, kept, hNew := &s.m[0], &s.m[1], &s.m[2], &s.m[3], &s.m[4]
-	spare := carveDense(make([]float64, (5+zerosNeeded(c, prev))*B*h), B, h, r, z, ht, kept, hNew)
-	prev = stepPrev(c, B, prev, spare, &s.m[5], nil)
+	carveDense(make([]float64, 5*B*h), B, h, r, z, ht, kept, hNew)
+	prev = stepPrev(c, B, prev)
 	hp := prev.H
 	affineInto(r, x, c.Wxr, hp, c.Whr, c.Br)
 	applyEach(r, sigmoid)
@@ -155,11 +155,11 @@ func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 }
 
 // gruStep is one GRU step's trace with everything it points to, allocated together:
-// the matrices R_t, Z_t, H̃_t, the kept R_t ⊙ H_{t-1} (or N_t), H_t and, when the
-// step starts from nothing, H_{t-1} = 0, all in one backing array.
+// the matrices R_t, Z_t, H̃_t, the kept R_t ⊙ H_{t-1} (or N_t) and H_t, in one
+// backing array.
 type gruStep struct {
 	tr    StepTrace
-	m     [6]mat.Dense
+	m     [5]mat.Dense
 	gates [3]Named
 	aux   [1]*mat.Dense
 }
@@ -188,8 +188,8 @@ func (c *GRU) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 	_, d := tr.X.Dims()
 	r, z, ht, kept := tr.Gate("R"), tr.Gate("Z"), tr.Gate("H_tilde"), tr.aux[0]
 	// dMid is ∂L/∂N_t (reset-after) or ∂L/∂(R_t ⊙ H_{t-1}) (lecture form).
-	s := new(stepGrads)
-	dAr, dAz, dAh, dMid, dPrev, dX := &s.m[0], &s.m[1], &s.m[2], &s.m[3], &s.m[4], &s.m[5]
+	m := make([]mat.Dense, 6)
+	dAr, dAz, dAh, dMid, dPrev, dX := &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]
 	carveDense(carveDense(make([]float64, 5*B*h+B*d), B, h, dAr, dAz, dAh, dMid, dPrev), B, d, dX)
 	rr, zr, hr, tr2, kr := r.RawMatrix(), z.RawMatrix(), hp.RawMatrix(), ht.RawMatrix(), kept.RawMatrix()
 	arr, azr, ahr, mr, pr := dAr.RawMatrix(), dAz.RawMatrix(), dAh.RawMatrix(), dMid.RawMatrix(), dPrev.RawMatrix()

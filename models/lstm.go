@@ -75,8 +75,8 @@ func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 	B, h := stepBatch(c, x), c.HiddenSize()
 	s := new(lstmStep)
 	i, f, o, ct, cNew, tanhC, hNew := &s.m[0], &s.m[1], &s.m[2], &s.m[3], &s.m[4], &s.m[5], &s.m[6]
-	spare := carveDense(make([]float64, (7+zerosNeeded(c, prev))*B*h), B, h, i, f, o, ct, cNew, tanhC, hNew)
-	prev = stepPrev(c, B, prev, spare, &s.m[7], &s.m[8])
+	carveDense(make([]float64, 7*B*h), B, h, i, f, o, ct, cNew, tanhC, hNew)
+	prev = stepPrev(c, B, prev)
 	hp := prev.H
 	affineInto(i, x, c.Wxi, hp, c.Whi, c.Bi)
 	applyEach(i, sigmoid)
@@ -108,11 +108,11 @@ func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 }
 
 // lstmStep is one LSTM step's trace with everything it points to, allocated
-// together: the matrices I_t, F_t, O_t, C̃_t, C_t, tanh(C_t), H_t and, when the step
-// starts from nothing, H_{t-1} = 0 and C_{t-1} = 0, all in one backing array.
+// together: the matrices I_t, F_t, O_t, C̃_t, C_t, tanh(C_t) and H_t, in one
+// backing array.
 type lstmStep struct {
 	tr    StepTrace
-	m     [9]mat.Dense
+	m     [7]mat.Dense
 	gates [4]Named
 	aux   [1]*mat.Dense
 }
@@ -142,8 +142,8 @@ func (c *LSTM) backward(tr *StepTrace, dH, dC *mat.Dense, accumulate bool) (*mat
 	if dC != nil {
 		mustDims("dC", dC, B, h)
 	}
-	s := new(stepGrads)
-	dAi, dAf, dAo, dAc, dPrevC, dPrevH, dX := &s.m[0], &s.m[1], &s.m[2], &s.m[3], &s.m[4], &s.m[5], &s.m[6]
+	m := make([]mat.Dense, 7)
+	dAi, dAf, dAo, dAc, dPrevC, dPrevH, dX := &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &m[6]
 	carveDense(carveDense(make([]float64, 6*B*h+B*d), B, h, dAi, dAf, dAo, dAc, dPrevC, dPrevH), B, d, dX)
 	ir, fr, or, ctr, tcr, cpr := i.RawMatrix(), f.RawMatrix(), o.RawMatrix(), ct.RawMatrix(), tanhC.RawMatrix(), cp.RawMatrix()
 	air, afr, aor, acr, pcr := dAi.RawMatrix(), dAf.RawMatrix(), dAo.RawMatrix(), dAc.RawMatrix(), dPrevC.RawMatrix()

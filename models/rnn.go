@@ -128,19 +128,18 @@ func (c *RNN) Params() Params { return Params{c.Wxh, c.Whh, c.Bh} }
 func (c *RNN) Step(x *mat.Dense, prev State) *StepTrace {
 	B, h := stepBatch(c, x), c.HiddenSize()
 	s := new(rnnStep)
-	spare := carveDense(make([]float64, (1+zerosNeeded(c, prev))*B*h), B, h, &s.h)
-	prev = stepPrev(c, B, prev, spare, &s.h0, nil)
+	carveDense(make([]float64, B*h), B, h, &s.h)
+	prev = stepPrev(c, B, prev)
 	affineInto(&s.h, x, c.Wxh, prev.H, c.Whh, c.Bh)
 	applyEach(&s.h, c.Act.apply)
 	s.tr = StepTrace{X: x, Prev: prev, Next: State{H: &s.h}}
 	return &s.tr
 }
 
-// rnnStep is one RNN step's trace with its matrices, allocated together: H_t and,
-// when the step starts from nothing, H_{t-1} = 0.
+// rnnStep is one RNN step's trace with H_t, allocated together.
 type rnnStep struct {
-	tr    StepTrace
-	h, h0 mat.Dense
+	tr StepTrace
+	h  mat.Dense
 }
 
 // StepBack is the backward pass of Step: with A_t = X_t W_xh + H_{t-1} W_hh + b_h,
@@ -156,8 +155,8 @@ func (c *RNN) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
 func (c *RNN) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.Dense, State) {
 	B, h := tr.Next.H.Dims()
 	_, d := tr.X.Dims()
-	s := new(stepGrads)
-	dA, dPrev, dX := &s.m[0], &s.m[1], &s.m[2]
+	m := make([]mat.Dense, 3)
+	dA, dPrev, dX := &m[0], &m[1], &m[2]
 	carveDense(carveDense(make([]float64, 2*B*h+B*d), B, h, dA, dPrev), B, d, dX)
 	if dH != nil {
 		mustDims("dH", dH, B, h)
@@ -171,12 +170,6 @@ func (c *RNN) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 	}
 	affineBack(dA, tr.X, c.Wxh, tr.Prev.H, c.Whh, c.Bh, dX, dPrev, accumulate)
 	return dX, State{H: dPrev}
-}
-
-// stepGrads holds the matrices of one step's backward pass, allocated together:
-// the ∂L/∂A of the gates and what the pass returns, in one backing array.
-type stepGrads struct {
-	m [7]mat.Dense
 }
 
 // NewCell returns a cell of the given kind with input size d and hidden size h,
@@ -224,13 +217,9 @@ func initUniform(ps Params, h int, rng *rand.Rand) {
 }
 
 // stepInput checks the shapes of one step's input against c and returns prev with
-// a missing H (and, for an LSTM, C) replaced by new zero matrices.
+// a missing H (and, for an LSTM, C) replaced by zeros.
 func stepInput(c Cell, x *mat.Dense, prev State) State {
-	B, n := stepBatch(c, x), zerosNeeded(c, prev)
-	if n == 0 {
-		return stepPrev(c, B, prev, nil, nil, nil)
-	}
-	return stepPrev(c, B, prev, make([]float64, n*B*c.HiddenSize()), new(mat.Dense), new(mat.Dense))
+	return stepPrev(c, stepBatch(c, x), prev)
 }
 
 // stepBatch checks one step's input X_t against c and returns its batch size B.
@@ -243,34 +232,31 @@ func stepBatch(c Cell, x *mat.Dense) int {
 	return B
 }
 
-// zerosNeeded is how many B×h zero matrices stepPrev fills in for prev: one for a
-// nil H and, for an LSTM, one for a nil C.
-func zerosNeeded(c Cell, prev State) int {
-	n := 0
-	if prev.H == nil {
-		n++
-	}
-	if prev.C == nil && c.Kind() == KindLSTM {
-		n++
-	}
-	return n
-}
-
 // stepPrev checks the previous state of a step of B rows against c and returns it
-// with a missing H (and, for an LSTM, C) replaced by zeros: zh (zc) carved from
-// spare, which holds zerosNeeded(c, prev)·B·h zeros.
-func stepPrev(c Cell, B int, prev State, spare []float64, zh, zc *mat.Dense) State {
-	h := c.HiddenSize()
+// with a missing H (and, for an LSTM, C) replaced by zeros, allocated together.
+func stepPrev(c Cell, B int, prev State) State {
+	h, lstm := c.HiddenSize(), c.Kind() == KindLSTM
+	missing := 0
 	if prev.H == nil {
-		spare = carveDense(spare, B, h, zh)
-		prev.H = zh
+		missing++
+	}
+	if lstm && prev.C == nil {
+		missing++
+	}
+	if missing > 0 {
+		zeros := new([2]mat.Dense)
+		data := make([]float64, missing*B*h)
+		if prev.H == nil {
+			data = carveDense(data, B, h, &zeros[0])
+			prev.H = &zeros[0]
+		}
+		if lstm && prev.C == nil {
+			carveDense(data, B, h, &zeros[1])
+			prev.C = &zeros[1]
+		}
 	}
 	mustDims("H_{t-1}", prev.H, B, h)
-	if c.Kind() == KindLSTM {
-		if prev.C == nil {
-			carveDense(spare, B, h, zc)
-			prev.C = zc
-		}
+	if lstm {
 		mustDims("C_{t-1}", prev.C, B, h)
 	} else if prev.C != nil {
 		panic(fmt.Sprintf("models: a %s has no memory cell C", c.Kind()))
