@@ -85,21 +85,25 @@ func gemmAdd(transA, transB bool, a, b, c *mat.Dense) {
 
 // The three products below are computed with one matrix–vector product per row:
 // at a recurrent cell's sizes (h ≤ a few hundred) gonum's blocked Gemv kernels are
-// faster than its Gemm, which works one axpy at a time.
+// faster than its Gemm, which works one axpy at a time. They call the blas64
+// implementation's Dgemv directly, with the arguments blas64.Gemv would pass: at
+// B = 1 and small h the Vector wrappers cost a third of the product.
 
-// addMul sets c += a·b.
+// addMul sets c += a·b: row i of c gains bᵀ·(row i of a).
 func addMul(a, b, c blas64.General) {
 	mustProduct("a·b", a.Rows, a.Cols, b.Rows, b.Cols, c)
+	impl := blas64.Implementation()
 	for i := range a.Rows {
-		blas64.Gemv(blas.Trans, 1, b, rowVector(a, i), 1, rowVector(c, i))
+		impl.Dgemv(blas.Trans, b.Rows, b.Cols, 1, b.Data, b.Stride, rowOf(a, i), 1, 1, rowOf(c, i), 1)
 	}
 }
 
-// addMulT sets c += a·bᵀ.
+// addMulT sets c += a·bᵀ: row i of c gains b·(row i of a).
 func addMulT(a, b, c blas64.General) {
 	mustProduct("a·bᵀ", a.Rows, a.Cols, b.Cols, b.Rows, c)
+	impl := blas64.Implementation()
 	for i := range a.Rows {
-		blas64.Gemv(blas.NoTrans, 1, b, rowVector(a, i), 1, rowVector(c, i))
+		impl.Dgemv(blas.NoTrans, b.Rows, b.Cols, 1, b.Data, b.Stride, rowOf(a, i), 1, 1, rowOf(c, i), 1)
 	}
 }
 
@@ -112,19 +116,14 @@ const tMulRows = 64
 // column i of a.
 func addTMul(a, b, c blas64.General) {
 	mustProduct("aᵀ·b", a.Cols, a.Rows, b.Rows, b.Cols, c)
+	impl := blas64.Implementation()
 	for l0 := 0; l0 < a.Rows; l0 += tMulRows {
 		n := min(tMulRows, a.Rows-l0)
-		block := blas64.General{Rows: n, Cols: b.Cols, Stride: b.Stride, Data: b.Data[l0*b.Stride:]}
+		block := b.Data[l0*b.Stride:]
 		for i := range a.Cols {
-			col := blas64.Vector{N: n, Inc: a.Stride, Data: a.Data[l0*a.Stride+i:]}
-			blas64.Gemv(blas.Trans, 1, block, col, 1, rowVector(c, i))
+			impl.Dgemv(blas.Trans, n, b.Cols, 1, block, b.Stride, a.Data[l0*a.Stride+i:], a.Stride, 1, rowOf(c, i), 1)
 		}
 	}
-}
-
-// rowVector is row i of m as a vector.
-func rowVector(m blas64.General, i int) blas64.Vector {
-	return blas64.Vector{N: m.Cols, Inc: 1, Data: m.Data[i*m.Stride:][:m.Cols]}
 }
 
 // mustProduct panics unless an (m×k)·(k2×n) product fits c (m×n) and k = k2.
