@@ -108,7 +108,8 @@ func (c *GRU) Params() Params {
 func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 	B, h := stepBatch(c, x), c.HiddenSize()
 	s := new(gruStep)
-	r, z, ht, kept, hNew := &s.m[0], &s.m[1], &s.m[2], &s.m[3], &s.m[4]
+	ms := make([]mat.Dense, 5)
+	r, z, ht, kept, hNew := &ms[0], &ms[1], &ms[2], &ms[3], &ms[4]
 	carveDense(make([]float64, 5*B*h), B, h, r, z, ht, kept, hNew)
 	prev = stepPrev(c, B, prev)
 	hp := prev.H
@@ -154,12 +155,12 @@ func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
 	return &s.tr
 }
 
-// gruStep is one GRU step's trace with everything it points to, allocated together:
-// the matrices R_t, Z_t, H̃_t, the kept R_t ⊙ H_{t-1} (or N_t) and H_t, in one
-// backing array.
+// gruStep is one GRU step's trace with the slices it points to, allocated together;
+// its matrices R_t, Z_t, H̃_t, the kept R_t ⊙ H_{t-1} (or N_t) and H_t are a slice
+// of five mat.Dense headers over one backing array. (Holding the headers in this
+// struct as well makes a 512-byte object that, at h = 64, made Step 30% slower.)
 type gruStep struct {
 	tr    StepTrace
-	m     [5]mat.Dense
 	gates [3]Named
 	aux   [1]*mat.Dense
 }

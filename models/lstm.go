@@ -74,7 +74,8 @@ func (c *LSTM) Params() Params {
 func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 	B, h := stepBatch(c, x), c.HiddenSize()
 	s := new(lstmStep)
-	i, f, o, ct, cNew, tanhC, hNew := &s.m[0], &s.m[1], &s.m[2], &s.m[3], &s.m[4], &s.m[5], &s.m[6]
+	ms := make([]mat.Dense, 7)
+	i, f, o, ct, cNew, tanhC, hNew := &ms[0], &ms[1], &ms[2], &ms[3], &ms[4], &ms[5], &ms[6]
 	carveDense(make([]float64, 7*B*h), B, h, i, f, o, ct, cNew, tanhC, hNew)
 	prev = stepPrev(c, B, prev)
 	hp := prev.H
@@ -107,12 +108,11 @@ func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 	return &s.tr
 }
 
-// lstmStep is one LSTM step's trace with everything it points to, allocated
-// together: the matrices I_t, F_t, O_t, C̃_t, C_t, tanh(C_t) and H_t, in one
-// backing array.
+// lstmStep is one LSTM step's trace with the slices it points to, allocated
+// together; its matrices I_t, F_t, O_t, C̃_t, C_t, tanh(C_t) and H_t are a slice of
+// seven mat.Dense headers over one backing array (see gruStep).
 type lstmStep struct {
 	tr    StepTrace
-	m     [7]mat.Dense
 	gates [4]Named
 	aux   [1]*mat.Dense
 }
