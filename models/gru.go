@@ -106,43 +106,63 @@ func (c *GRU) Params() Params {
 // Step computes R_t, Z_t, H̃_t and H_t (see GRU) for a batch; a nil prev.H is
 // H_{t-1} = 0. The trace's gates are "R", "Z", "H_tilde".
 func (c *GRU) Step(x *mat.Dense, prev State) *StepTrace {
-	prev = stepInput(c, x, prev)
+	B, h := stepBatch(c, x), c.HiddenSize()
+	s := new(gruStep)
+	ms := make([]mat.Dense, 5)
+	r, z, ht, kept, hNew := &ms[0], &ms[1], &ms[2], &ms[3], &ms[4]
+	carveDense(make([]float64, 5*B*h), B, h, r, z, ht, kept, hNew)
+	prev = stepPrev(c, B, prev)
 	hp := prev.H
-	r := affine(x, c.Wxr, hp, c.Whr, c.Br)
+	affineInto(r, x, c.Wxr, hp, c.Whr, c.Br)
 	applyEach(r, sigmoid)
 	c.clamp.apply("R", r)
-	z := affine(x, c.Wxz, hp, c.Whz, c.Bz)
+	affineInto(z, x, c.Wxz, hp, c.Whz, c.Bz)
 	applyEach(z, sigmoid)
 	c.clamp.apply("Z", z)
 
-	B, h := hp.Dims()
-	var ht, kept *mat.Dense // kept: R_t ⊙ H_{t-1}, or H_{t-1} W_hh + b_hn when reset-after
+	// kept: R_t ⊙ H_{t-1}, or N_t = H_{t-1} W_hh + b_hn when reset-after.
+	rr, hr, kr, tr := r.RawMatrix(), hp.RawMatrix(), kept.RawMatrix(), ht.RawMatrix()
 	if c.resetAfter {
-		kept = affine(nil, nil, hp, c.Whh, c.Bhn) // N_t = H_{t-1} W_hh + b_hn
-		ht = affine(x, c.Wxh, nil, nil, c.Bh)     // X_t W_xh + b_h
-		var gated mat.Dense
-		gated.MulElem(r, kept)
-		ht.Add(ht, &gated)
-		applyEach(ht, math.Tanh)
+		affineInto(kept, nil, nil, hp, c.Whh, c.Bhn)
+		affineInto(ht, x, c.Wxh, nil, nil, c.Bh) // X_t W_xh + b_h
+		for i := range B {
+			out, rv, nv := rowOf(tr, i), rowOf(rr, i), rowOf(kr, i)
+			for j, a := range out {
+				out[j] = a + float64(rv[j]*nv[j]) // the product rounded first: no fused multiply–add
+			}
+		}
 	} else {
-		kept = mat.NewDense(B, h, nil)
-		kept.MulElem(r, hp)
-		ht = affine(x, c.Wxh, kept, c.Whh, c.Bh)
-		applyEach(ht, math.Tanh)
+		for i := range B {
+			out, rv, hv := rowOf(kr, i), rowOf(rr, i), rowOf(hr, i)
+			for j, v := range rv {
+				out[j] = v * hv[j]
+			}
+		}
+		affineInto(ht, x, c.Wxh, kept, c.Whh, c.Bh)
 	}
+	applyEach(ht, math.Tanh)
 
-	hNew := mat.NewDense(B, h, nil)
+	zr, nr := z.RawMatrix(), hNew.RawMatrix()
 	for i := range B {
-		zr, hpr, htr, out := z.RawRowView(i), hp.RawRowView(i)[:h], ht.RawRowView(i)[:h], hNew.RawRowView(i)[:h]
-		for j, zv := range zr[:h] {
-			out[j] = zv*hpr[j] + (1-zv)*htr[j]
+		zv, hpr, htr, out := rowOf(zr, i), rowOf(hr, i), rowOf(tr, i), rowOf(nr, i)
+		for j, zj := range zv {
+			out[j] = zj*hpr[j] + (1-zj)*htr[j]
 		}
 	}
-	return &StepTrace{
-		X: x, Prev: prev, Next: State{H: hNew},
-		Gates: []Named{{"R", r}, {"Z", z}, {"H_tilde", ht}},
-		aux:   []*mat.Dense{kept},
-	}
+	s.gates = [3]Named{{"R", r}, {"Z", z}, {"H_tilde", ht}}
+	s.aux = [1]*mat.Dense{kept}
+	s.tr = StepTrace{X: x, Prev: prev, Next: State{H: hNew}, Gates: s.gates[:], aux: s.aux[:]}
+	return &s.tr
+}
+
+// gruStep is one GRU step's trace with the slices it points to, allocated together;
+// its matrices R_t, Z_t, H̃_t, the kept R_t ⊙ H_{t-1} (or N_t) and H_t are a slice
+// of five mat.Dense headers over one backing array. (Holding the headers in this
+// struct as well makes a 512-byte object that, at h = 64, made Step 30% slower.)
+type gruStep struct {
+	tr    StepTrace
+	gates [3]Named
+	aux   [1]*mat.Dense
 }
 
 // StepBack is the backward pass of Step. With A_r, A_z, A_h the pre-activations of
@@ -166,45 +186,52 @@ func (c *GRU) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
 func (c *GRU) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.Dense, State) {
 	hp := tr.Prev.H
 	B, h := hp.Dims()
+	_, d := tr.X.Dims()
 	r, z, ht, kept := tr.Gate("R"), tr.Gate("Z"), tr.Gate("H_tilde"), tr.aux[0]
-	dAr, dAz, dAh := mat.NewDense(B, h, nil), mat.NewDense(B, h, nil), mat.NewDense(B, h, nil)
-	dPrev := mat.NewDense(B, h, nil)
+	// dMid is ∂L/∂N_t (reset-after) or ∂L/∂(R_t ⊙ H_{t-1}) (lecture form).
+	m := make([]mat.Dense, 6)
+	dAr, dAz, dAh, dMid, dPrev, dX := &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]
+	carveDense(carveDense(make([]float64, 5*B*h+B*d), B, h, dAr, dAz, dAh, dMid, dPrev), B, d, dX)
+	rr, zr, hr, tr2, kr := r.RawMatrix(), z.RawMatrix(), hp.RawMatrix(), ht.RawMatrix(), kept.RawMatrix()
+	arr, azr, ahr, mr, pr := dAr.RawMatrix(), dAz.RawMatrix(), dAh.RawMatrix(), dMid.RawMatrix(), dPrev.RawMatrix()
 	if dH != nil {
 		mustDims("dH", dH, B, h)
+		gr := dH.RawMatrix()
 		for i := range B {
-			for j := range h {
-				g, zv, hv, htv := dH.At(i, j), z.At(i, j), hp.At(i, j), ht.At(i, j)
-				dAz.Set(i, j, g*(hv-htv)*zv*(1-zv))
-				dAh.Set(i, j, g*(1-zv)*(1-htv*htv))
-				dPrev.Set(i, j, g*zv)
+			gi, zi, hi, ti := rowOf(gr, i), rowOf(zr, i), rowOf(hr, i), rowOf(tr2, i)
+			az, ah, dp := rowOf(azr, i), rowOf(ahr, i), rowOf(pr, i)
+			for j, g := range gi {
+				zv, hv, htv := zi[j], hi[j], ti[j]
+				az[j] = g * (hv - htv) * zv * (1 - zv)
+				ah[j] = g * (1 - zv) * (1 - htv*htv)
+				dp[j] = g * zv
 			}
 		}
 	}
 	if c.clamp.clamped("Z") {
 		dAz.Zero()
 	}
-	dX := zerosLike(tr.X)
 	if c.resetAfter {
 		// A_h = X W_xh + b_h + R ⊙ N with N = H_{t-1} W_hh + b_hn.
-		dN := mat.NewDense(B, h, nil)
-		dN.MulElem(dAh, r)
 		for i := range B {
-			for j := range h {
-				rv := r.At(i, j)
-				dAr.Set(i, j, dAh.At(i, j)*kept.At(i, j)*rv*(1-rv))
+			ah, ri, ki, dn, ar := rowOf(ahr, i), rowOf(rr, i), rowOf(kr, i), rowOf(mr, i), rowOf(arr, i)
+			for j, a := range ah {
+				rv := ri[j]
+				dn[j] = a * rv
+				ar[j] = a * ki[j] * rv * (1 - rv)
 			}
 		}
 		affineBack(dAh, tr.X, c.Wxh, nil, nil, c.Bh, dX, nil, accumulate)
-		affineBack(dN, nil, nil, hp, c.Whh, c.Bhn, nil, dPrev, accumulate)
+		affineBack(dMid, nil, nil, hp, c.Whh, c.Bhn, nil, dPrev, accumulate)
 	} else {
 		// A_h = X W_xh + (R ⊙ H_{t-1}) W_hh + b_h.
-		dRH := mat.NewDense(B, h, nil)
-		affineBack(dAh, tr.X, c.Wxh, kept, c.Whh, c.Bh, dX, dRH, accumulate)
+		affineBack(dAh, tr.X, c.Wxh, kept, c.Whh, c.Bh, dX, dMid, accumulate)
 		for i := range B {
-			for j := range h {
-				rv, g := r.At(i, j), dRH.At(i, j)
-				dAr.Set(i, j, g*hp.At(i, j)*rv*(1-rv))
-				dPrev.Set(i, j, dPrev.At(i, j)+g*rv)
+			gi, ri, hi, ar, dp := rowOf(mr, i), rowOf(rr, i), rowOf(hr, i), rowOf(arr, i), rowOf(pr, i)
+			for j, g := range gi {
+				rv := ri[j]
+				ar[j] = g * hi[j] * rv * (1 - rv)
+				dp[j] = dp[j] + g*rv
 			}
 		}
 	}

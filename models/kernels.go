@@ -14,30 +14,37 @@ import (
 // pass, the BLAS-backed products c += a·b, a·bᵀ, aᵀ·b, and the element-wise helpers
 // (σ, applying a function, packing weight blocks side by side).
 
-// affine returns X W_x + H W_h + b as a new B×h matrix; a nil W_x or W_h drops
-// its term.
-func affine(x *mat.Dense, wx *Param, hPrev *mat.Dense, wh *Param, b *Param) *mat.Dense {
-	var B int
-	if wx != nil {
-		B, _ = x.Dims()
-	} else {
-		B, _ = hPrev.Dims()
-	}
-	_, h := b.Value.Dims()
-	out := mat.NewDense(B, h, nil)
-	raw := out.RawMatrix()
+// affineInto sets out (B×h) to A = X W_x + H W_h + b: b in every row, then X W_x,
+// then H W_h added, so every entry is rounded as in (b + x·w_x) + h·w_h; a nil W_x
+// or W_h drops its term.
+func affineInto(out, x *mat.Dense, wx *Param, hPrev *mat.Dense, wh *Param, b *Param) {
+	rc := out.RawMatrix()
 	bias := b.Value.RawRowView(0)
-	for i := range B {
-		copy(raw.Data[i*raw.Stride:][:h], bias)
+	mustProduct("b + ·", rc.Rows, len(bias), rc.Cols, rc.Cols, rc)
+	for i := range rc.Rows {
+		copy(rc.Data[i*rc.Stride:][:rc.Cols], bias)
 	}
 	if wx != nil {
-		gemmAdd(false, false, x, wx.Value, out)
+		addMul(x.RawMatrix(), wx.Value.RawMatrix(), rc)
 	}
 	if wh != nil {
-		gemmAdd(false, false, hPrev, wh.Value, out)
+		addMul(hPrev.RawMatrix(), wh.Value.RawMatrix(), rc)
 	}
-	return out
 }
+
+// carveDense points each of ms at its own r×c block (stride c) of data, in order, and
+// returns what is left of data: the matrices of one step share one allocation.
+func carveDense(data []float64, r, c int, ms ...*mat.Dense) []float64 {
+	n := r * c
+	for _, m := range ms {
+		m.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: c, Data: data[:n:n]})
+		data = data[n:]
+	}
+	return data
+}
+
+// rowOf is row i of m (m.Cols entries).
+func rowOf(m blas64.General, i int) []float64 { return m.Data[i*m.Stride:][:m.Cols] }
 
 // affineBack is the backward pass of A = X W_x + H W_h + b: it adds dA W_xᵀ to dX
 // and dA W_hᵀ to dH and, when accumulate is set, Xᵀ dA, Hᵀ dA and the column sums
@@ -78,21 +85,25 @@ func gemmAdd(transA, transB bool, a, b, c *mat.Dense) {
 
 // The three products below are computed with one matrix–vector product per row:
 // at a recurrent cell's sizes (h ≤ a few hundred) gonum's blocked Gemv kernels are
-// faster than its Gemm, which works one axpy at a time.
+// faster than its Gemm, which works one axpy at a time. They call the blas64
+// implementation's Dgemv directly, with the arguments blas64.Gemv would pass: at
+// B = 1 and small h the Vector wrappers cost a third of the product.
 
-// addMul sets c += a·b.
+// addMul sets c += a·b: row i of c gains bᵀ·(row i of a).
 func addMul(a, b, c blas64.General) {
 	mustProduct("a·b", a.Rows, a.Cols, b.Rows, b.Cols, c)
+	impl := blas64.Implementation()
 	for i := range a.Rows {
-		blas64.Gemv(blas.Trans, 1, b, rowVector(a, i), 1, rowVector(c, i))
+		impl.Dgemv(blas.Trans, b.Rows, b.Cols, 1, b.Data, b.Stride, rowOf(a, i), 1, 1, rowOf(c, i), 1)
 	}
 }
 
-// addMulT sets c += a·bᵀ.
+// addMulT sets c += a·bᵀ: row i of c gains b·(row i of a).
 func addMulT(a, b, c blas64.General) {
 	mustProduct("a·bᵀ", a.Rows, a.Cols, b.Cols, b.Rows, c)
+	impl := blas64.Implementation()
 	for i := range a.Rows {
-		blas64.Gemv(blas.NoTrans, 1, b, rowVector(a, i), 1, rowVector(c, i))
+		impl.Dgemv(blas.NoTrans, b.Rows, b.Cols, 1, b.Data, b.Stride, rowOf(a, i), 1, 1, rowOf(c, i), 1)
 	}
 }
 
@@ -105,19 +116,14 @@ const tMulRows = 64
 // column i of a.
 func addTMul(a, b, c blas64.General) {
 	mustProduct("aᵀ·b", a.Cols, a.Rows, b.Rows, b.Cols, c)
+	impl := blas64.Implementation()
 	for l0 := 0; l0 < a.Rows; l0 += tMulRows {
 		n := min(tMulRows, a.Rows-l0)
-		block := blas64.General{Rows: n, Cols: b.Cols, Stride: b.Stride, Data: b.Data[l0*b.Stride:]}
+		block := b.Data[l0*b.Stride:]
 		for i := range a.Cols {
-			col := blas64.Vector{N: n, Inc: a.Stride, Data: a.Data[l0*a.Stride+i:]}
-			blas64.Gemv(blas.Trans, 1, block, col, 1, rowVector(c, i))
+			impl.Dgemv(blas.Trans, n, b.Cols, 1, block, b.Stride, a.Data[l0*a.Stride+i:], a.Stride, 1, rowOf(c, i), 1)
 		}
 	}
-}
-
-// rowVector is row i of m as a vector.
-func rowVector(m blas64.General, i int) blas64.Vector {
-	return blas64.Vector{N: m.Cols, Inc: 1, Data: m.Data[i*m.Stride:][:m.Cols]}
 }
 
 // mustProduct panics unless an (m×k)·(k2×n) product fits c (m×n) and k = k2.

@@ -72,36 +72,49 @@ func (c *LSTM) Params() Params {
 // Step computes I_t, F_t, O_t, C̃_t, C_t and H_t (see LSTM) for a batch; a nil
 // prev.H or prev.C is zero. The trace's gates are "I", "F", "O", "C_tilde".
 func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
-	prev = stepInput(c, x, prev)
-	hp, cp := prev.H, prev.C
-	i := affine(x, c.Wxi, hp, c.Whi, c.Bi)
+	B, h := stepBatch(c, x), c.HiddenSize()
+	s := new(lstmStep)
+	ms := make([]mat.Dense, 7)
+	i, f, o, ct, cNew, tanhC, hNew := &ms[0], &ms[1], &ms[2], &ms[3], &ms[4], &ms[5], &ms[6]
+	carveDense(make([]float64, 7*B*h), B, h, i, f, o, ct, cNew, tanhC, hNew)
+	prev = stepPrev(c, B, prev)
+	hp := prev.H
+	affineInto(i, x, c.Wxi, hp, c.Whi, c.Bi)
 	applyEach(i, sigmoid)
 	c.clamp.apply("I", i)
-	f := affine(x, c.Wxf, hp, c.Whf, c.Bf)
+	affineInto(f, x, c.Wxf, hp, c.Whf, c.Bf)
 	applyEach(f, sigmoid)
 	c.clamp.apply("F", f)
-	o := affine(x, c.Wxo, hp, c.Who, c.Bo)
+	affineInto(o, x, c.Wxo, hp, c.Who, c.Bo)
 	applyEach(o, sigmoid)
 	c.clamp.apply("O", o)
-	ct := affine(x, c.Wxc, hp, c.Whc, c.Bc)
+	affineInto(ct, x, c.Wxc, hp, c.Whc, c.Bc)
 	applyEach(ct, math.Tanh)
 
-	B, h := hp.Dims()
-	cNew, tanhC, hNew := mat.NewDense(B, h, nil), mat.NewDense(B, h, nil), mat.NewDense(B, h, nil)
+	ir, fr, or, ctr, cpr := i.RawMatrix(), f.RawMatrix(), o.RawMatrix(), ct.RawMatrix(), prev.C.RawMatrix()
+	cnr, tnr, hnr := cNew.RawMatrix(), tanhC.RawMatrix(), hNew.RawMatrix()
 	for r := range B {
-		fr, cpr, ir, ctr, or := f.RawRowView(r)[:h], cp.RawRowView(r)[:h], i.RawRowView(r)[:h], ct.RawRowView(r)[:h], o.RawRowView(r)[:h]
-		cn, tn, hn := cNew.RawRowView(r)[:h], tanhC.RawRowView(r)[:h], hNew.RawRowView(r)[:h]
-		for j, fv := range fr {
-			cv := fv*cpr[j] + ir[j]*ctr[j]
+		fv, cp, iv, ctv, ov := rowOf(fr, r), rowOf(cpr, r), rowOf(ir, r), rowOf(ctr, r), rowOf(or, r)
+		cn, tn, hn := rowOf(cnr, r), rowOf(tnr, r), rowOf(hnr, r)
+		for j, fj := range fv {
+			cv := fj*cp[j] + iv[j]*ctv[j]
 			tc := math.Tanh(cv)
-			cn[j], tn[j], hn[j] = cv, tc, or[j]*tc
+			cn[j], tn[j], hn[j] = cv, tc, ov[j]*tc
 		}
 	}
-	return &StepTrace{
-		X: x, Prev: prev, Next: State{H: hNew, C: cNew},
-		Gates: []Named{{"I", i}, {"F", f}, {"O", o}, {"C_tilde", ct}},
-		aux:   []*mat.Dense{tanhC},
-	}
+	s.gates = [4]Named{{"I", i}, {"F", f}, {"O", o}, {"C_tilde", ct}}
+	s.aux = [1]*mat.Dense{tanhC}
+	s.tr = StepTrace{X: x, Prev: prev, Next: State{H: hNew, C: cNew}, Gates: s.gates[:], aux: s.aux[:]}
+	return &s.tr
+}
+
+// lstmStep is one LSTM step's trace with the slices it points to, allocated
+// together; its matrices I_t, F_t, O_t, C̃_t, C_t, tanh(C_t) and H_t are a slice of
+// seven mat.Dense headers over one backing array (see gruStep).
+type lstmStep struct {
+	tr    StepTrace
+	gates [4]Named
+	aux   [1]*mat.Dense
 }
 
 // StepBack is the backward pass of Step. With G_H = ∂L/∂H_t and G_C = ∂L/∂C_t
@@ -121,6 +134,7 @@ func (c *LSTM) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
 func (c *LSTM) backward(tr *StepTrace, dH, dC *mat.Dense, accumulate bool) (*mat.Dense, State) {
 	hp, cp := tr.Prev.H, tr.Prev.C
 	B, h := hp.Dims()
+	_, d := tr.X.Dims()
 	i, f, o, ct, tanhC := tr.Gate("I"), tr.Gate("F"), tr.Gate("O"), tr.Gate("C_tilde"), tr.aux[0]
 	if dH != nil {
 		mustDims("dH", dH, B, h)
@@ -128,24 +142,36 @@ func (c *LSTM) backward(tr *StepTrace, dH, dC *mat.Dense, accumulate bool) (*mat
 	if dC != nil {
 		mustDims("dC", dC, B, h)
 	}
-	dAi, dAf, dAo, dAc := mat.NewDense(B, h, nil), mat.NewDense(B, h, nil), mat.NewDense(B, h, nil), mat.NewDense(B, h, nil)
-	dPrevC := mat.NewDense(B, h, nil)
+	m := make([]mat.Dense, 7)
+	dAi, dAf, dAo, dAc, dPrevC, dPrevH, dX := &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &m[6]
+	carveDense(carveDense(make([]float64, 6*B*h+B*d), B, h, dAi, dAf, dAo, dAc, dPrevC, dPrevH), B, d, dX)
+	ir, fr, or, ctr, tcr, cpr := i.RawMatrix(), f.RawMatrix(), o.RawMatrix(), ct.RawMatrix(), tanhC.RawMatrix(), cp.RawMatrix()
+	air, afr, aor, acr, pcr := dAi.RawMatrix(), dAf.RawMatrix(), dAo.RawMatrix(), dAc.RawMatrix(), dPrevC.RawMatrix()
 	for r := range B {
+		var gHr, gCr []float64
+		if dH != nil {
+			gHr = dH.RawRowView(r)
+		}
+		if dC != nil {
+			gCr = dC.RawRowView(r)
+		}
+		iRow, fRow, oRow, ctRow, tcRow, cpRow := rowOf(ir, r), rowOf(fr, r), rowOf(or, r), rowOf(ctr, r), rowOf(tcr, r), rowOf(cpr, r)
+		ai, af, ao, ac, pc := rowOf(air, r), rowOf(afr, r), rowOf(aor, r), rowOf(acr, r), rowOf(pcr, r)
 		for j := range h {
 			var gH, gC float64
-			if dH != nil {
-				gH = dH.At(r, j)
+			if gHr != nil {
+				gH = gHr[j]
 			}
-			if dC != nil {
-				gC = dC.At(r, j)
+			if gCr != nil {
+				gC = gCr[j]
 			}
-			iv, fv, ov, ctv, tc := i.At(r, j), f.At(r, j), o.At(r, j), ct.At(r, j), tanhC.At(r, j)
+			iv, fv, ov, ctv, tc := iRow[j], fRow[j], oRow[j], ctRow[j], tcRow[j]
 			d := gC + gH*ov*(1-tc*tc)
-			dAo.Set(r, j, gH*tc*ov*(1-ov))
-			dAf.Set(r, j, d*cp.At(r, j)*fv*(1-fv))
-			dAi.Set(r, j, d*ctv*iv*(1-iv))
-			dAc.Set(r, j, d*iv*(1-ctv*ctv))
-			dPrevC.Set(r, j, d*fv)
+			ao[j] = gH * tc * ov * (1 - ov)
+			af[j] = d * cpRow[j] * fv * (1 - fv)
+			ai[j] = d * ctv * iv * (1 - iv)
+			ac[j] = d * iv * (1 - ctv*ctv)
+			pc[j] = d * fv
 		}
 	}
 	switch c.clamp.Gate { // a clamped gate is a constant
@@ -156,7 +182,6 @@ func (c *LSTM) backward(tr *StepTrace, dH, dC *mat.Dense, accumulate bool) (*mat
 	case "O":
 		dAo.Zero()
 	}
-	dX, dPrevH := zerosLike(tr.X), zerosLike(hp)
 	affineBack(dAi, tr.X, c.Wxi, hp, c.Whi, c.Bi, dX, dPrevH, accumulate)
 	affineBack(dAf, tr.X, c.Wxf, hp, c.Whf, c.Bf, dX, dPrevH, accumulate)
 	affineBack(dAo, tr.X, c.Wxo, hp, c.Who, c.Bo, dX, dPrevH, accumulate)

@@ -126,10 +126,20 @@ func (c *RNN) Params() Params { return Params{c.Wxh, c.Whh, c.Bh} }
 
 // Step computes H_t = φ(X_t W_xh + H_{t-1} W_hh + b_h); a nil prev.H is H_{t-1} = 0.
 func (c *RNN) Step(x *mat.Dense, prev State) *StepTrace {
-	prev = stepInput(c, x, prev)
-	hNew := affine(x, c.Wxh, prev.H, c.Whh, c.Bh)
-	applyEach(hNew, c.Act.apply)
-	return &StepTrace{X: x, Prev: prev, Next: State{H: hNew}}
+	B, h := stepBatch(c, x), c.HiddenSize()
+	s := new(rnnStep)
+	carveDense(make([]float64, B*h), B, h, &s.h)
+	prev = stepPrev(c, B, prev)
+	affineInto(&s.h, x, c.Wxh, prev.H, c.Whh, c.Bh)
+	applyEach(&s.h, c.Act.apply)
+	s.tr = StepTrace{X: x, Prev: prev, Next: State{H: &s.h}}
+	return &s.tr
+}
+
+// rnnStep is one RNN step's trace with H_t, allocated together.
+type rnnStep struct {
+	tr StepTrace
+	h  mat.Dense
 }
 
 // StepBack is the backward pass of Step: with A_t = X_t W_xh + H_{t-1} W_hh + b_h,
@@ -144,7 +154,10 @@ func (c *RNN) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
 // (a vector–Jacobian product, as Jacobian uses).
 func (c *RNN) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.Dense, State) {
 	B, h := tr.Next.H.Dims()
-	dA := mat.NewDense(B, h, nil)
+	_, d := tr.X.Dims()
+	m := make([]mat.Dense, 3)
+	dA, dPrev, dX := &m[0], &m[1], &m[2]
+	carveDense(carveDense(make([]float64, 2*B*h+B*d), B, h, dA, dPrev), B, d, dX)
 	if dH != nil {
 		mustDims("dH", dH, B, h)
 		hRaw, dRaw, aRaw := tr.Next.H.RawMatrix(), dH.RawMatrix(), dA.RawMatrix()
@@ -155,7 +168,6 @@ func (c *RNN) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 			}
 		}
 	}
-	dX, dPrev := zerosLike(tr.X), zerosLike(tr.Prev.H)
 	affineBack(dA, tr.X, c.Wxh, tr.Prev.H, c.Whh, c.Bh, dX, dPrev, accumulate)
 	return dX, State{H: dPrev}
 }
@@ -207,20 +219,44 @@ func initUniform(ps Params, h int, rng *rand.Rand) {
 // stepInput checks the shapes of one step's input against c and returns prev with
 // a missing H (and, for an LSTM, C) replaced by zeros.
 func stepInput(c Cell, x *mat.Dense, prev State) State {
+	return stepPrev(c, stepBatch(c, x), prev)
+}
+
+// stepBatch checks one step's input X_t against c and returns its batch size B.
+func stepBatch(c Cell, x *mat.Dense) int {
 	if x == nil {
 		panic("models: X_t is nil")
 	}
 	B, _ := x.Dims()
 	mustDims("X_t", x, B, c.InputSize())
-	h := c.HiddenSize()
+	return B
+}
+
+// stepPrev checks the previous state of a step of B rows against c and returns it
+// with a missing H (and, for an LSTM, C) replaced by zeros, allocated together.
+func stepPrev(c Cell, B int, prev State) State {
+	h, lstm := c.HiddenSize(), c.Kind() == KindLSTM
+	missing := 0
 	if prev.H == nil {
-		prev.H = mat.NewDense(B, h, nil)
+		missing++
+	}
+	if lstm && prev.C == nil {
+		missing++
+	}
+	if missing > 0 {
+		zeros := new([2]mat.Dense)
+		data := make([]float64, missing*B*h)
+		if prev.H == nil {
+			data = carveDense(data, B, h, &zeros[0])
+			prev.H = &zeros[0]
+		}
+		if lstm && prev.C == nil {
+			carveDense(data, B, h, &zeros[1])
+			prev.C = &zeros[1]
+		}
 	}
 	mustDims("H_{t-1}", prev.H, B, h)
-	if c.Kind() == KindLSTM {
-		if prev.C == nil {
-			prev.C = mat.NewDense(B, h, nil)
-		}
+	if lstm {
 		mustDims("C_{t-1}", prev.C, B, h)
 	} else if prev.C != nil {
 		panic(fmt.Sprintf("models: a %s has no memory cell C", c.Kind()))

@@ -80,3 +80,54 @@ func TestRNNParseActivation(t *testing.T) {
 		t.Errorf("String of an unknown activation: got %q want Activation(7)", got)
 	}
 }
+
+// TestStepAllocations: a step of every cell, from a given state or from nothing,
+// allocates its trace, its matrices' headers and their entries in three blocks (and
+// the zero state in two more), and its backward pass its gradients in two; the
+// matrices of one step do not share entries.
+func TestStepAllocations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	const B, d, h = 2, 3, 4
+	cells := []Cell{
+		NewRNN(d, h, ActTanh, rng), NewGRU(d, h, rng), NewGRUResetAfter(d, h, rng), NewLSTM(d, h, rng),
+		NewGRU(d, h, rng).WithClamp(GateClamp{Gate: "R", Value: 0.5}),
+	}
+	x := cellSequence(1, B, d, rng)[0]
+	for _, c := range cells {
+		name := string(c.Kind())
+		prev := c.Step(x, State{}).Next
+		if n := testing.AllocsPerRun(20, func() { c.Step(x, prev) }); n > 3 {
+			t.Errorf("%s: Step from a state: %v allocations, want ≤ 3", name, n)
+		}
+		if n := testing.AllocsPerRun(20, func() { c.Step(x, State{}) }); n > 5 {
+			t.Errorf("%s: Step from nothing: %v allocations, want ≤ 5", name, n)
+		}
+		st := c.Step(x, prev)
+		dH := mat.NewDense(B, h, nil)
+		dH.Apply(func(i, j int, _ float64) float64 { return float64(i - j) }, dH)
+		if n := testing.AllocsPerRun(20, func() { c.StepBack(st, dH, prev.C) }); n > 2 {
+			t.Errorf("%s: StepBack: %v allocations, want ≤ 2", name, n)
+		}
+		ms := []*mat.Dense{st.Next.H, st.Next.C}
+		for _, g := range st.Gates {
+			ms = append(ms, g.Value)
+		}
+		ms = append(ms, st.aux...)
+		seen := map[*float64]bool{}
+		for _, m := range ms {
+			if m == nil {
+				continue
+			}
+			raw := m.RawMatrix()
+			for i := range raw.Rows {
+				for j := range raw.Cols {
+					p := &raw.Data[i*raw.Stride+j]
+					if seen[p] {
+						t.Fatalf("%s: two matrices of one step share an entry", name)
+					}
+					seen[p] = true
+				}
+			}
+		}
+	}
+}
