@@ -14,7 +14,7 @@ func TestRNNArchFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	archs := rawStatic(m).Meta["archs"].(map[string]string)
+	archs := m.Static().Meta["archs"].(map[string]string)
 	for id, want := range map[string]string{"graph": "A", "graph-b": "B", "graph-c": "C"} {
 		if archs[id] != want {
 			t.Errorf("panel %s: got arch %q want %q", id, archs[id], want)
@@ -22,7 +22,7 @@ func TestRNNArchFrames(t *testing.T) {
 	}
 	T := m.Steps()
 	for _, s := range []int{1, T} {
-		f := rawAt(m, s)
+		f := m.At(s)
 		got := map[string]int{}
 		for _, a := range f.Arrays {
 			got[a.Name] = len(a.Data)

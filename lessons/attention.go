@@ -215,7 +215,7 @@ func (m *attentionModel) facts() map[string]any {
 	return meta
 }
 
-func (m *attentionModel) staticFrame() sim.Frame {
+func (m *attentionModel) Static() sim.Frame {
 	meta := m.facts()
 	if m.answer != nil {
 		meta["answers"] = m.answer
@@ -255,7 +255,7 @@ func unitNames(n int) []string {
 	return out
 }
 
-func (m *attentionModel) frameAt(t int) sim.Frame {
+func (m *attentionModel) At(t int) sim.Frame {
 	s := m.trace.Steps[t-1]
 	out := m.outputs[t-1]
 	j := models.Argmax(s.Attention)
@@ -389,16 +389,11 @@ var attentionLesson = &Lesson{
 		{Name: "weights", Title: "attention weights α_t'j", XLabel: "source token x_j", YLabel: "output token y_t'", Grid: alignmentGrid},
 	},
 	Build:   buildAttention,
+	Facts:   attentionFacts,
 	Largest: sim.Values{"task": "corpus", "sentence": longSentence},
 	// 127 KB measured on a 20-token corpus sentence, 52 KB at the defaults: α, c_t' and P per step (slim); both translators are shared.
 	SessionBytes: 208 << 10,
 }
-
-// At is step t's frame with its facts labelled (attentionFacts).
-func (m *attentionModel) At(t int) sim.Frame { return attentionFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (attentionFacts).
-func (m *attentionModel) Static() sim.Frame { return attentionFacts.staticFacts(m.staticFrame()) }
 
 // attentionFacts labels the page's facts in the lecture's words.
 var attentionFacts = factTable{

@@ -49,7 +49,7 @@ func TestAttentionBadInput(t *testing.T) {
 	}
 	// a sentence with some unknown words is translated, with the words named
 	m := buildAttentionModel(t, map[string]string{"task": "corpus", "sentence": "they are watching zorblax ."})
-	if got, _ := m.staticFrame().Meta["unknown_words"].(string); !strings.Contains(got, `"zorblax"`) {
+	if got, _ := m.Static().Meta["unknown_words"].(string); !strings.Contains(got, `"zorblax"`) {
 		t.Errorf("unknown words: got %q want it to name \"zorblax\"", got)
 	}
 }
@@ -73,7 +73,7 @@ func TestAttentionWeights(t *testing.T) {
 			m := buildAttentionModel(t, changes)
 			T := len(m.src.ids)
 			for step := 1; step <= m.Steps(); step++ {
-				alpha := arrayNamed(t, m.frameAt(step), "alpha").Data
+				alpha := arrayNamed(t, m.At(step), "alpha").Data
 				if len(alpha) != T {
 					t.Fatalf("%v step %d: got %d weights want T = %d", changes, step, len(alpha), T)
 				}
@@ -88,7 +88,7 @@ func TestAttentionWeights(t *testing.T) {
 					t.Errorf("%v step %d: Σ_j α = %v want 1 ± %g", changes, step, sum, tol)
 				}
 			}
-			st := m.staticFrame()
+			st := m.Static()
 			A, allowed := arrayNamed(t, st, "A"), arrayNamed(t, st, "A_allowed")
 			n := T + sdpPadding
 			if !reflect.DeepEqual(A.Shape, []int{n, n}) {
@@ -168,11 +168,11 @@ func TestAttentionEncoderStates(t *testing.T) {
 func TestAttentionDeterministic(t *testing.T) {
 	for _, changes := range []map[string]string{nil, {"task": "corpus", "causal_mask": "true"}} {
 		a, b := buildAttentionModel(t, changes), buildAttentionModel(t, changes)
-		if !reflect.DeepEqual(a.staticFrame(), b.staticFrame()) {
+		if !reflect.DeepEqual(a.Static(), b.Static()) {
 			t.Errorf("%v: two builds have different static frames", changes)
 		}
 		for s := 1; s <= a.Steps(); s++ {
-			if !reflect.DeepEqual(a.frameAt(s), b.frameAt(s)) {
+			if !reflect.DeepEqual(a.At(s), b.At(s)) {
 				t.Errorf("%v: step %d differs between two builds", changes, s)
 			}
 		}
@@ -220,8 +220,8 @@ func BenchmarkAttentionBuild(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				rawStatic(m)
-				rawAt(m, (m.Steps()+1)/2)
+				m.Static()
+				m.At((m.Steps() + 1) / 2)
 			}
 		})
 	}
@@ -235,7 +235,7 @@ func BenchmarkAttentionFrame(b *testing.B) {
 	}
 	t := 0
 	for b.Loop() {
-		rawAt(m, t%m.Steps()+1)
+		m.At(t%m.Steps() + 1)
 		t++
 	}
 }

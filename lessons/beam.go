@@ -526,7 +526,7 @@ func compareDesc(a, b float64) int {
 	return 0
 }
 
-func (m *beamModel) staticFrame() sim.Frame {
+func (m *beamModel) Static() sim.Frame {
 	meta := map[string]any{
 		"tree": m.tree(), "compare": m.compare(), "dist": m.distribution(),
 		"exhaustive_search": m.exhNote,
@@ -539,7 +539,7 @@ func (m *beamModel) staticFrame() sim.Frame {
 
 // At is step t of the beam: what it kept, finished and pruned; the step after the
 // last ranks the candidates by score and names ŷ.
-func (m *beamModel) frameAt(t int) sim.Frame {
+func (m *beamModel) At(t int) sim.Frame {
 	beamLogP, greedyLogP := m.res.Best.LogProb, m.greedy.LogProb
 	meta := map[string]any{}
 	if t <= len(m.res.Steps) {
@@ -709,16 +709,11 @@ var beamLesson = &Lesson{
 		{Name: "alpha", Title: "final hypotheses' scores against α", XLabel: "α", YLabel: "log P(y|x) / T^α", Series: alphaSeries},
 	},
 	Build:   buildBeam,
+	Facts:   beamFacts,
 	Largest: sim.Values{"mode": beamTrained, "k": "10", "sentence": longSentence},
 	// 351 KB measured on the trained model at k = 10 and a 20-token sentence, 28 KB at the defaults: the tree as drawn, not every expansion.
 	SessionBytes: 528 << 10,
 }
-
-// At is step t's frame with its facts labelled (beamFacts).
-func (m *beamModel) At(t int) sim.Frame { return beamFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (beamFacts).
-func (m *beamModel) Static() sim.Frame { return beamFacts.staticFacts(m.staticFrame()) }
 
 // beamFacts labels the page's facts in the lecture's words.
 var beamFacts = factTable{

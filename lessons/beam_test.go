@@ -108,7 +108,7 @@ func TestBeamClassicTrap(t *testing.T) {
 		if got := m.verdict(); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%v: verdict got %q want it to start %q", tc.changes, got, tc.want)
 		}
-		if got := m.frameAt(m.Steps()).Meta["error_analysis"]; got != m.verdict() {
+		if got := m.At(m.Steps()).Meta["error_analysis"]; got != m.verdict() {
 			t.Errorf("%v: the last frame's error analysis got %v want the verdict", tc.changes, got)
 		}
 	}
@@ -231,7 +231,7 @@ func TestBeamLengthNormalisation(t *testing.T) {
 			}
 		}
 		// the last step ranks the candidates by that score
-		if got := m.frameAt(m.Steps()).Meta["candidates"].(string); !strings.HasPrefix(got, tc.want+":") {
+		if got := m.At(m.Steps()).Meta["candidates"].(string); !strings.HasPrefix(got, tc.want+":") {
 			t.Errorf("α=%s: candidates got %q want %q first", tc.alpha, got, tc.want)
 		}
 	}
@@ -304,7 +304,7 @@ func TestBeamBadInput(t *testing.T) {
 	}
 
 	// a bad set leaves the run as it was; a field the mode does not use is not checked
-	run, err := sim.NewRun(beamLesson.Params, beamLesson.Build, beamLesson.Params.Defaults())
+	run, err := sim.NewRun(beamLesson.Params, beamLesson.Model, beamLesson.Params.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,13 +328,13 @@ func TestBeamBadInput(t *testing.T) {
 func TestBeamDeterminism(t *testing.T) {
 	for _, changes := range []map[string]string{nil, {"k": "3", "alpha": "0.7"}, {"mode": beamTrained, "k": "4"}} {
 		a, b := mustBeam(t, changes), mustBeam(t, changes)
-		ja, _ := json.Marshal(a.staticFrame().Meta)
-		jb, _ := json.Marshal(b.staticFrame().Meta)
+		ja, _ := json.Marshal(a.Static().Meta)
+		jb, _ := json.Marshal(b.Static().Meta)
 		if !bytes.Equal(ja, jb) {
 			t.Errorf("%v: static meta differs between two builds", changes)
 		}
 		for s := 1; s <= a.Steps(); s++ {
-			if !reflect.DeepEqual(a.frameAt(s), b.frameAt(s)) {
+			if !reflect.DeepEqual(a.At(s), b.At(s)) {
 				t.Errorf("%v: step %d differs between two builds", changes, s)
 			}
 		}
@@ -475,9 +475,9 @@ func BenchmarkBeamBuild(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				rawStatic(m)
+				m.Static()
 				for s := 1; s <= m.Steps(); s++ {
-					rawAt(m, s)
+					m.At(s)
 				}
 			}
 		})
@@ -495,7 +495,7 @@ func BenchmarkBeamFrame(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			t := 0
 			for b.Loop() {
-				rawAt(m, t%m.Steps()+1)
+				m.At(t%m.Steps() + 1)
 				t++
 			}
 		})
@@ -505,5 +505,5 @@ func BenchmarkBeamFrame(b *testing.B) {
 // TestBeamGolden freezes what the page shows with the trained translator (the toy
 // defaults are in TestFramesGolden); refresh with go test ./lessons -run Golden -update.
 func TestBeamGolden(t *testing.T) {
-	checkFramesGolden(t, mustBeam(t, map[string]string{"mode": beamTrained}), "beam-search-trained")
+	checkFramesGolden(t, pageModel(t, beamLesson, map[string]string{"mode": beamTrained}), "beam-search-trained")
 }

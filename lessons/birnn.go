@@ -76,7 +76,7 @@ func topWord(p []float64) (string, float64) {
 	return data.BlankAnswers[k], round4(p[k])
 }
 
-func (m *birnnModel) staticFrame() sim.Frame {
+func (m *birnnModel) Static() sim.Frame {
 	tokens := make([]string, len(m.ids))
 	for i, id := range m.ids {
 		tokens[i] = data.BlankVocab[id]
@@ -109,7 +109,7 @@ func (m *birnnModel) staticFrame() sim.Frame {
 	return sim.Frame{Meta: meta}
 }
 
-func (m *birnnModel) frameAt(t int) sim.Frame {
+func (m *birnnModel) At(t int) sim.Frame {
 	runs := m.run()
 	T := len(m.ids)
 	uniReady, biReady := m.ready()
@@ -236,6 +236,7 @@ var birnnLesson = &Lesson{
 			Series: rightContextSeries},
 	},
 	Build:  buildBirnn,
+	Facts:  birnnFacts,
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): 1 ms a step on one core (both models), 10 s; the bundled models took BlankTrainSteps = 1500.
 	MaxTrained: 10000,
@@ -245,12 +246,6 @@ var birnnLesson = &Lesson{
 	// 80 KB measured (two models of its own, their Adam moments) and a loss curve of 10000 steps.
 	TrainedBytes: 480 << 10,
 }
-
-// At is step t's frame with its facts labelled (birnnFacts).
-func (m *birnnModel) At(t int) sim.Frame { return birnnFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (birnnFacts).
-func (m *birnnModel) Static() sim.Frame { return birnnFacts.staticFacts(m.staticFrame()) }
 
 // birnnFacts labels the page's facts in the lecture's words.
 var birnnFacts = factTable{

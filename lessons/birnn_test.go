@@ -24,7 +24,7 @@ func TestBirnnFrames(t *testing.T) {
 		t.Fatalf("ready: got %d, %d want 3, %d", uniReady, biReady, T-2)
 	}
 	for s := 1; s <= T; s++ {
-		f := m.frameAt(s)
+		f := m.At(s)
 		arrays := map[string][]float64{}
 		for _, a := range f.Arrays {
 			arrays[a.Name] = a.Data
@@ -39,7 +39,7 @@ func TestBirnnFrames(t *testing.T) {
 			t.Errorf("step %d: P_bi present = %v want %v", s, ok, s >= biReady)
 		}
 	}
-	if got := m.staticFrame().Meta["answer"]; got != "not" {
+	if got := m.Static().Meta["answer"]; got != "not" {
 		t.Errorf("answer: got %v want not", got)
 	}
 	if w, _ := topWord(runs[1].Probs); w != "not" {

@@ -144,7 +144,7 @@ func (m *bleuSentence) tokens(s string) []string {
 	return models.Tokenize(s)
 }
 
-func (m *bleuSentence) staticFrame() sim.Frame {
+func (m *bleuSentence) Static() sim.Frame {
 	refs := make([][]string, len(m.refs))
 	for i, r := range m.refs {
 		refs[i] = m.tokens(r)
@@ -180,7 +180,7 @@ func (m *bleuSentence) precisions(upTo int) []float64 {
 	return p
 }
 
-func (m *bleuSentence) frameAt(t int) sim.Frame {
+func (m *bleuSentence) At(t int) sim.Frame {
 	arrays := []sim.Array{sim.Vector("p", m.precisions(t))}
 	meta := map[string]any{}
 	if t <= m.maxN {
@@ -278,16 +278,11 @@ var bleuLesson = &Lesson{
 		{Name: "precisions", Title: "modified precisions p_n", XLabel: "n", YLabel: "p_n", Series: precisionSeries},
 	},
 	Build:   buildBleu,
+	Facts:   bleuFacts,
 	Largest: sim.Values{"example": bleuTyped, "candidate": strings.Repeat("the cat sat ", 10), "references": strings.Repeat("the cat is on the mat ", 5) + "| " + strings.Repeat("a cat sat on the mat ", 5) + "| " + strings.Repeat("the mat sat on a cat ", 5)},
 	// 81 KB measured on a 30-word candidate and three 30-word references, 26 KB at the defaults.
 	SessionBytes: 128 << 10,
 }
-
-// At is step t's frame with its facts labelled (bleuFacts).
-func (m *bleuSentence) At(t int) sim.Frame { return bleuFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (bleuFacts).
-func (m *bleuSentence) Static() sim.Frame { return bleuFacts.staticFacts(m.staticFrame()) }
 
 // bleuFacts labels the page's facts in the lecture's words.
 var bleuFacts = factTable{

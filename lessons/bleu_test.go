@@ -52,7 +52,7 @@ func TestBleuLectureExamples(t *testing.T) {
 				t.Fatalf("Steps: got %d want %d", m.Steps(), N+1)
 			}
 			for n := 1; n <= N; n++ {
-				p := arrayOf(rawAt(m, n), "p")
+				p := arrayOf(m.At(n), "p")
 				if len(p) != N {
 					t.Fatalf("step %d: p has %d values want %d", n, len(p), N)
 				}
@@ -64,11 +64,11 @@ func TestBleuLectureExamples(t *testing.T) {
 						t.Errorf("step %d: p_%d got %v want 0 (not shown yet)", n, k+1, p[k])
 					}
 				}
-				if arrayOf(rawAt(m, n), "BP") != nil {
+				if arrayOf(m.At(n), "BP") != nil {
 					t.Errorf("step %d: BP shown before the last step", n)
 				}
 			}
-			last := rawAt(m, N+1)
+			last := m.At(N + 1)
 			for _, w := range []struct {
 				name string
 				want float64
@@ -78,8 +78,8 @@ func TestBleuLectureExamples(t *testing.T) {
 					t.Errorf("%s: got %v want %v", w.name, got, w.want)
 				}
 			}
-			if got := arrayOf(last, "p"); !reflect.DeepEqual(got, arrayOf(rawAt(m, N), "p")) {
-				t.Errorf("last step: p got %v want every order's value %v", got, arrayOf(rawAt(m, N), "p"))
+			if got := arrayOf(last, "p"); !reflect.DeepEqual(got, arrayOf(m.At(N), "p")) {
+				t.Errorf("last step: p got %v want every order's value %v", got, arrayOf(m.At(N), "p"))
 			}
 		})
 	}
@@ -92,7 +92,7 @@ func TestBleuNGramsAndWER(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := rawStatic(m).Meta
+	st := m.Static().Meta
 	if got := st["candidate"]; !reflect.DeepEqual(got, []string{"the", "cat", "the", "cat", "on", "the", "mat"}) {
 		t.Errorf("candidate: got %v", got)
 	}
@@ -117,7 +117,7 @@ func TestBleuNGramsAndWER(t *testing.T) {
 	if credited != 1 {
 		t.Errorf(`"the cat": got %d credited occurrences want 1`, credited)
 	}
-	wer, _ := rawAt(m, 3).Meta["WER"].(string)
+	wer, _ := m.At(3).Meta["WER"].(string)
 	if want := "(1 + 0 + 1)/6 = 0.3333"; !strings.Contains(wer, want) {
 		t.Errorf("WER: got %q want it to contain %q", wer, want)
 	}
@@ -154,12 +154,12 @@ func TestBleuTypedAndEdges(t *testing.T) {
 			if m.Steps() != c.steps {
 				t.Errorf("Steps: got %d want %d", m.Steps(), c.steps)
 			}
-			if p := arrayOf(rawAt(m, 1), "p"); math.Abs(p[0]-c.p1) > 1e-12 {
+			if p := arrayOf(m.At(1), "p"); math.Abs(p[0]-c.p1) > 1e-12 {
 				t.Errorf("p_1: got %v want %v", p[0], c.p1)
 			}
 			m2, _ := bleuLesson.Build(v)
 			for s := 1; s <= m.Steps(); s++ {
-				if !reflect.DeepEqual(rawAt(m, s), rawAt(m2, s)) {
+				if !reflect.DeepEqual(m.At(s), m2.At(s)) {
 					t.Fatalf("step %d: two builds from the same values differ", s)
 				}
 			}
@@ -226,5 +226,5 @@ func TestBleuPlot(t *testing.T) {
 // pair (the lecture's example, the defaults, is in TestFramesGolden); refresh with
 // go test ./lessons -run Golden -update.
 func TestBleuGolden(t *testing.T) {
-	checkFramesGolden(t, buildLesson[sim.Model](t, bleuLesson, map[string]string{"example": "model", "test_pair": "7"}), "bleu-model")
+	checkFramesGolden(t, pageModel(t, bleuLesson, map[string]string{"example": "model", "test_pair": "7"}), "bleu-model")
 }

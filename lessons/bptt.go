@@ -98,6 +98,7 @@ var bpttLesson = &Lesson{
 			}},
 	},
 	Build:   buildBPTT,
+	Facts:   bpttFacts,
 	Largest: sim.Values{"T": "100"},
 	// 280 KB measured at T = 100 (200 steps), 85 KB at the defaults: each build draws its own small RNN.
 	SessionBytes: 448 << 10,
@@ -222,7 +223,7 @@ func (m *bpttModel) timeOf(s int) (phase string, t int) {
 // norms ‖∂H_t/∂H_{t−1}‖₂ for t = 1..T (known once the forward pass is: the Jacobian
 // reads A_t) and each heatmap's fixed colour scale. The time axis (T time steps on
 // 2T scrubber steps) is the model's passes.
-func (m *bpttModel) staticFrame() sim.Frame {
+func (m *bpttModel) Static() sim.Frame {
 	nClipped, nCut := 0, 0
 	for t := range m.T {
 		nClipped += int(b2f(m.clipped[t]))
@@ -308,7 +309,7 @@ func symmetricMax(vs [][]float64) float64 {
 // backward arrays hold ∂L/∂H_t, ‖∂L/∂H_t‖ and whether clipping fired, for
 // t = 2T + 1 − s during the backward pass; during the forward pass nothing is known
 // yet, they are 0 and off the page's time axis (2T + 1 − s > T).
-func (m *bpttModel) frameAt(s int) sim.Frame {
+func (m *bpttModel) At(s int) sim.Frame {
 	phase, t := m.timeOf(s)
 	i := t - 1
 	meta := map[string]any{"phase": phase, "t": t, "jacobian_norm": m.jacNorm[i]}
@@ -332,12 +333,6 @@ func (m *bpttModel) frameAt(s int) sim.Frame {
 		Meta: meta,
 	}
 }
-
-// At is step s's frame with its facts labelled (bpttFacts).
-func (m *bpttModel) At(s int) sim.Frame { return bpttFacts.stepFacts(m.frameAt(s)) }
-
-// Static is the static frame with its facts labelled (bpttFacts).
-func (m *bpttModel) Static() sim.Frame { return bpttFacts.staticFacts(m.staticFrame()) }
 
 // bpttFacts labels the page's facts in the lecture's words.
 var bpttFacts = factTable{

@@ -124,7 +124,7 @@ func TestBPTTClip(t *testing.T) {
 	if nClipped != m.T-6 {
 		t.Errorf("got %d clipped steps want %d", nClipped, m.T-6)
 	}
-	if got := m.staticFrame().Meta["clipped_steps"]; got != m.T-6 {
+	if got := m.Static().Meta["clipped_steps"]; got != m.T-6 {
 		t.Errorf("static clipped_steps: got %v want %d", got, m.T-6)
 	}
 }
@@ -141,7 +141,7 @@ func TestBPTTSteps(t *testing.T) {
 		{"backward", 5}, {"backward", 4}, {"backward", 3}, {"backward", 2}, {"backward", 1}}
 	var f sim.Frame
 	for s, w := range want {
-		f = m.frameAt(s + 1)
+		f = m.At(s + 1)
 		if f.Meta["phase"] != w.phase || f.Meta["t"] != w.t {
 			t.Errorf("step %d: got %v t = %v want %s t = %d", s+1, f.Meta["phase"], f.Meta["t"], w.phase, w.t)
 		}
@@ -157,7 +157,7 @@ func TestBPTTSteps(t *testing.T) {
 func TestBPTTHiddenScale(t *testing.T) {
 	for _, act := range []string{"tanh", "relu", "identity"} {
 		m := buildBPTTWith(t, map[string]string{"activation": act, "rho": "1.2"})
-		got := m.staticFrame().Meta["scales"].(map[string][]float64)["H"]
+		got := m.Static().Meta["scales"].(map[string][]float64)["H"]
 		hi := 0.0
 		for _, h := range m.hs {
 			for _, v := range h {
@@ -209,7 +209,7 @@ func TestBPTTTimeAxis(t *testing.T) {
 			filled[name] = map[int]int{}
 		}
 		for s := 1; s <= m.Steps(); s++ {
-			f := m.frameAt(s)
+			f := m.At(s)
 			for _, name := range names {
 				a := arrayOf(f, name)
 				if a == nil {
@@ -271,11 +271,11 @@ func TestBPTTGradientScale(t *testing.T) {
 		m := buildBPTTWith(t, c)
 		hi := 0.0
 		for s := m.T + 1; s <= m.Steps(); s++ {
-			for _, v := range arrayOf(m.frameAt(s), bpttGradArray) {
+			for _, v := range arrayOf(m.At(s), bpttGradArray) {
 				hi = max(hi, math.Abs(v))
 			}
 		}
-		scales := m.staticFrame().Meta["scales"].(map[string][]float64)
+		scales := m.Static().Meta["scales"].(map[string][]float64)
 		if got, want := scales["dH"], []float64{-hi, hi}; !slices.Equal(got, want) {
 			t.Errorf("%v: dH scale %v, want ± max |∂L/∂H_t| = %v", c, got, want)
 		}
@@ -290,7 +290,7 @@ func TestBPTTGradientScale(t *testing.T) {
 	// With the identity ‖∂L/∂H_1‖₂ = ρ^{T−1}, and ‖v‖_∞ ≥ ‖v‖₂/√h.
 	m := buildBPTTWith(t, map[string]string{"activation": "identity", "rho": "1.2"})
 	low := math.Pow(1.2, float64(m.T-1)) / math.Sqrt(bpttHidden)
-	if hi := m.staticFrame().Meta["scales"].(map[string][]float64)["dH"][1]; hi < low {
+	if hi := m.Static().Meta["scales"].(map[string][]float64)["dH"][1]; hi < low {
 		t.Errorf("identity ρ = 1.2, T = %d: dH scale ±%v, want ≥ ρ^(T−1)/√h = %v", m.T, hi, low)
 	}
 }

@@ -20,7 +20,7 @@ import (
 func TestLessonContract(t *testing.T) {
 	for _, l := range Catalog() {
 		t.Run(l.Slug, func(t *testing.T) {
-			m, err := l.Build(l.Params.Defaults())
+			m, err := l.Model(l.Params.Defaults())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,25 +165,45 @@ func checkFacts(t *testing.T, where string, facts []sim.Fact) {
 	}
 }
 
-// rawFrames is a lesson adapter's frames before its facts are labelled (frameAt,
-// staticFrame): what tests of the model's meta keys read.
-type rawFrames interface {
-	frameAt(int) sim.Frame
-	staticFrame() sim.Frame
+// unlabelled is the adapter under a model that Lesson.Model built (what Plot.Series
+// and Plot.Grid read), or m itself.
+func unlabelled(m sim.Model) sim.Model {
+	if v, ok := m.(interface{ unwrap() sim.Model }); ok {
+		return v.unwrap()
+	}
+	return m
 }
 
-// rawAt is step s's frame of m before its facts are labelled.
-func rawAt(m sim.Model, s int) sim.Frame {
-	if r, ok := m.(rawFrames); ok {
-		return r.frameAt(s)
+// TestModelKeepsInterfaces: the model Lesson.Model builds is a sim.Trainer exactly when
+// the lesson trains and its adapter is one, a sim.Timeline exactly when its adapter is,
+// with the adapter's passes, and unlabelled finds the adapter.
+func TestModelKeepsInterfaces(t *testing.T) {
+	for _, l := range Catalog() {
+		t.Run(l.Slug, func(t *testing.T) {
+			raw, err := l.Build(l.Params.Defaults())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := l.Model(l.Params.Defaults())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, rawTrains := raw.(sim.Trainer)
+			_, trains := m.(sim.Trainer)
+			if trains != rawTrains || trains != l.Trains {
+				t.Errorf("Model's model is a Trainer: %v; Build's: %v; Trains: %v", trains, rawTrains, l.Trains)
+			}
+			_, rawTimeline := raw.(sim.Timeline)
+			_, timeline := m.(sim.Timeline)
+			if timeline != rawTimeline {
+				t.Errorf("Model's model is a Timeline: %v; Build's: %v", timeline, rawTimeline)
+			}
+			if !reflect.DeepEqual(sim.PassesOf(m), sim.PassesOf(raw)) || m.Steps() != raw.Steps() {
+				t.Errorf("Model's passes %v, Build's %v", sim.PassesOf(m), sim.PassesOf(raw))
+			}
+			if reflect.TypeOf(unlabelled(m)) != reflect.TypeOf(raw) {
+				t.Errorf("unlabelled gives a %T, Build a %T", unlabelled(m), raw)
+			}
+		})
 	}
-	return m.At(s)
-}
-
-// rawStatic is m's static frame before its facts are labelled.
-func rawStatic(m sim.Model) sim.Frame {
-	if r, ok := m.(rawFrames); ok {
-		return r.staticFrame()
-	}
-	return m.Static()
 }

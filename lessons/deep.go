@@ -79,7 +79,7 @@ func regimeName(r float64) string {
 	return "bear"
 }
 
-func (m *deepModel) staticFrame() sim.Frame {
+func (m *deepModel) Static() sim.Frame {
 	L := m.net.Layers()
 	T := m.Steps()
 	tokens := make([]string, T)
@@ -165,7 +165,7 @@ func layerSummary(slow, fast []float64) string {
 		slow[0], fast[0], top+1, slow[top], fast[top])
 }
 
-func (m *deepModel) frameAt(t int) sim.Frame {
+func (m *deepModel) At(t int) sim.Frame {
 	r := m.states()
 	L := m.net.Layers()
 	flat := make([]float64, 0, L*zoo.DeepHidden)
@@ -293,6 +293,7 @@ var deepLesson = &Lesson{
 			}},
 	},
 	Build:  buildDeep,
+	Facts:  deepFacts,
 	Trains: true,
 	// 5000: 4.3 ms a step on one core for three LSTM layers, 21 s (2 ms at the defaults); the bundled models took DeepTrainSteps = 800.
 	MaxTrained: 5000,
@@ -302,12 +303,6 @@ var deepLesson = &Lesson{
 	// 55 KB measured (its own stack from the seed, Adam's moments, the held-out scores) and a loss curve of 5000 steps.
 	TrainedBytes: 272 << 10,
 }
-
-// At is step t's frame with its facts labelled (deepFacts).
-func (m *deepModel) At(t int) sim.Frame { return deepFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (deepFacts).
-func (m *deepModel) Static() sim.Frame { return deepFacts.staticFacts(m.staticFrame()) }
 
 // deepFacts labels the page's facts in the lecture's words.
 var deepFacts = factTable{

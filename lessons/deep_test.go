@@ -24,7 +24,7 @@ func TestDeepFrames(t *testing.T) {
 	for s := 1; s <= m.Steps(); s++ {
 		arrays := map[string][]float64{}
 		shapes := map[string][]int{}
-		for _, a := range m.frameAt(s).Arrays {
+		for _, a := range m.At(s).Arrays {
 			arrays[a.Name], shapes[a.Name] = a.Data, a.Shape
 		}
 		if !slices.Equal(shapes["H"], []int{L, zoo.DeepHidden}) {

@@ -91,7 +91,7 @@ func TestTrainingDivergenceDump(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := sim.NewRun(l.Params, l.Build, v)
+		r, err := sim.NewRun(l.Params, l.Model, v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestTrainingDivergenceDump(t *testing.T) {
 			t.Fatal(err)
 		}
 		run := &divergenceRun{Steps: r.Trained(), Weights: map[string][]float64{}, Arrays: map[string][]float64{}, Numbers: map[string]float64{}, Strings: map[string]string{}}
-		switch m := r.Model().(type) {
+		switch m := unlabelled(r.Model()).(type) {
 		case *seq2seqModel:
 			run.Loss = m.lossCurve[len(m.lossCurve)-1]
 			for _, p := range m.tr.Params() {

@@ -148,7 +148,7 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 func (e *embedModel) Steps() int { return len(e.pairs) }
 
 // Static is the map and the tables of the current weights.
-func (e *embedModel) staticFrame() sim.Frame {
+func (e *embedModel) Static() sim.Frame {
 	if e.stale {
 		e.refresh(true)
 	}
@@ -363,7 +363,7 @@ func (e *embedModel) neighboursTable() mtTable {
 
 // At is the skip-gram example of step t: the t-th (centre, context) pair of the
 // sentence and its k negatives, scored by the current model.
-func (e *embedModel) frameAt(t int) sim.Frame {
+func (e *embedModel) At(t int) sim.Frame {
 	p, negs := e.pairs[t-1], e.negatives[t-1]
 	words := e.corpus.Words
 	scores := []float64{e.m.Score(p[0], p[1])}
@@ -545,6 +545,7 @@ var embeddingsLesson = &Lesson{
 		{Name: "loss", Title: "skip-gram negative-sampling loss L while training the bundled embeddings", XLabel: "training step", YLabel: "L", Series: lossSeries},
 	},
 	Build:  buildEmbeddings,
+	Facts:  embedFacts,
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): 0.35 ms a step on one core with the map redrawn every 5th, 4 s; seed 1 reaches 85% same-class neighbours in 400.
 	MaxTrained: 10000,
@@ -554,12 +555,6 @@ var embeddingsLesson = &Lesson{
 	// 577 KB measured (its own E and Θ, their gradients and Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 1280 << 10,
 }
-
-// At is step t's frame with its facts labelled (embedFacts).
-func (e *embedModel) At(t int) sim.Frame { return embedFacts.stepFacts(e.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (embedFacts).
-func (e *embedModel) Static() sim.Frame { return embedFacts.staticFacts(e.staticFrame()) }
 
 // embedFacts labels the page's facts in the lecture's words.
 var embedFacts = factTable{

@@ -130,7 +130,7 @@ func TestEmbeddingsBadInput(t *testing.T) {
 // the same map; the static frame Build returned shows the trained weights.
 func TestEmbeddingsTrainDeterministic(t *testing.T) {
 	a, b := buildEmbed(t, nil), buildEmbed(t, nil)
-	static := a.staticFrame()
+	static := a.Static()
 	before := append([]float64(nil), static.Arrays[0].Data...)
 	for step := range 20 {
 		fa, err := a.TrainStep()
@@ -142,7 +142,7 @@ func TestEmbeddingsTrainDeterministic(t *testing.T) {
 			t.Fatalf("training step %d: two runs from the same seed differ", step+1)
 		}
 	}
-	if !reflect.DeepEqual(a.frameAt(3), b.frameAt(3)) || !reflect.DeepEqual(a.staticFrame(), b.staticFrame()) {
+	if !reflect.DeepEqual(a.At(3), b.At(3)) || !reflect.DeepEqual(a.Static(), b.Static()) {
 		t.Errorf("after training: two runs from the same seed differ")
 	}
 	if reflect.DeepEqual(before, static.Arrays[0].Data) {

@@ -170,7 +170,7 @@ func (m *encDecModel) outputs() []string {
 	return out
 }
 
-func (m *encDecModel) staticFrame() sim.Frame {
+func (m *encDecModel) Static() sim.Frame {
 	columns := append(append([]string(nil), m.tokens...), "c") // one label per step: x_t, c, then t' (not the outputs, which the steps reveal)
 	for i := range m.run.Steps {
 		columns = append(columns, "t'="+strconv.Itoa(i+1))
@@ -203,7 +203,7 @@ func (m *encDecModel) staticFrame() sim.Frame {
 // then the decoder's s_t'. Once the encoder has read x_T its state stays h_T, and c
 // is an input of every decoder step, so both are in the context's and every decoder
 // step's frame too.
-func (m *encDecModel) frameAt(t int) sim.Frame {
+func (m *encDecModel) At(t int) sim.Frame {
 	T := m.encSteps()
 	if t <= T {
 		h := rowOf(m.run.Encoder[t-1])
@@ -321,16 +321,11 @@ var encDecLesson = &Lesson{
 			Series: encoderUnits(func(sm sim.Model) *models.DecodeTrace { return sm.(*encDecModel).run })},
 	},
 	Build:   buildEncDec,
+	Facts:   encDecFacts,
 	Largest: sim.Values{"input": longSentence, "weights": weightsUntrained, "seed": "7"},
 	// 343 KB measured on a 20-token sentence with untrained weights (20 decoder steps), 73 KB at the defaults: the trace, never the weights.
 	SessionBytes: 512 << 10,
 }
-
-// At is step t's frame with its facts labelled (encDecFacts).
-func (m *encDecModel) At(t int) sim.Frame { return encDecFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (encDecFacts).
-func (m *encDecModel) Static() sim.Frame { return encDecFacts.staticFacts(m.staticFrame()) }
 
 // encDecFacts labels the page's facts in the lecture's words.
 var encDecFacts = factTable{

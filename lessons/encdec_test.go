@@ -32,7 +32,7 @@ func TestEncDecLectureExample(t *testing.T) {
 	if !slices.Equal(m.tokens, wantSrc) {
 		t.Fatalf("tokens: got %q want %q", m.tokens, wantSrc)
 	}
-	if got, want := m.staticFrame().Meta["translation"], "ils regardent ."; got != want {
+	if got, want := m.Static().Meta["translation"], "ils regardent ."; got != want {
 		t.Errorf("translation: got %q want %q", got, want)
 	}
 	T := len(wantSrc)
@@ -40,7 +40,7 @@ func TestEncDecLectureExample(t *testing.T) {
 		t.Fatalf("steps: got %d want %d (4 encoder, the context, 3 words and <eos>)", got, want)
 	}
 	for s := 1; s <= T; s++ {
-		f := m.frameAt(s)
+		f := m.At(s)
 		if f.Meta["phase"] != "encoder" || f.Meta["reading"] != wantSrc[s-1] {
 			t.Errorf("step %d: got phase %v reading %v want encoder reading %q", s, f.Meta["phase"], f.Meta["reading"], wantSrc[s-1])
 		}
@@ -48,17 +48,17 @@ func TestEncDecLectureExample(t *testing.T) {
 			t.Errorf("step %d: h_t differs from the model's encoder trace", s)
 		}
 	}
-	ctx := m.frameAt(T + 1)
+	ctx := m.At(T + 1)
 	if ctx.Meta["phase"] != "context" {
 		t.Errorf("step %d: got phase %v want context", T+1, ctx.Meta["phase"])
 	}
-	if got, want := arrayOf(ctx, "c"), arrayOf(m.frameAt(T), "h"); !slices.Equal(got, want) {
+	if got, want := arrayOf(ctx, "c"), arrayOf(m.At(T), "h"); !slices.Equal(got, want) {
 		t.Errorf("c: got %v want h_T %v (q(h_1..h_T) = h_T)", got[:3], want[:3])
 	}
 	wantOut := []string{"ils", "regardent", ".", "<eos>"}
 	prev := "<bos>"
 	for i, w := range wantOut {
-		f := m.frameAt(T + 2 + i)
+		f := m.At(T + 2 + i)
 		if f.Meta["phase"] != "decoder" || f.Meta["t'"] != i+1 {
 			t.Errorf("step %d: got phase %v t' %v want decoder %d", T+2+i, f.Meta["phase"], f.Meta["t'"], i+1)
 		}
@@ -113,16 +113,16 @@ func TestEncDecTypedSentences(t *testing.T) {
 		if m.encSteps() != c.T || m.Steps() != c.T+1+len(m.run.Steps) {
 			t.Errorf("%q: got T=%d steps=%d want T=%d", c.input, m.encSteps(), m.Steps(), c.T)
 		}
-		got, _ := m.staticFrame().Meta["unknown_words"].(string)
+		got, _ := m.Static().Meta["unknown_words"].(string)
 		if c.unknown == "" && got != "" || c.unknown != "" && !strings.HasPrefix(got, c.unknown) {
 			t.Errorf("%q: unknown words %q want %q", c.input, got, c.unknown)
 		}
 	}
 	u := buildEncDecModel(t, map[string]string{"weights": weightsUntrained})
-	if got := u.staticFrame().Meta["translation"]; got == "ils regardent ." {
+	if got := u.Static().Meta["translation"]; got == "ils regardent ." {
 		t.Errorf("untrained weights translate correctly: %q", got)
 	}
-	if p := u.frameAt(u.encSteps() + 2).Meta["probability"].(float64); p > 0.05 {
+	if p := u.At(u.encSteps() + 2).Meta["probability"].(float64); p > 0.05 {
 		t.Errorf("untrained first output probability %v, want a nearly flat distribution (< 0.05)", p)
 	}
 }
@@ -142,7 +142,7 @@ func TestEncDecBadInput(t *testing.T) {
 			t.Errorf("input %q: got %v want a plain sentence containing %q", c.input, err, c.want)
 		}
 	}
-	run, err := sim.NewRun(encDecLesson.Params, encDecLesson.Build, encDecLesson.Params.Defaults())
+	run, err := sim.NewRun(encDecLesson.Params, encDecLesson.Model, encDecLesson.Params.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,11 +173,11 @@ func TestEncDecDeterminism(t *testing.T) {
 		a, _ := buildEncDec(v)
 		b, _ := buildEncDec(v)
 		for s := 1; s <= a.Steps(); s++ {
-			if !reflect.DeepEqual(rawAt(a, s), rawAt(b, s)) {
+			if !reflect.DeepEqual(a.At(s), b.At(s)) {
 				t.Fatalf("%s step %d: two builds differ", w, s)
 			}
 		}
-		if !reflect.DeepEqual(rawStatic(a), rawStatic(b)) {
+		if !reflect.DeepEqual(a.Static(), b.Static()) {
 			t.Fatalf("%s: static differs", w)
 		}
 	}
@@ -190,7 +190,7 @@ func TestEncDecPlots(t *testing.T) {
 	if len(norms[0].X) != 4 || len(norms[1].X) != 4 || norms[1].X[0] != 6 {
 		t.Errorf("norms: got %v and %v", norms[0].X, norms[1].X)
 	}
-	if got := norms[0].Y[3]; math.Abs(got-norm2(arrayOf(m.frameAt(4), "h"))) > 1e-12 {
+	if got := norms[0].Y[3]; math.Abs(got-norm2(arrayOf(m.At(4), "h"))) > 1e-12 {
 		t.Errorf("‖h_4‖: got %v", got)
 	}
 	units := encoderUnits(func(sm sim.Model) *models.DecodeTrace { return sm.(*encDecModel).run })(m)
@@ -205,12 +205,12 @@ func TestEncDecPlots(t *testing.T) {
 func TestEncDecContextAtEveryDecoderStep(t *testing.T) {
 	m := buildEncDecModel(t, nil)
 	T := m.encSteps()
-	c, hT := arrayOf(m.frameAt(T+1), "c"), arrayOf(m.frameAt(T), "h")
+	c, hT := arrayOf(m.At(T+1), "c"), arrayOf(m.At(T), "h")
 	if c == nil || !slices.Equal(c, hT) {
 		t.Fatalf("step %d: c = %v, want h_T", T+1, c)
 	}
 	for s := T + 1; s <= m.Steps(); s++ {
-		f := m.frameAt(s)
+		f := m.At(s)
 		if got := arrayOf(f, "c"); !slices.Equal(got, c) {
 			t.Errorf("step %d: c = %.3v, want the context at every decoder step", s, got)
 		}
@@ -236,7 +236,7 @@ func TestEncDecContextAtEveryDecoderStep(t *testing.T) {
 func TestEncDecSeed(t *testing.T) {
 	state := func(changes map[string]string) []float64 {
 		m := buildEncDecModel(t, changes)
-		return arrayOf(m.frameAt(m.encSteps()), "h")
+		return arrayOf(m.At(m.encSteps()), "h")
 	}
 	untrained := func(seed string) map[string]string {
 		return map[string]string{"weights": weightsUntrained, "seed": seed}
@@ -256,7 +256,7 @@ func TestEncDecSeed(t *testing.T) {
 	if !mat.Equal(untrainedSeq2Seq(def.seed).Model.SrcEmbed.E.Value, spec.New().Model.SrcEmbed.E.Value) {
 		t.Errorf("seed %d: the untrained weights are not the checkpoint's starting weights", spec.Config.Seed)
 	}
-	if got := buildEncDecModel(t, untrained("8")).staticFrame().Meta["weights"]; !strings.Contains(got.(string), "seed 8") {
+	if got := buildEncDecModel(t, untrained("8")).Static().Meta["weights"]; !strings.Contains(got.(string), "seed 8") {
 		t.Errorf("weights fact: got %q, want it to name seed 8", got)
 	}
 	if !slices.Equal(state(map[string]string{"seed": "7"}), state(map[string]string{"seed": "8"})) {
@@ -273,6 +273,6 @@ func BenchmarkEncDecStepFrame(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rawAt(m, m.Steps()-1)
+		m.At(m.Steps() - 1)
 	}
 }

@@ -23,7 +23,7 @@ type factTable struct {
 	static, step []fact
 }
 
-// staticFacts and stepFacts move the table's keys that the frame's meta has into its
+// staticFacts and stepFacts (applied by Lesson.Model) move the table's keys that the frame's meta has into its
 // Facts, in the table's order, leaving a meta of the frame's own (the model's map is
 // not changed): what a panel reads stays in the meta, what the page shows is a fact.
 func (ft factTable) staticFacts(f sim.Frame) sim.Frame { return moveFacts(f, ft.static) }
@@ -60,3 +60,60 @@ func plainValue(v any) any {
 	}
 	return v
 }
+
+// Model builds the lesson's model for a page: Build's model seen through Facts, so its
+// static frame and every step's frame list their facts. It is a sim.Builder
+// (sim.NewRun(l.Params, l.Model, v)); the model it returns is a sim.Trainer or a
+// sim.Timeline exactly when Build's is.
+func (l *Lesson) Model(v sim.Values) (sim.Model, error) {
+	m, err := l.Build(v)
+	if err != nil {
+		return nil, err
+	}
+	return labelled(m, l.Facts), nil
+}
+
+// labelled is m seen through the fact table ft, with m's TrainStep and Passes when it
+// has them and no others.
+func labelled(m sim.Model, ft factTable) sim.Model {
+	view := &factView{inner: m, facts: ft}
+	_, trains := m.(sim.Trainer)
+	_, passes := m.(sim.Timeline)
+	switch {
+	case trains && passes:
+		return &factTrainerTimeline{view}
+	case trains:
+		return &factTrainer{view}
+	case passes:
+		return &factTimeline{view}
+	}
+	return view
+}
+
+// factView labels a model's frames with its lesson's facts.
+type factView struct {
+	inner sim.Model
+	facts factTable
+}
+
+func (v *factView) Steps() int         { return v.inner.Steps() }
+func (v *factView) Static() sim.Frame  { return v.facts.staticFacts(v.inner.Static()) }
+func (v *factView) At(t int) sim.Frame { return v.facts.stepFacts(v.inner.At(t)) }
+func (v *factView) unwrap() sim.Model  { return v.inner }
+
+// trainStep and passes are the inner model's, for the views that have them.
+func (v *factView) trainStep() (sim.Frame, error) { return v.inner.(sim.Trainer).TrainStep() }
+func (v *factView) passes() []sim.Pass            { return v.inner.(sim.Timeline).Passes() }
+
+type factTrainer struct{ *factView }
+
+func (v *factTrainer) TrainStep() (sim.Frame, error) { return v.trainStep() }
+
+type factTimeline struct{ *factView }
+
+func (v *factTimeline) Passes() []sim.Pass { return v.passes() }
+
+type factTrainerTimeline struct{ *factView }
+
+func (v *factTrainerTimeline) TrainStep() (sim.Frame, error) { return v.trainStep() }
+func (v *factTrainerTimeline) Passes() []sim.Pass            { return v.passes() }

@@ -39,7 +39,7 @@ func liveHeap() uint64 {
 // trains it train steps and makes a snapshot (of every step up to the current one).
 func footprintRun(t testing.TB, l *Lesson, v sim.Values, idle bool, train int) *sim.Run {
 	t.Helper()
-	r, err := sim.NewRun(l.Params, l.Build, v)
+	r, err := sim.NewRun(l.Params, l.Model, v)
 	if err != nil {
 		t.Fatalf("%s %s: %v", l.Slug, v.Query(), err)
 	}

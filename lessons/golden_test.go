@@ -19,8 +19,8 @@ const goldenTrainSteps = 2
 func TestFramesGolden(t *testing.T) {
 	for _, l := range Catalog() {
 		t.Run(l.Slug, func(t *testing.T) {
-			checkFramesGolden(t, buildLesson[sim.Model](t, l, nil), l.Slug)
-			m := buildLesson[sim.Model](t, l, nil)
+			checkFramesGolden(t, pageModel(t, l, nil), l.Slug)
+			m := pageModel(t, l, nil)
 			tr, ok := m.(sim.Trainer)
 			if !ok {
 				return

@@ -59,7 +59,7 @@ func (m *gruModel) run() []zoo.GRUStep {
 
 func (m *gruModel) Steps() int { return len(m.ids) }
 
-func (m *gruModel) staticFrame() sim.Frame {
+func (m *gruModel) Static() sim.Frame {
 	task := m.clf.Task
 	tokens := make([]string, len(m.ids))
 	for i, id := range m.ids {
@@ -111,7 +111,7 @@ func sig4(x float64) float64 {
 	return v
 }
 
-func (m *gruModel) frameAt(t int) sim.Frame {
+func (m *gruModel) At(t int) sim.Frame {
 	st := m.run()[t-1]
 	task := m.clf.Task
 	k := models.Argmax(st.Probs)
@@ -219,6 +219,7 @@ var gruLesson = &Lesson{
 			}},
 	},
 	Build:  buildGRU,
+	Facts:  gruFacts,
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): at most 0.8 ms a step on one core, 8 s; the bundled models took GRUTrainSteps = 3000.
 	MaxTrained: 10000,
@@ -236,12 +237,6 @@ func mean(v []float64) float64 {
 	}
 	return s / float64(len(v))
 }
-
-// At is step t's frame with its facts labelled (gruFacts).
-func (m *gruModel) At(t int) sim.Frame { return gruFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (gruFacts).
-func (m *gruModel) Static() sim.Frame { return gruFacts.staticFacts(m.staticFrame()) }
 
 // gruFacts labels the page's facts in the lecture's words.
 var gruFacts = factTable{static: classifierStatic, step: classifierStep}

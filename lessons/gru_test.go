@@ -19,7 +19,7 @@ func TestGRUTrainFromScratch(t *testing.T) {
 		return m.(sim.Trainer)
 	}
 	a, b := build(), build()
-	before := rawAt(a, a.Steps())
+	before := a.At(a.Steps())
 	var first, last float64
 	const steps = 300 // enough for the skip task to be mostly learnt
 	for i := range steps {
@@ -40,13 +40,13 @@ func TestGRUTrainFromScratch(t *testing.T) {
 	if last > first/3 {
 		t.Errorf("loss after %d steps: got %v want ≤ %v (a third of the first, %v)", steps, last, first/3, first)
 	}
-	if reflect.DeepEqual(before, rawAt(a, a.Steps())) {
+	if reflect.DeepEqual(before, a.At(a.Steps())) {
 		t.Errorf("frames did not change after training")
 	}
-	if got := rawStatic(a).Meta["weights"].(string); got != "trained from scratch for "+strconv.Itoa(steps)+" steps (seed 3)" {
+	if got := a.Static().Meta["weights"].(string); got != "trained from scratch for "+strconv.Itoa(steps)+" steps (seed 3)" {
 		t.Errorf("weights: got %q", got)
 	}
-	if !reflect.DeepEqual(rawAt(a, 3), rawAt(b, 3)) || !reflect.DeepEqual(rawStatic(a), rawStatic(b)) {
+	if !reflect.DeepEqual(a.At(3), b.At(3)) || !reflect.DeepEqual(a.Static(), b.Static()) {
 		t.Errorf("trained runs from the same seed show different frames")
 	}
 }

@@ -32,7 +32,13 @@ type Lesson struct {
 	Loss   string
 	Params sim.Specs
 	Plots  []Plot
-	Build  sim.Builder
+	// Build makes the lesson's model, whose frames carry the facts' values in their meta;
+	// Plot.Series and Plot.Grid read the model it returns. A page's frames come from
+	// Model, which labels them with Facts.
+	Build sim.Builder
+	// Facts labels the keys of the model's meta that the page's facts region lists
+	// (lessons/facts.go); Model applies it to every frame.
+	Facts factTable
 	// Trains reports whether the model is a sim.Trainer (the page shows training controls).
 	Trains bool
 	// MaxTrained is the most optimisation steps a run may take since its model was

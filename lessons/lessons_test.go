@@ -75,12 +75,12 @@ func TestLessonModels(t *testing.T) {
 		}
 		for name, v := range valueSets(l) {
 			t.Run(l.Slug+"/"+name, func(t *testing.T) {
-				m, err := l.Build(v)
+				m, err := l.Model(v)
 				if err != nil {
 					t.Fatalf("build: %v", err)
 				}
 				checkModel(t, l, m)
-				m2, _ := l.Build(v)
+				m2, _ := l.Model(v)
 				for s := 1; s <= m.Steps(); s++ {
 					if !reflect.DeepEqual(m.At(s), m2.At(s)) {
 						t.Fatalf("step %d: two builds from the same values differ", s)
@@ -176,7 +176,7 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 			continue
 		}
 		if pl.Grid != nil {
-			g := pl.Grid(m)
+			g := pl.Grid(unlabelled(m))
 			if len(g.Values) != len(g.Rows) || len(g.Rows) == 0 || !(g.Lo < g.Hi) {
 				t.Errorf("plot %s: %d rows of values for %d row labels, scale [%v, %v]", pl.Name, len(g.Values), len(g.Rows), g.Lo, g.Hi)
 			}
@@ -187,7 +187,7 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 			}
 			continue
 		}
-		series := pl.Series(m)
+		series := pl.Series(unlabelled(m))
 		if len(series) == 0 {
 			t.Errorf("plot %s: no series", pl.Name)
 		}
@@ -243,7 +243,7 @@ func BenchmarkLessonStep(b *testing.B) {
 		v := l.Params.Defaults()
 		b.Run(l.Slug, func(b *testing.B) {
 			for b.Loop() {
-				m, err := l.Build(v)
+				m, err := l.Model(v)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -256,7 +256,7 @@ func BenchmarkLessonStep(b *testing.B) {
 // BenchmarkLessonAt is the cost of one frame of an already built model.
 func BenchmarkLessonAt(b *testing.B) {
 	for _, l := range Catalog() {
-		m, err := l.Build(l.Params.Defaults())
+		m, err := l.Model(l.Params.Defaults())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -286,7 +286,19 @@ func lessonValues(l *Lesson, changes map[string]string) sim.Values {
 	return v
 }
 
-// buildLesson builds l's model with changes applied and returns it as M.
+// pageModel builds l's model as a page does (Lesson.Model: its facts labelled) with
+// changes applied.
+func pageModel(t testing.TB, l *Lesson, changes map[string]string) sim.Model {
+	t.Helper()
+	m, err := l.Model(lessonValues(l, changes))
+	if err != nil {
+		t.Fatalf("build %s %v: %v", l.Slug, changes, err)
+	}
+	return m
+}
+
+// buildLesson builds l's model (Build: its adapter, frames unlabelled) with changes
+// applied and returns it as M.
 func buildLesson[M sim.Model](t testing.TB, l *Lesson, changes map[string]string) M {
 	t.Helper()
 	m, err := l.Build(lessonValues(l, changes))
@@ -536,7 +548,7 @@ func TestTrainingReplays(t *testing.T) {
 		}
 		t.Run(l.Slug, func(t *testing.T) {
 			build := func(steps int) sim.Model {
-				m, err := l.Build(l.Params.Defaults())
+				m, err := l.Model(l.Params.Defaults())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -129,7 +129,7 @@ func (m *lstmModel) counts() (cells, formulas, outs [3]int) {
 	return cells, formulas, outs
 }
 
-func (m *lstmModel) staticFrame() sim.Frame {
+func (m *lstmModel) Static() sim.Frame {
 	task := m.lstm.Task
 	steps := m.run()
 	tokens := make([]string, len(m.ids))
@@ -183,7 +183,7 @@ func (m *lstmModel) staticFrame() sim.Frame {
 	return sim.Frame{Arrays: arrays, Meta: meta}
 }
 
-func (m *lstmModel) frameAt(t int) sim.Frame {
+func (m *lstmModel) At(t int) sim.Frame {
 	st := m.run()[t-1]
 	task := m.lstm.Task
 	k := models.Argmax(st.Probs)
@@ -361,6 +361,7 @@ var lstmLesson = &Lesson{
 		{Name: "grad-norms", Title: "‖∂L/∂H_t‖ for the loss at the last step: LSTM, GRU, RNN", XLabel: "time step t", YLabel: "‖∂L/∂H_t‖", LogY: true, Series: gradSeries},
 	},
 	Build:  buildLSTM,
+	Facts:  lstmFacts,
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): at most 0.8 ms a step on one core, 8 s; the bundled models took LSTMTrainSteps = 3000.
 	MaxTrained: 10000,
@@ -370,12 +371,6 @@ var lstmLesson = &Lesson{
 	// 33 KB measured (its own LSTM from the seed, Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 416 << 10,
 }
-
-// At is step t's frame with its facts labelled (lstmFacts).
-func (m *lstmModel) At(t int) sim.Frame { return lstmFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (lstmFacts).
-func (m *lstmModel) Static() sim.Frame { return lstmFacts.staticFacts(m.staticFrame()) }
 
 // lstmFacts labels the page's facts in the lecture's words: a task classifier's, and
 // the comparison with the GRU and the RNN.

@@ -73,12 +73,12 @@ func TestParamFormula(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range rawStatic(m).Arrays {
+	for _, a := range m.Static().Arrays {
 		if a.Name == "params" && !reflect.DeepEqual(a.Data, []float64{912, 684, 228}) {
 			t.Errorf("params panel: got %v want [912 684 228]", a.Data)
 		}
 	}
-	if got := rawStatic(m).Meta["params_lstm"].(string); !strings.Contains(got, "= 912") || !strings.HasSuffix(got, "= 912") {
+	if got := m.Static().Meta["params_lstm"].(string); !strings.Contains(got, "= 912") || !strings.HasSuffix(got, "= 912") {
 		t.Errorf("params_lstm: got %q want the formula and the count, both 912", got)
 	}
 }
@@ -94,7 +94,7 @@ func TestLSTMTrainFromScratch(t *testing.T) {
 		return m.(sim.Trainer)
 	}
 	a, b := build(), build()
-	before := rawAt(a, a.Steps())
+	before := a.At(a.Steps())
 	var first, last float64
 	const steps = 300 // enough for the reset task to be mostly learnt
 	for i := range steps {
@@ -115,13 +115,13 @@ func TestLSTMTrainFromScratch(t *testing.T) {
 	if last > first/4 {
 		t.Errorf("loss after %d steps: got %v want ≤ %v (a quarter of the first, %v)", steps, last, first/4, first)
 	}
-	if reflect.DeepEqual(before, rawAt(a, a.Steps())) {
+	if reflect.DeepEqual(before, a.At(a.Steps())) {
 		t.Errorf("frames did not change after training")
 	}
-	if got := rawStatic(a).Meta["weights"].(string); !strings.HasPrefix(got, "LSTM trained from scratch for "+strconv.Itoa(steps)+" steps (seed 3)") {
+	if got := a.Static().Meta["weights"].(string); !strings.HasPrefix(got, "LSTM trained from scratch for "+strconv.Itoa(steps)+" steps (seed 3)") {
 		t.Errorf("weights: got %q", got)
 	}
-	if !reflect.DeepEqual(rawAt(a, 3), rawAt(b, 3)) || !reflect.DeepEqual(rawStatic(a), rawStatic(b)) {
+	if !reflect.DeepEqual(a.At(3), b.At(3)) || !reflect.DeepEqual(a.Static(), b.Static()) {
 		t.Errorf("trained runs from the same seed show different frames")
 	}
 }
@@ -138,11 +138,11 @@ func TestLSTMLessonModels(t *testing.T) {
 			checkModel(t, lstmLesson, m)
 			m2, _ := lstmLesson.Build(v)
 			for s := 1; s <= m.Steps(); s++ {
-				if !reflect.DeepEqual(rawAt(m, s), rawAt(m2, s)) {
+				if !reflect.DeepEqual(m.At(s), m2.At(s)) {
 					t.Fatalf("step %d: two builds from the same values differ", s)
 				}
 			}
-			if !reflect.DeepEqual(rawStatic(m), rawStatic(m2)) {
+			if !reflect.DeepEqual(m.Static(), m2.Static()) {
 				t.Fatalf("static: two builds differ")
 			}
 		})
@@ -205,7 +205,7 @@ func TestLSTMNoTargetAtEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkModel(t, lstmLesson, m)
-	if got := rawStatic(m).Meta["gradient_of"].(string); !strings.Contains(got, "own answer") {
+	if got := m.Static().Meta["gradient_of"].(string); !strings.Contains(got, "own answer") {
 		t.Errorf("gradient_of: got %q want a loss on the LSTM's own answer", got)
 	}
 }

@@ -454,7 +454,7 @@ func matrixOf(name string, rows [][]int) sim.Array {
 // At is stage t's table and facts, with the arrays of the stages reached so far:
 // ids from stage 4, the mask m_t and the valid length L from stage 5, the minibatch
 // at stage 7. A side the student has not typed has no arrays.
-func (m *mtDataModel) frameAt(t int) sim.Frame {
+func (m *mtDataModel) At(t int) sim.Frame {
 	tab, meta := m.stage(t)
 	meta["pipeline"] = tab
 	f := sim.Frame{Meta: meta}
@@ -506,7 +506,7 @@ func mtKept(counts []float64, minFreq int) int {
 	return n
 }
 
-func (m *mtDataModel) staticFrame() sim.Frame {
+func (m *mtDataModel) Static() sim.Frame {
 	ce, cf := mtCounts(m.vs), mtCounts(m.vt)
 	cut := make([]float64, max(len(ce), len(cf)))
 	for i := range cut {
@@ -666,16 +666,11 @@ var mtDataLesson = &Lesson{
 		{Name: "unk-rate", Title: "share of <unk> tokens vs min_freq", XLabel: "min_freq", YLabel: "<unk> tokens (%)", Series: unkRateSeries},
 	},
 	Build:   buildMTData,
+	Facts:   mtDataFacts,
 	Largest: sim.Values{"num_steps": "15", "batch_size": "8", "english": "they are watching the big red car and the small cat .", "french": "ils regardent la grande voiture rouge et le petit chat ."},
 	// 122 KB measured with num_steps 15, a batch of 8 and both sentences typed, 62 KB at the defaults: corpus and vocabularies are shared.
 	SessionBytes: 192 << 10,
 }
-
-// At is step t's frame with its facts labelled (mtDataFacts).
-func (m *mtDataModel) At(t int) sim.Frame { return mtDataFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (mtDataFacts).
-func (m *mtDataModel) Static() sim.Frame { return mtDataFacts.staticFacts(m.staticFrame()) }
 
 // mtDataFacts labels the page's facts in the lecture's words.
 var mtDataFacts = factTable{

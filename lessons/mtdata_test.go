@@ -61,7 +61,7 @@ func TestMTDataPipeline(t *testing.T) {
 				}
 			}
 			// step 7: row 1 of the minibatch is the followed pair
-			f := m.frameAt(7)
+			f := m.At(7)
 			arr := map[string]sim.Array{}
 			for _, a := range f.Arrays {
 				arr[a.Name] = a
@@ -118,7 +118,7 @@ func TestMTDataUnknownWords(t *testing.T) {
 	if got := m.src.IDs[1]; got != models.UnkID {
 		t.Errorf("unknown word id: got %d want %d (<unk>)", got, models.UnkID)
 	}
-	if got := m.frameAt(4).Meta["source_unk"]; got != 1 && got != 2 && got != 3 {
+	if got := m.At(4).Meta["source_unk"]; got != 1 && got != 2 && got != 3 {
 		t.Errorf("source_unk: got %v want ≥ 1", got)
 	}
 }
@@ -175,7 +175,7 @@ func TestMTDataMinFreq(t *testing.T) {
 		t.Errorf("min_freq 1: got <unk> share %g want 0", share)
 	}
 	m := buildMT(t, map[string]string{"min_freq": "3"})
-	kept := m.staticFrame().Meta["marks"].(map[string]int)["frequencies"]
+	kept := m.Static().Meta["marks"].(map[string]int)["frequencies"]
 	if want := m.vs.Len() - 4; kept != want {
 		t.Errorf("cut rank: got %d want %d (|V| − 4 specials)", kept, want)
 	}
@@ -184,7 +184,7 @@ func TestMTDataMinFreq(t *testing.T) {
 func TestMTDataDeterminism(t *testing.T) {
 	a, b := buildMT(t, nil), buildMT(t, nil)
 	for s := 1; s <= mtStages; s++ {
-		if !reflect.DeepEqual(a.frameAt(s), b.frameAt(s)) {
+		if !reflect.DeepEqual(a.At(s), b.At(s)) {
 			t.Fatalf("step %d differs between two builds", s)
 		}
 	}
@@ -245,11 +245,11 @@ func TestMTDataHalfPair(t *testing.T) {
 		if !missing.Missing || typed.Missing || !slices.Equal(typed.Tokens, c.typed) {
 			t.Fatalf("%v: got tokens %q (missing %v) and %q (missing %v), want %q and a missing side", c.params, m.src.Tokens, m.src.Missing, m.tgt.Tokens, m.tgt.Missing, c.typed)
 		}
-		if got, _ := m.staticFrame().Meta["missing"].(string); !strings.Contains(got, c.missing) {
+		if got, _ := m.Static().Meta["missing"].(string); !strings.Contains(got, c.missing) {
 			t.Errorf("%v: static note %q, want it to say %q", c.params, got, c.missing)
 		}
 		for s := 1; s <= mtStages; s++ {
-			f := m.frameAt(s)
+			f := m.At(s)
 			if got, _ := f.Meta["missing"].(string); !strings.Contains(got, c.missing) {
 				t.Errorf("%v step %d: note %q, want it to say %q", c.params, s, got, c.missing)
 			}
@@ -267,18 +267,18 @@ func TestMTDataHalfPair(t *testing.T) {
 				t.Errorf("%v step %d: want ids of the typed side only", c.params, s)
 			}
 		}
-		if s := arrayOf(m.frameAt(5), prefix+"_L"); len(s) != 1 || int(s[0]) != typed.ValidLen || typed.ValidLen != len(c.typed)+1 {
+		if s := arrayOf(m.At(5), prefix+"_L"); len(s) != 1 || int(s[0]) != typed.ValidLen || typed.ValidLen != len(c.typed)+1 {
 			t.Errorf("%v: valid length %v, want [%d]", c.params, s, len(c.typed)+1)
 		}
 		if m.ownRow || len(m.batchSrc) != 4 || len(m.batch) != 4 {
 			t.Errorf("%v: minibatch of %d rows, %d from the corpus (own row %v), want 4 corpus pairs", c.params, len(m.batchSrc), len(m.batch), m.ownRow)
 		}
-		if what, _ := m.frameAt(7).Meta["what"].(string); !strings.Contains(what, c.missing) {
+		if what, _ := m.At(7).Meta["what"].(string); !strings.Contains(what, c.missing) {
 			t.Errorf("%v: the minibatch's explanation %q does not say %q", c.params, what, c.missing)
 		}
 	}
 	// the page sends one field at a time: both sets are taken, and the run ends on the pair
-	run, err := sim.NewRun(mtDataLesson.Params, mtDataLesson.Build, mtDataLesson.Params.Defaults())
+	run, err := sim.NewRun(mtDataLesson.Params, mtDataLesson.Model, mtDataLesson.Params.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestMTDataHalfPair(t *testing.T) {
 			t.Fatalf("set %v: %v", change, err)
 		}
 	}
-	m := run.Model().(*mtDataModel)
+	m := unlabelled(run.Model()).(*mtDataModel)
 	if m.src.Missing || m.tgt.Missing || !m.ownRow || !slices.Equal(m.tgt.Tokens, []string{"j'ai", "perdu", "."}) {
 		t.Errorf("after both sets: got %q → %q (own row %v), want the typed pair in row 1", m.src.Tokens, m.tgt.Tokens, m.ownRow)
 	}

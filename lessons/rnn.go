@@ -114,7 +114,7 @@ func (m *rnnModel) inputs() []int {
 // start; the others are the model's samples, x_t drawn at step t − 1, so a panel
 // shows x_t for t > prompt_len only once step t is drawn (each step's frame also
 // carries its own "token"). What has been written so far is the per-step "written".
-func (m *rnnModel) staticFrame() sim.Frame {
+func (m *rnnModel) Static() sim.Frame {
 	m.run()
 	all := m.inputs()
 	tokens := make([]string, len(all))
@@ -168,7 +168,7 @@ type charProb struct {
 	Token string  `json:"token"`
 }
 
-func (m *rnnModel) frameAt(t int) sim.Frame {
+func (m *rnnModel) At(t int) sim.Frame {
 	st := m.run()[t-1]
 	all := m.inputs()
 	order := make([]int, len(st.Probs))
@@ -287,6 +287,7 @@ var rnnLesson = &Lesson{
 			}},
 	},
 	Build:  buildRNN,
+	Facts:  rnnFacts,
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): 1.5 ms a step on one core, 15 s; the bundled model took CharTrainSteps = 2000.
 	MaxTrained: 10000,
@@ -296,12 +297,6 @@ var rnnLesson = &Lesson{
 	// 83 KB measured (its own language model from the seed and Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 480 << 10,
 }
-
-// At is step t's frame with its facts labelled (rnnFacts).
-func (m *rnnModel) At(t int) sim.Frame { return rnnFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (rnnFacts).
-func (m *rnnModel) Static() sim.Frame { return rnnFacts.staticFacts(m.staticFrame()) }
 
 // rnnFacts labels the page's facts in the lecture's words.
 var rnnFacts = factTable{

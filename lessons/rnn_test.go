@@ -58,7 +58,7 @@ func TestCharTrainFromScratch(t *testing.T) {
 	if last > 0.75*first {
 		t.Errorf("loss after %d steps: got %v want ≤ 0.75 × the first (%v)", steps, last, first)
 	}
-	if T := a.Steps(); a.frameAt(T).Meta["written"] != b.frameAt(T).Meta["written"] {
+	if T := a.Steps(); a.At(T).Meta["written"] != b.At(T).Meta["written"] {
 		t.Errorf("same seed, same training: different samples")
 	}
 }
@@ -83,7 +83,7 @@ func TestRNNTopK(t *testing.T) {
 	for _, k := range []int{1, 5, 10} {
 		m := buildRNNWith(t, map[string]string{"topk": strconv.Itoa(k), "temperature": "2"})
 		for step := 1; step <= m.Steps(); step++ {
-			f := m.frameAt(step)
+			f := m.At(step)
 			top := f.Meta["topk"].([]charProb)
 			if len(top) != k {
 				t.Fatalf("k = %d, step %d: got %d candidates want %d", k, step, len(top), k)
@@ -111,7 +111,7 @@ func TestRNNTopK(t *testing.T) {
 // exactly the characters sampled so far (x_{P+1} … x_{t+1}), none of the later ones.
 func TestRNNSampleTokens(t *testing.T) {
 	m := buildRNNWith(t, nil)
-	st := m.staticFrame().Meta
+	st := m.Static().Meta
 	tokens, P := st["tokens"].([]string), st["prompt_len"].(int)
 	if _, ok := st["generated"]; ok {
 		t.Errorf("the static frame holds the whole generated text; it must come step by step")
@@ -120,7 +120,7 @@ func TestRNNSampleTokens(t *testing.T) {
 		t.Fatalf("static tokens %q (prompt_len %d): want %d tokens starting with the prompt", tokens, P, m.Steps())
 	}
 	for step := 1; step <= m.Steps(); step++ {
-		meta := m.frameAt(step).Meta
+		meta := m.At(step).Meta
 		if meta["token"] != tokens[step-1] {
 			t.Errorf("step %d: token %q want x_%d = %q", step, meta["token"], step, tokens[step-1])
 		}
@@ -140,7 +140,7 @@ func TestRNNGuessShowsBlanks(t *testing.T) {
 	m := buildRNNWith(t, nil)
 	spaces := 0
 	for step := 1; step <= m.Steps(); step++ {
-		meta := m.frameAt(step).Meta
+		meta := m.At(step).Meta
 		for _, key := range []string{"A_guess", "B_guess"} {
 			g := meta[key].(string)
 			if c, _, _ := strings.Cut(g, " (p = "); c == "" || strings.ContainsAny(c, " \n") {

@@ -358,7 +358,7 @@ func maskedMean(tf *models.DecodeTrace, mask []float64) float64 {
 // Static is the page's static meta for the current weights: after training that
 // stopped between two scorings, it scores the final weights first, so the BLEU,
 // the samples and the translation all describe the same model.
-func (m *seq2seqModel) staticFrame() sim.Frame {
+func (m *seq2seqModel) Static() sim.Frame {
 	if last := m.bleuCurve[len(m.bleuCurve)-1]; int(last[0]) != m.trained {
 		m.bleuCurve = append(m.bleuCurve, [2]float64{float64(m.trained), round4(m.heldOutBLEU())})
 		m.refreshLive()
@@ -370,7 +370,7 @@ func (m *seq2seqModel) staticFrame() sim.Frame {
 // then decoder step t' = t − T − 1 under teacher forcing and free running. The
 // encoder's state stays h_T once it has read x_T, and c is an input of every decoder
 // step, so both are in the context's and every decoder step's frame too.
-func (m *seq2seqModel) frameAt(t int) sim.Frame {
+func (m *seq2seqModel) At(t int) sim.Frame {
 	tf, fr := m.traces()
 	T := m.encSteps()
 	if t <= T {
@@ -577,6 +577,7 @@ var seq2seqLesson = &Lesson{
 			Series: encoderUnits(func(sm sim.Model) *models.DecodeTrace { tf, _ := sm.(*seq2seqModel).traces(); return tf })},
 	},
 	Build:  buildSeq2Seq,
+	Facts:  seq2seqFacts,
 	Trains: true,
 	// 1000: 17 ms a step on one core with held-out BLEU every 25 steps, 17 s; from scratch BLEU passes 0.3 after about 250.
 	MaxTrained: 1000,
@@ -586,12 +587,6 @@ var seq2seqLesson = &Lesson{
 	// 3.4 MB measured: its own copy of the 108,000 weights, their gradients and Adam's two moments, and a loss curve of 1000 steps.
 	TrainedBytes: 5376 << 10,
 }
-
-// At is step t's frame with its facts labelled (seq2seqFacts).
-func (m *seq2seqModel) At(t int) sim.Frame { return seq2seqFacts.stepFacts(m.frameAt(t)) }
-
-// Static is the static frame with its facts labelled (seq2seqFacts).
-func (m *seq2seqModel) Static() sim.Frame { return seq2seqFacts.staticFacts(m.staticFrame()) }
 
 // seq2seqFacts labels the page's facts in the lecture's words.
 var seq2seqFacts = factTable{

@@ -30,7 +30,7 @@ func startOf(w string) string {
 }
 
 // decoderFrame is the frame of decoder step tp.
-func (m *seq2seqModel) decoderFrame(tp int) sim.Frame { return m.frameAt(m.encSteps() + 1 + tp) }
+func (m *seq2seqModel) decoderFrame(tp int) sim.Frame { return m.At(m.encSteps() + 1 + tp) }
 
 // TestSeq2SeqTeacherForcingShift: the decoder input under teacher forcing is <bos>
 // followed by the padded labels shifted right (lecture 4.6: "<bos> ils regardent ."
@@ -56,7 +56,7 @@ func TestSeq2SeqTeacherForcingShift(t *testing.T) {
 			if !slices.Equal(m.mask, c.mask) {
 				t.Errorf("mask: got %v want %v", m.mask, c.mask)
 			}
-			if got := m.staticFrame().Meta["mask"]; !reflect.DeepEqual(got, c.mask) {
+			if got := m.Static().Meta["mask"]; !reflect.DeepEqual(got, c.mask) {
 				t.Errorf("static mask: got %v want %v", got, c.mask)
 			}
 			prev := "<bos>"
@@ -67,7 +67,7 @@ func TestSeq2SeqTeacherForcingShift(t *testing.T) {
 				}
 				prev = c.labels[tp-1]
 			}
-			table := m.staticFrame().Meta["padding"].(mtTable)
+			table := m.Static().Meta["padding"].(mtTable)
 			for i, cell := range table.Rows[2].Cells {
 				want := "<bos>"
 				if i > 0 {
@@ -196,11 +196,11 @@ func TestSeq2SeqDeterminism(t *testing.T) {
 		v := seq2seqValues(map[string]string{"start": startOf(w), "seed": "7"})
 		a, _ := buildSeq2Seq(v)
 		b, _ := buildSeq2Seq(v)
-		if !reflect.DeepEqual(rawStatic(a), rawStatic(b)) {
+		if !reflect.DeepEqual(a.Static(), b.Static()) {
 			t.Fatalf("%s: static differs", w)
 		}
 		for s := 1; s <= a.Steps(); s++ {
-			if !reflect.DeepEqual(rawAt(a, s), rawAt(b, s)) {
+			if !reflect.DeepEqual(a.At(s), b.At(s)) {
 				t.Fatalf("%s step %d: two builds differ", w, s)
 			}
 		}
@@ -219,12 +219,12 @@ func TestSeq2SeqDeterminism(t *testing.T) {
 // progress carries the loss curve and held-out BLEU, and the snapshot after training
 // shows the trained model (steps, samples, frames from the new weights).
 func TestSeq2SeqTrainingUpdatesThePage(t *testing.T) {
-	run, err := sim.NewRun(seq2seqLesson.Params, seq2seqLesson.Build, seq2seqValues(map[string]string{"start": startScratch}))
+	run, err := sim.NewRun(seq2seqLesson.Params, seq2seqLesson.Model, seq2seqValues(map[string]string{"start": startScratch}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	run.Seek(run.Steps())
-	before := run.Model().(*seq2seqModel).decoderFrame(1).Meta["loss"]
+	before := unlabelled(run.Model()).(*seq2seqModel).decoderFrame(1).Meta["loss"]
 	if _, err := run.Apply(sim.Command{Type: sim.TrainCommand, Steps: seq2seqEvalEvery}); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestSeq2SeqTrainingUpdatesThePage(t *testing.T) {
 			t.Errorf("the snapshot after training lacks %s", want)
 		}
 	}
-	m := run.Model().(*seq2seqModel)
+	m := unlabelled(run.Model()).(*seq2seqModel)
 	if after := m.decoderFrame(1).Meta["loss"]; after == before {
 		t.Errorf("the frames still show the untrained loss %v", before)
 	}
@@ -257,7 +257,7 @@ func TestSeq2SeqTrainingUpdatesThePage(t *testing.T) {
 // scorings (every seq2seqEvalEvery steps) still ends with a snapshot whose BLEU
 // curve, samples and step count describe the final weights.
 func TestSeq2SeqSnapshotScoresTheFinalWeights(t *testing.T) {
-	run, err := sim.NewRun(seq2seqLesson.Params, seq2seqLesson.Build, seq2seqValues(map[string]string{"start": startScratch}))
+	run, err := sim.NewRun(seq2seqLesson.Params, seq2seqLesson.Model, seq2seqValues(map[string]string{"start": startScratch}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,9 +308,9 @@ func TestSeq2SeqLearnsFromScratch(t *testing.T) {
 func TestSeq2SeqContextAtEveryDecoderStep(t *testing.T) {
 	m := buildSeq2SeqModel(t, nil)
 	T := m.encSteps()
-	hT := arrayOf(m.frameAt(T), "h")
+	hT := arrayOf(m.At(T), "h")
 	for s := T + 1; s <= m.Steps(); s++ {
-		f := m.frameAt(s)
+		f := m.At(s)
 		if got := arrayOf(f, "c"); !slices.Equal(got, hT) {
 			t.Errorf("step %d: c = %.3v, want c = h_T at every decoder step", s, got)
 		}
@@ -337,7 +337,7 @@ func BenchmarkSeq2SeqStepFrame(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rawAt(m, m.Steps()-1)
+		m.At(m.Steps() - 1)
 	}
 }
 
@@ -347,7 +347,7 @@ func BenchmarkSeq2SeqFrame(b *testing.B) {
 	m := buildSeq2SeqModel(b, nil)
 	for b.Loop() {
 		m.tf, m.fr = nil, nil
-		m.frameAt(m.Steps() - 1)
+		m.At(m.Steps() - 1)
 	}
 }
 

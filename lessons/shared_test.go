@@ -17,7 +17,7 @@ const sharedRunsPerLesson = 6
 // endSnapshot builds a run of l at v, steps it to the end one step at a time and
 // returns its snapshot's bytes.
 func endSnapshot(t testing.TB, l *Lesson, v sim.Values) []byte {
-	r, err := sim.NewRun(l.Params, l.Build, v)
+	r, err := sim.NewRun(l.Params, l.Model, v)
 	if err != nil {
 		t.Errorf("%s %s: %v", l.Slug, v.Query(), err)
 		return nil
@@ -68,7 +68,7 @@ func TestSharedModelsStayReadOnly(t *testing.T) {
 	for _, p := range pages {
 		for i := range sharedRunsPerLesson {
 			wg.Go(func() {
-				r, err := sim.NewRun(p.l.Params, p.l.Build, p.values)
+				r, err := sim.NewRun(p.l.Params, p.l.Model, p.values)
 				if err != nil {
 					t.Errorf("%s: %v", p.l.Slug, err)
 					return

@@ -82,7 +82,7 @@ func BenchmarkLessonStep(b *testing.B) {
 	for _, l := range lessons.Catalog() {
 		b.Run(l.Slug, func(b *testing.B) {
 			v := l.Params.Defaults()
-			run, err := sim.NewRun(l.Params, l.Build, v)
+			run, err := sim.NewRun(l.Params, l.Model, v)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -95,7 +95,7 @@ func BenchmarkLessonStep(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				start := time.Now()
-				run, _ = sim.NewRun(l.Params, l.Build, v) // build outside the timing
+				run, _ = sim.NewRun(l.Params, l.Model, v) // build outside the timing
 				building += time.Since(start)
 				b.StartTimer()
 				start = time.Now()
@@ -128,7 +128,7 @@ func BenchmarkLessonStep(b *testing.B) {
 func BenchmarkLessonSet(b *testing.B) {
 	for _, l := range lessons.Catalog() {
 		b.Run(l.Slug, func(b *testing.B) {
-			run, err := sim.NewRun(l.Params, l.Build, l.Params.Defaults())
+			run, err := sim.NewRun(l.Params, l.Model, l.Params.Defaults())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -26,7 +26,7 @@ func TestBrowserContract(t *testing.T) {
 			ctx, cancel := chromedp.NewContext(root)
 			defer cancel()
 			errs := watchConsole(ctx)
-			m, err := l.Build(l.Params.Defaults())
+			m, err := l.Model(l.Params.Defaults())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -297,10 +297,10 @@ func (ss *session) simulate() {
 	}
 
 	if run == nil {
-		r, err := sim.NewRun(ss.lesson.Params, ss.lesson.Build, ss.values)
+		r, err := sim.NewRun(ss.lesson.Params, ss.lesson.Model, ss.values)
 		if err != nil { // the URL's values build no model: start from the defaults
 			ss.problem = err
-			r, err = sim.NewRun(ss.lesson.Params, ss.lesson.Build, ss.lesson.Params.Defaults())
+			r, err = sim.NewRun(ss.lesson.Params, ss.lesson.Model, ss.lesson.Params.Defaults())
 			if err != nil {
 				panic(err) // the defaults must build: a bug in the lesson
 			}
