@@ -151,16 +151,12 @@ func (m *birnnModel) TrainStep() (sim.Frame, error) {
 	}
 	uniLoss, uniAcc := m.uni.TrainStep(m.trainRng)
 	loss, acc := m.bi.TrainStep(m.trainRng)
-	if math.IsNaN(loss) || math.IsNaN(uniLoss) {
-		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", m.trained+1)
-	}
-	m.trained++
 	m.runs = nil
-	return sim.Frame{
-		Arrays: []sim.Array{m.curve.add(loss)},
-		Meta: map[string]any{"loss": round4(loss), "accuracy": round4(acc),
-			"unidirectional_loss": round4(uniLoss), "unidirectional_accuracy": round4(uniAcc), "trained_steps": m.trained},
-	}, nil
+	if math.IsNaN(uniLoss) {
+		loss = uniLoss // either model diverging ends the training
+	}
+	return progressFrame(&m.curve, &m.trained, loss, map[string]any{"accuracy": round4(acc),
+		"unidirectional_loss": round4(uniLoss), "unidirectional_accuracy": round4(uniAcc)})
 }
 
 // rightContextSeries is the probability each model gives the bidirectional model's

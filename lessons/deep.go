@@ -204,15 +204,8 @@ func (m *deepModel) TrainStep() (sim.Frame, error) {
 		m.trainRng = zoo.TrainRNG(m.seed)
 	}
 	loss, acc := m.net.TrainStep(m.trainRng)
-	if math.IsNaN(loss) {
-		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", m.trained+1)
-	}
-	m.trained++
 	m.run, m.scores = nil, nil
-	return sim.Frame{
-		Arrays: []sim.Array{m.curve.add(loss)},
-		Meta:   map[string]any{"loss": round4(loss), "regime_accuracy": round4(acc), "trained_steps": m.trained},
-	}, nil
+	return progressFrame(&m.curve, &m.trained, loss, map[string]any{"regime_accuracy": round4(acc)})
 }
 
 var deepLesson = &Lesson{

@@ -4,6 +4,9 @@
 package lessons
 
 import (
+	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"unroll/sim"
 )
@@ -259,4 +262,18 @@ func (c *lossCurve) add(loss float64) sim.Array {
 	}
 	*c = append(*c, loss)
 	return sim.Vector("loss_curve", slices.Clone(*c))
+}
+
+// progressFrame is the progress frame of one training step that ended with loss: the
+// loss curve with loss added, the loss (rounded), the steps trained so far and the
+// lesson's metrics in the meta. A NaN loss is an error, "training diverged", and
+// records nothing.
+func progressFrame(curve *lossCurve, trained *int, loss float64, metrics map[string]any) (sim.Frame, error) {
+	if math.IsNaN(loss) {
+		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", *trained+1)
+	}
+	*trained++
+	meta := map[string]any{"loss": round4(loss), "trained_steps": *trained}
+	maps.Copy(meta, metrics)
+	return sim.Frame{Arrays: []sim.Array{curve.add(loss)}, Meta: meta}, nil
 }

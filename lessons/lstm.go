@@ -218,15 +218,8 @@ func (m *lstmModel) TrainStep() (sim.Frame, error) {
 		m.trainRng = zoo.TrainRNG(m.seed)
 	}
 	loss, acc := m.lstm.TrainStep(m.trainRng)
-	if math.IsNaN(loss) {
-		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", m.trained+1)
-	}
-	m.trained++
 	m.steps = nil
-	return sim.Frame{
-		Arrays: []sim.Array{m.lossCurve.add(loss)},
-		Meta:   map[string]any{"loss": round4(loss), "accuracy": round4(acc), "trained_steps": m.trained},
-	}, nil
+	return progressFrame(&m.lossCurve, &m.trained, loss, map[string]any{"accuracy": round4(acc)})
 }
 
 // cellSeries is the "cell" export: C_t of the cellPlotUnits units whose C_t spans the

@@ -2,7 +2,6 @@ package lessons
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -214,15 +213,8 @@ func (m *rnnModel) TrainStep() (sim.Frame, error) {
 		m.trainRng = zoo.TrainRNG(m.seed)
 	}
 	loss := m.lm.TrainStep(m.trainRng)
-	if math.IsNaN(loss) {
-		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", m.trained+1)
-	}
-	m.trained++
 	m.steps = nil
-	return sim.Frame{
-		Arrays: []sim.Array{m.lossCurve.add(loss)},
-		Meta:   map[string]any{"loss": round4(loss), "trained_steps": m.trained},
-	}, nil
+	return progressFrame(&m.lossCurve, &m.trained, loss, nil)
 }
 
 var rnnLesson = &Lesson{
