@@ -3,7 +3,6 @@ package lessons
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"unroll/data"
@@ -20,16 +19,15 @@ const birnnDefault = "i am ___ hungry and i can eat half a pig ."
 // RNN reading one sentence. Step s is the forward cells' s-th step (time s) and the
 // backward cell's s-th step (time T − s + 1): both passes start at their own end.
 type birnnModel struct {
-	uni, bi  *zoo.FillBlank
-	meta     [2]map[string]string // the checkpoints' metadata: unidirectional, bidirectional
-	ids      []int
-	blank    int // 0-based position of ___
-	text     string
-	seed     uint64
-	runs     *[2]zoo.BlankRun // nil when the weights changed since the last run
-	trained  int
-	trainRng *rand.Rand
-	curve    lossCurve
+	uni, bi *zoo.FillBlank
+	meta    [2]map[string]string // the checkpoints' metadata: unidirectional, bidirectional
+	ids     []int
+	blank   int // 0-based position of ___
+	text    string
+	seed    uint64
+	runs    *[2]zoo.BlankRun // nil when the weights changed since the last run
+
+	scratch // training from scratch: the first TrainStep starts a fresh model from seed
 }
 
 func buildBirnn(v sim.Values) (sim.Model, error) {
@@ -155,7 +153,7 @@ func (m *birnnModel) TrainStep() (sim.Frame, error) {
 	if math.IsNaN(uniLoss) {
 		loss = uniLoss // either model diverging ends the training
 	}
-	return progressFrame(&m.curve, &m.trained, loss, map[string]any{"accuracy": round4(acc),
+	return m.progress(loss, map[string]any{"accuracy": round4(acc),
 		"unidirectional_loss": round4(uniLoss), "unidirectional_accuracy": round4(uniAcc)})
 }
 

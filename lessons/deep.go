@@ -24,9 +24,7 @@ type deepModel struct {
 	run    *zoo.MarketRun  // nil when the weights changed since the last run
 	scores *zoo.DeepScores // of the current weights on the held-out series
 
-	trainRng *rand.Rand
-	trained  int
-	curve    lossCurve
+	scratch // training from scratch: the first TrainStep starts a fresh model from seed
 }
 
 func buildDeep(v sim.Values) (sim.Model, error) {
@@ -205,7 +203,7 @@ func (m *deepModel) TrainStep() (sim.Frame, error) {
 	}
 	loss, acc := m.net.TrainStep(m.trainRng)
 	m.run, m.scores = nil, nil
-	return progressFrame(&m.curve, &m.trained, loss, map[string]any{"regime_accuracy": round4(acc)})
+	return m.progress(loss, map[string]any{"regime_accuracy": round4(acc)})
 }
 
 var deepLesson = &Lesson{

@@ -53,10 +53,9 @@ type embedModel struct {
 	static sim.Frame
 	points []float64 // V×2, the static "points" array's data
 
-	trainRng  *rand.Rand
-	trained   int
-	stale     bool // trained since the last refresh
-	lossCurve lossCurve
+	stale bool // trained since the last refresh
+
+	scratch // training from scratch: the first TrainStep starts a fresh model from seed
 }
 
 // lookupWord finds a typed word in the corpus vocabulary, or says why not.

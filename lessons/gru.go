@@ -2,7 +2,6 @@ package lessons
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -27,10 +26,7 @@ type gruModel struct {
 
 	steps []zoo.GRUStep // nil when the weights changed since the last run
 
-	// Training from scratch: the first TrainStep starts a fresh model from seed.
-	trainRng  *rand.Rand
-	trained   int
-	lossCurve lossCurve
+	scratch // training from scratch: the first TrainStep starts a fresh model from seed
 }
 
 func buildGRU(v sim.Values) (sim.Model, error) {
@@ -141,7 +137,7 @@ func (m *gruModel) TrainStep() (sim.Frame, error) {
 	}
 	loss, acc := m.clf.TrainStep(m.trainRng)
 	m.steps = nil
-	return progressFrame(&m.lossCurve, &m.trained, loss, map[string]any{"accuracy": round4(acc)})
+	return m.progress(loss, map[string]any{"accuracy": round4(acc)})
 }
 
 var gruLesson = &Lesson{

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"unroll/sim"
 )
@@ -264,16 +265,25 @@ func (c *lossCurve) add(loss float64) sim.Array {
 	return sim.Vector("loss_curve", slices.Clone(*c))
 }
 
-// progressFrame is the progress frame of one training step that ended with loss: the
-// loss curve with loss added, the loss (rounded), the steps trained so far and the
-// lesson's metrics in the meta. A NaN loss is an error, "training diverged", and
-// records nothing.
-func progressFrame(curve *lossCurve, trained *int, loss float64, metrics map[string]any) (sim.Frame, error) {
+// scratch is what a page that trains from scratch keeps: its training stream (nil
+// until the first TrainStep, which also starts a fresh model from the seed), the steps
+// taken and the loss curve.
+type scratch struct {
+	trainRng  *rand.Rand
+	trained   int
+	lossCurve lossCurve
+}
+
+// progress is the progress frame of one training step that ended with loss: the loss
+// curve with loss added, the loss (rounded), the steps trained so far and the lesson's
+// metrics in the meta. A NaN loss is an error, "training diverged", and records
+// nothing.
+func (s *scratch) progress(loss float64, metrics map[string]any) (sim.Frame, error) {
 	if math.IsNaN(loss) {
-		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", *trained+1)
+		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d", s.trained+1)
 	}
-	*trained++
-	meta := map[string]any{"loss": round4(loss), "trained_steps": *trained}
+	s.trained++
+	meta := map[string]any{"loss": round4(loss), "trained_steps": s.trained}
 	maps.Copy(meta, metrics)
-	return sim.Frame{Arrays: []sim.Array{curve.add(loss)}, Meta: meta}, nil
+	return sim.Frame{Arrays: []sim.Array{s.lossCurve.add(loss)}, Meta: meta}, nil
 }

@@ -3,7 +3,6 @@ package lessons
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -51,9 +50,7 @@ type lstmModel struct {
 	grads   map[string][]float64 // per-model ‖∂L/∂H_t‖ (and the LSTM's ‖∂L/∂C_t‖)
 	gradFor string               // what y the last-step loss uses
 
-	trainRng  *rand.Rand
-	trained   int
-	lossCurve lossCurve
+	scratch // training from scratch: the first TrainStep starts a fresh model from seed
 }
 
 func buildLSTM(v sim.Values) (sim.Model, error) {
@@ -219,7 +216,7 @@ func (m *lstmModel) TrainStep() (sim.Frame, error) {
 	}
 	loss, acc := m.lstm.TrainStep(m.trainRng)
 	m.steps = nil
-	return progressFrame(&m.lossCurve, &m.trained, loss, map[string]any{"accuracy": round4(acc)})
+	return m.progress(loss, map[string]any{"accuracy": round4(acc)})
 }
 
 // cellSeries is the "cell" export: C_t of the cellPlotUnits units whose C_t spans the

@@ -56,20 +56,19 @@ func ParsePrompt(text string) ([]int, error) {
 // rnnModel is the RNN lesson's sim.Model: the language model reading a prompt and
 // then writing, one character per step.
 type rnnModel struct {
-	lm        *zoo.CharLM // the shared bundled one (read-only) until TrainStep starts one of its own
-	archB     *zoo.ArchB  // architecture B on the same characters
-	archC     *zoo.ArchC  // architecture C on the same characters
-	stepsB    []zoo.ArchStep
-	stepsC    []zoo.ArchStep
-	prompt    []int
-	n, topK   int
-	tau       float64
-	seed      uint64
-	steps     []zoo.CharStep // nil after training changed the weights
-	gen       []int
-	trainRng  *rand.Rand
-	trained   int
-	lossCurve lossCurve
+	lm      *zoo.CharLM // the shared bundled one (read-only) until TrainStep starts one of its own
+	archB   *zoo.ArchB  // architecture B on the same characters
+	archC   *zoo.ArchC  // architecture C on the same characters
+	stepsB  []zoo.ArchStep
+	stepsC  []zoo.ArchStep
+	prompt  []int
+	n, topK int
+	tau     float64
+	seed    uint64
+	steps   []zoo.CharStep // nil after training changed the weights
+	gen     []int
+
+	scratch // training from scratch: the first TrainStep starts a fresh model from seed
 }
 
 func buildRNN(v sim.Values) (sim.Model, error) {
@@ -214,7 +213,7 @@ func (m *rnnModel) TrainStep() (sim.Frame, error) {
 	}
 	loss := m.lm.TrainStep(m.trainRng)
 	m.steps = nil
-	return progressFrame(&m.lossCurve, &m.trained, loss, nil)
+	return m.progress(loss, nil)
 }
 
 var rnnLesson = &Lesson{
