@@ -108,17 +108,7 @@ func sig4(x float64) float64 {
 
 func (m *gruModel) At(t int) sim.Frame {
 	st := m.run()[t-1]
-	task := m.clf.Task
-	k := models.Argmax(st.Probs)
-	meta := map[string]any{
-		"token":       data.Alphabet[m.ids[t-1]],
-		"prediction":  task.Classes[k],
-		"probability": round4(st.Probs[k]),
-	}
-	if y := task.Targets(m.ids)[t-1]; y >= 0 {
-		meta["answer"] = task.Classes[y]
-		meta["correct"] = y == k
-	}
+	meta := classifierMeta(m.clf.Task, m.ids, t, st.Probs)
 	return sim.Frame{
 		Arrays: []sim.Array{
 			sim.Vector("X", st.X), sim.Vector("R", st.R), sim.Vector("Z", st.Z),
@@ -268,4 +258,21 @@ func taskInput(v sim.Values) (task *data.Task, text string, ids []int, err error
 	}
 	ids, err = task.Parse(text)
 	return task, text, ids, err
+}
+
+// classifierMeta is step t's meta of a task classifier's page (the gru and lstm pages):
+// the token x_t, the prediction ŷ_t = argmax P and its probability, and where the task
+// has one at t, the right answer y_t and whether ŷ_t is right.
+func classifierMeta(task *data.Task, ids []int, t int, probs []float64) map[string]any {
+	k := models.Argmax(probs)
+	meta := map[string]any{
+		"token":       data.Alphabet[ids[t-1]],
+		"prediction":  task.Classes[k],
+		"probability": round4(probs[k]),
+	}
+	if y := task.Targets(ids)[t-1]; y >= 0 {
+		meta["answer"] = task.Classes[y]
+		meta["correct"] = y == k
+	}
+	return meta
 }

@@ -183,18 +183,9 @@ func (m *lstmModel) Static() sim.Frame {
 func (m *lstmModel) At(t int) sim.Frame {
 	st := m.run()[t-1]
 	task := m.lstm.Task
-	k := models.Argmax(st.Probs)
-	meta := map[string]any{
-		"token":          data.Alphabet[m.ids[t-1]],
-		"prediction":     task.Classes[k],
-		"probability":    round4(st.Probs[k]),
-		"gru_prediction": task.Classes[models.Argmax(m.gruRun[t-1].Probs)],
-		"rnn_prediction": task.Classes[models.Argmax(m.rnnP[t-1])],
-	}
-	if y := task.Targets(m.ids)[t-1]; y >= 0 {
-		meta["answer"] = task.Classes[y]
-		meta["correct"] = y == k
-	}
+	meta := classifierMeta(task, m.ids, t, st.Probs)
+	meta["gru_prediction"] = task.Classes[models.Argmax(m.gruRun[t-1].Probs)]
+	meta["rnn_prediction"] = task.Classes[models.Argmax(m.rnnP[t-1])]
 	return sim.Frame{
 		Arrays: []sim.Array{
 			sim.Vector("X", st.X), sim.Vector("I", st.I), sim.Vector("F", st.F), sim.Vector("O", st.O),
