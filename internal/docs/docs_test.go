@@ -28,6 +28,7 @@ var elsewhere = map[string]string{
 	"gru-skip-after-training-frames.golden":   "docs/lessons.md's worked example adds it",
 	"math/exp_asm.go":                         "Go's standard library",
 	"math/log_asm.go":                         "Go's standard library",
+	"web/testdata/screenshots/":               "the browser tests make it; it is not committed",
 }
 
 // TestDocsNameFilesThatExist: README.md and docs/*.md name only files and folders that
