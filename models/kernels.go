@@ -174,37 +174,32 @@ func general(r, c, stride int, data []float64) blas64.General {
 
 // packColumns writes the matrices ms side by side into dst (rows × Σ cols).
 func packColumns(dst []float64, ms ...*mat.Dense) {
-	width := 0
-	for _, m := range ms {
-		_, c := m.Dims()
-		width += c
-	}
-	col := 0
-	for _, m := range ms {
-		raw := m.RawMatrix()
-		for i := range raw.Rows {
-			copy(dst[i*width+col:][:raw.Cols], raw.Data[i*raw.Stride:][:raw.Cols])
-		}
-		col += raw.Cols
-	}
+	columnBlocks(ms, func(row []float64, at int) { copy(dst[at:][:len(row)], row) })
 }
 
 // addColumnBlocks adds the column blocks of the row-major matrix src, whose width
 // is the sum of the widths of dsts, to dsts in order.
 func addColumnBlocks(src []float64, dsts ...*mat.Dense) {
+	columnBlocks(dsts, func(row []float64, at int) {
+		for j, v := range src[at:][:len(row)] {
+			row[j] += v
+		}
+	})
+}
+
+// columnBlocks calls f with every row of every matrix of ms and the offset of that
+// row in the row-major matrix that holds ms side by side (width Σ cols).
+func columnBlocks(ms []*mat.Dense, f func(row []float64, at int)) {
 	width := 0
-	for _, m := range dsts {
+	for _, m := range ms {
 		_, c := m.Dims()
 		width += c
 	}
 	col := 0
-	for _, m := range dsts {
+	for _, m := range ms {
 		raw := m.RawMatrix()
 		for i := range raw.Rows {
-			dst, from := raw.Data[i*raw.Stride:][:raw.Cols], src[i*width+col:][:raw.Cols]
-			for j, v := range from {
-				dst[j] += v
-			}
+			f(raw.Data[i*raw.Stride:][:raw.Cols], i*width+col)
 		}
 		col += raw.Cols
 	}
