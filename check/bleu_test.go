@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unroll/internal/machine"
 
 	"unroll/models"
 )
@@ -108,8 +109,8 @@ func TestBLEUAnswerBounded(t *testing.T) {
 		took := time.Since(start)
 		t.Logf("%s: %d n-grams, %d bytes of JSON, %v", tc.name, len(res.NGrams), len(b), took)
 		slow := took > 2*time.Second
-		if emulated() {
-			t.Logf("%s: time not judged under emulation (%s=1): qemu is ~5× slower; judge speed on real hardware", tc.name, emulatedEnv)
+		if machine.Emulated() {
+			t.Logf("%s: time not judged under emulation (%s=1): qemu is ~5× slower; judge speed on real hardware", tc.name, machine.EmulatedEnv)
 			slow = false
 		}
 		if len(b) > 4<<20 || slow {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unroll/internal/machine"
 
 	"unroll/models"
 )
@@ -143,8 +144,8 @@ func TestCorpusCounts(t *testing.T) {
 	start := time.Now()
 	splitCorpus(generateCorpus(corpusSeed, corpusSize))
 	// A loose bound: the brief asks < 50 ms; -race and a loaded machine slow it.
-	if d := time.Since(start); emulated() {
-		t.Logf("building the corpus took %v; not judged under emulation (%s=1): qemu is ~5× slower; judge speed on real hardware", d, emulatedEnv)
+	if d := time.Since(start); machine.Emulated() {
+		t.Logf("building the corpus took %v; not judged under emulation (%s=1): qemu is ~5× slower; judge speed on real hardware", d, machine.EmulatedEnv)
 	} else if d > 2*time.Second {
 		t.Errorf("building the corpus took %v want well under a second", d)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"unroll/internal/machine"
 
 	"unroll/sim"
 )
@@ -68,7 +69,7 @@ func footprintRun(t testing.TB, l *Lesson, v sim.Values, idle bool, train int) *
 func footprint(t testing.TB, l *Lesson, v sim.Values, idle bool, train int) int {
 	t.Helper()
 	n := footprintRuns
-	if raceEnabled || emulated() {
+	if raceEnabled || machine.Emulated() {
 		n = footprintRunsSlow
 	}
 	first := footprintRun(t, l, v, idle, train)

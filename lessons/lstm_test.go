@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unroll/internal/machine"
 
 	"unroll/data"
 	"unroll/models"
@@ -27,7 +28,7 @@ func TestLSTMCheckpoints(t *testing.T) {
 			seqs := zoo.EvalSet(task)
 			stepAcc, finalAcc := m.Evaluate(seqs)
 			for key, got := range map[string]float64{"accuracy": stepAcc, "final_accuracy": finalAcc} {
-				checkRecorded(t, name+" "+key, got, metaFloat(meta, key), recordedCount)
+				machine.CheckRecorded(t, name+" "+key, got, metaFloat(meta, key), machine.RecordedCount)
 				if m.Cell.Kind() == models.KindLSTM && got < 0.99 {
 					t.Errorf("%s %s: got %v want ≥ 0.99", name, key, got)
 				}
@@ -36,7 +37,7 @@ func TestLSTMCheckpoints(t *testing.T) {
 				continue
 			}
 			c := m.CellRange(seqs)
-			checkRecorded(t, name+" c_max", c, metaFloat(meta, "c_max"), recordedSmooth)
+			machine.CheckRecorded(t, name+" c_max", c, metaFloat(meta, "c_max"), machine.RecordedSmooth)
 			if c > LSTMCellScale {
 				t.Errorf("%s: max |C_t| on the held-out set is %v, beyond the page's colour scale ±%d", name, c, LSTMCellScale)
 			}

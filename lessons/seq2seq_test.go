@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unroll/internal/machine"
 
 	"unroll/models"
 	"unroll/sim"
@@ -286,7 +287,7 @@ func TestSeq2SeqLearnsFromScratch(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("trains a few hundred minibatches: run without -race and -short")
 	}
-	skipIfEmulated(t, "a 60 s wall-clock budget")
+	machine.SkipIfEmulated(t, "a 60 s wall-clock budget")
 	m := buildSeq2SeqModel(t, map[string]string{"start": startScratch})
 	const budget = 60 * time.Second
 	start := time.Now()

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/diff/fd"
 
@@ -75,7 +76,7 @@ func TestArchCheckpoints(t *testing.T) {
 	rawB, _ := checkpointFS.ReadFile("checkpoints/" + archCheckpointB)
 	rawC, _ := checkpointFS.ReadFile("checkpoints/" + archCheckpointC)
 	bpc := b.BitsPerChar()
-	checkRecorded(t, "B bits per character", bpc, metaFloat(readMeta(t, rawB), "bits_per_char"), recordedSmooth)
+	machine.CheckRecorded(t, "B bits per character", bpc, metaFloat(readMeta(t, rawB), "bits_per_char"), machine.RecordedSmooth)
 	a, err := loadCharLM()
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TestArchCheckpoints(t *testing.T) {
 		t.Errorf("B bits per character: got %v want ≤ %v and more than A's %v", bpc, limit, a.BitsPerChar())
 	}
 	acc := c.Accuracy()
-	checkRecorded(t, "C accuracy", acc, metaFloat(readMeta(t, rawC), "accuracy"), recordedCount)
+	machine.CheckRecorded(t, "C accuracy", acc, metaFloat(readMeta(t, rawC), "accuracy"), machine.RecordedCount)
 	if acc < 0.95 {
 		t.Errorf("C accuracy: got %v want ≥ 0.95", acc)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unroll/internal/machine"
 
 	"unroll/data"
 )
@@ -17,7 +18,7 @@ func TestCharCheckpoint(t *testing.T) {
 	raw, _ := checkpointFS.ReadFile("checkpoints/" + charCheckpointFile)
 	meta := readMeta(t, raw)
 	got := m.BitsPerChar()
-	checkRecorded(t, "bits per character", got, metaFloat(meta, "bits_per_char"), recordedSmooth)
+	machine.CheckRecorded(t, "bits per character", got, metaFloat(meta, "bits_per_char"), machine.RecordedSmooth)
 	// A uniform guess over the vocabulary costs log₂ V bits; the trained model must do far better.
 	if limit := math.Log2(float64(len(data.CharVocab))) / 4; got > limit {
 		t.Errorf("bits per character: got %v want ≤ %v", got, limit)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/diff/fd"
 
@@ -66,9 +67,9 @@ func TestFillBlankCheckpoints(t *testing.T) {
 		}
 		acc, pa := m.Accuracy(set), m.MeanAnswerProb(set)
 		for k, c := range map[string]struct{ got, tol float64 }{
-			"accuracy": {acc, recordedCount}, "chance": {chance, recordedCount}, "p_answer": {pa, recordedSmooth},
+			"accuracy": {acc, machine.RecordedCount}, "chance": {chance, machine.RecordedCount}, "p_answer": {pa, machine.RecordedSmooth},
 		} {
-			checkRecorded(t, fmt.Sprintf("bidirectional=%v %s", bi, k), c.got, metaFloat(meta, k), c.tol)
+			machine.CheckRecorded(t, fmt.Sprintf("bidirectional=%v %s", bi, k), c.got, metaFloat(meta, k), c.tol)
 		}
 		if bi && (acc < 0.95 || pa < 0.9) {
 			t.Errorf("bidirectional: held-out accuracy %v, mean p(answer) %v; want ≥ 0.95 and ≥ 0.9", acc, pa)

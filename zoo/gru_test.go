@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -83,14 +84,14 @@ func TestGRUCheckpoints(t *testing.T) {
 			name := checkpointFile(task.Name, variant)
 			stepAcc, finalAcc := m.Evaluate(EvalSet(task))
 			for key, got := range map[string]float64{"accuracy": stepAcc, "final_accuracy": finalAcc} {
-				checkRecorded(t, name+" "+key, got, metaFloat(meta, key), recordedCount)
+				machine.CheckRecorded(t, name+" "+key, got, metaFloat(meta, key), machine.RecordedCount)
 				if got < 0.99 {
 					t.Errorf("%s %s: got %v want ≥ 0.99", name, key, got)
 				}
 			}
 			stats := m.GateStats()
 			for key, got := range stats {
-				checkRecorded(t, name+" "+key, got, metaFloat(meta, key), recordedSmooth)
+				machine.CheckRecorded(t, name+" "+key, got, metaFloat(meta, key), machine.RecordedSmooth)
 			}
 			// What holds for every shipped model (measured values in docs/lessons.md).
 			switch task.Name {

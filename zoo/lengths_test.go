@@ -3,6 +3,7 @@ package zoo
 import (
 	"strconv"
 	"testing"
+	"unroll/internal/machine"
 )
 
 func TestBucketByLength(t *testing.T) {
@@ -55,7 +56,7 @@ func TestScoreByLength(t *testing.T) {
 					t.Errorf("%s %s: BLEU %v outside [0, 1]", name, b.Label(), b.BLEU[k])
 				}
 			}
-			if got := exact / float64(pairs); !nearRecorded(got, want, recordedDecimals4) { // cmd/train records 4 decimals
+			if got := exact / float64(pairs); !machine.NearRecorded(got, want, machine.RecordedDecimals4) { // cmd/train records 4 decimals
 				t.Errorf("%s: exact match over the buckets %.4f want the recorded %.4f", name, got, want)
 			}
 		}

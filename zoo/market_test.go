@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/diff/fd"
 
@@ -67,11 +68,11 @@ func TestDeepCheckpoints(t *testing.T) {
 				got[fmt.Sprintf("autocorr_l%d", l+1)] = sc.Autocorr[l]
 			}
 			for k, g := range got {
-				tol := recordedSmooth // MSEs and correlations
+				tol := machine.RecordedSmooth // MSEs and correlations
 				if k == "regime_accuracy" {
-					tol = recordedCount
+					tol = machine.RecordedCount
 				}
-				checkRecorded(t, name+" "+k, g, metaFloat(meta, k), tol)
+				machine.CheckRecorded(t, name+" "+k, g, metaFloat(meta, k), tol)
 			}
 			if sc.RegimeAccuracy < 0.9 {
 				t.Errorf("%s: held-out regime accuracy %v, want ≥ 0.9", name, sc.RegimeAccuracy)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unroll/internal/machine"
 
 	"unroll/models"
 )
@@ -95,7 +96,7 @@ func TestShippedTranslatorsMeetTheTargets(t *testing.T) {
 				"test_bleu_beam": beam.BLEU, "test_exact_beam": beam.Exact,
 			} {
 				want, err := strconv.ParseFloat(meta[key], 64)
-				if err != nil || !nearRecorded(got, want, recordedDecimals4) { // cmd/train records 4 decimals
+				if err != nil || !machine.NearRecorded(got, want, machine.RecordedDecimals4) { // cmd/train records 4 decimals
 					t.Errorf("%s: got %.4f, the checkpoint records %q", key, got, meta[key])
 				}
 			}
