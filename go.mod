@@ -8,7 +8,9 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/google/renameio/v2 v2.0.2
 	github.com/gorilla/websocket v1.5.3
+	github.com/piglig/go-qr v1.1.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/time v0.16.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )

@@ -58,7 +58,7 @@ func (o *outbox) pushFinal(m sim.Encoded) {
 // add applies the coalescing rules and appends m if there is room; o.mu is held.
 func (o *outbox) add(m sim.Encoded) bool {
 	switch m.Type {
-	case sim.FrameMessage, sim.TrainMessage:
+	case sim.FrameMessage, sim.TrainMessage, roomMessage, viewMessage: // a room's news: the newest wins too
 		if n := len(o.queue); n > 0 && o.queue[n-1].Type == m.Type {
 			o.queue[n-1] = m
 			o.coalesced++

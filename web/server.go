@@ -6,6 +6,7 @@ package web
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"runtime/debug"
@@ -33,6 +34,8 @@ type Server struct {
 	catalog  []*lessons.Lesson // the lessons in lecture order
 	sessions sessionSet        // open lesson websockets, closed by Shutdown
 	parked   *parking          // the runs of dropped connections, waiting for their pages
+	rooms    *roomSet          // the classes following their instructors (room.go)
+	listen   net.Addr          // Options.Listen: where the server listens, for the rooms' join URLs
 	static   http.Handler      // package static's files with caching headers
 	build    buildInfo         // what GET /api/v1/version answers
 }
@@ -47,6 +50,13 @@ type Options struct {
 	// (e.g. v1.2.3) and the git commit it was built from. cmd/server passes what the
 	// release build stamped; empty, they read "dev" and "unknown".
 	Version, Commit string
+
+	// Listen is the address the server listens on: a room's join panel offers the
+	// LAN addresses when it is not loopback. Unset, each request's local address.
+	Listen net.Addr
+	// RoomIdle is how long a room waits for its instructor's page to come back before
+	// it ends (0: defaultRoomIdle, 30 minutes).
+	RoomIdle time.Duration
 }
 
 // New builds the handler with every route registered. It returns once everything the
@@ -68,7 +78,9 @@ func newServer(logger *slog.Logger, catalog []*lessons.Lesson, opts Options) (*S
 		parked:  newParking(),
 		machine: runtime.GOARCH + "-" + models.Fingerprint(),
 		build:   newBuildInfo(opts.Version, opts.Commit),
+		listen:  opts.Listen,
 	}
+	s.rooms = newRoomSet(s, opts.RoomIdle)
 	st, err := newStaticHandler()
 	if err != nil {
 		return nil, err
@@ -85,6 +97,7 @@ func (s *Server) routes() {
 	s.post("/api/v1/cell", s.cell)
 	s.post("/api/v1/bleu", s.bleu)
 	s.lessonRoutes()
+	s.roomRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "there is no page or API at "+r.URL.Path)
 	})
@@ -104,6 +117,9 @@ func (s *Server) post(path string, h http.HandlerFunc) {
 // are refused from then on.
 func (s *Server) Shutdown() {
 	s.ready.Store(false)
+	if !s.rooms.closeAll(shutdownWait) { // every follower is told why first
+		s.log.Warn("some followers' websockets did not close in time", "wait", shutdownWait)
+	}
 	if !s.sessions.closeAll(shutdownWait) {
 		s.log.Warn("some lesson websockets did not close in time", "wait", shutdownWait)
 	}

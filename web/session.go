@@ -76,6 +76,11 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil && problem == nil {
 		problem = err
 	}
+	rm, rerr := s.roomOfQuery(r, q) // room=CODE: the instructor's page leads a room (room.go)
+	if rerr != nil {
+		writeError(w, rerr.status, rerr.msg)
+		return
+	}
 	conn, err := upgrader.Upgrade(hijacker(w), r, nil)
 	if err != nil {
 		return // the upgrader has answered
@@ -91,6 +96,14 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 			run, cost = parked, bytes+sessionOverhead
 		}
 	}
+	roomTrained := run != nil
+	if rm != nil { // the room's run, kept while this page reconnected
+		if held, bytes, trained, ok := rm.claim(l); !ok {
+			rm = nil
+		} else if held != nil {
+			run, cost, roomTrained = held, bytes+sessionOverhead, trained
+		}
+	}
 	if !s.memory.take(cost) {
 		if run != nil { // not lost: it waits for a later try
 			s.parked.park(run.Session(), l.Slug, client, run, cost-sessionOverhead)
@@ -102,12 +115,14 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	ss := newSession(s, conn, l, values, problem, start)
 	ss.run, ss.seen, ss.replay, ss.client, ss.charged = run, min(seen, sim.MaxSeq), replay, client, cost
-	ss.trainCharged = run != nil // a parked run has trained, and was counted so
+	ss.trainCharged = roomTrained // a parked run has trained, and was counted so
 	if run != nil {
 		ss.name = run.Session() // the run keeps its name, so the page can come back again
 	}
 	if !s.sessions.add(ss) {
 		ss.closeWith(websocket.CloseGoingAway, "the server is shutting down")
+	} else {
+		ss.joinRoom(rm)
 	}
 	ss.serve()
 	s.sessions.remove(ss)
@@ -149,6 +164,7 @@ type session struct {
 	run     *sim.Run // a parked run the page reconnected to, or nil: build one from values
 	name    string   // the run's session name, for a page that reconnects
 	client  string   // the address the page connects from (clientOf), for parking
+	room    *room    // the room this session leads (room.go), or nil; set before serve
 	simDone chan struct{}
 
 	// charged is the memory this session holds of the server's budget, its run's
@@ -246,7 +262,18 @@ func (ss *session) read() {
 		_ = c.SetReadDeadline(time.Now().Add(pongWait))
 		var in incoming
 		if typ == websocket.TextMessage {
-			in.cmd, in.err = sim.DecodeCommand(data)
+			if ss.room != nil { // the instructor's view for the followers
+				if handled, err := ss.room.command(ss, data); handled {
+					if err != nil {
+						in.err = &sim.CommandError{Command: "view", Msg: err.Error()}
+					} else {
+						continue
+					}
+				}
+			}
+			if in.err == nil {
+				in.cmd, in.err = sim.DecodeCommand(data)
+			}
 		} else {
 			in.err = &sim.CommandError{Msg: "commands are JSON text messages, not binary ones"}
 		}
@@ -281,7 +308,11 @@ func (ss *session) simulate() {
 			ss.closeWith(websocket.CloseInternalServerErr, "the lesson's model failed")
 			return
 		}
-		// A run that has trained waits for its page; any other, the page's URL rebuilds.
+		// A room keeps its run while its instructor's page reconnects or opens another
+		// lesson. A run that has trained waits for its page; any other, the page's URL rebuilds.
+		if code, _ := ss.closing(); run != nil && ss.room != nil && code != websocket.CloseGoingAway && ss.room.handBack(ss, run) {
+			return
+		}
 		if run != nil && ss.parkOnExit() && (run.Trained() > 0 || run.Training()) {
 			ss.srv.parked.park(run.Session(), ss.lesson.Slug, ss.client, run, footprint(ss.lesson, true))
 		}
@@ -292,6 +323,9 @@ func (ss *session) simulate() {
 				return false
 			}
 			last = m.Seq
+			if ss.room != nil {
+				ss.room.publish(ss, m, run)
+			}
 		}
 		return true
 	}
@@ -311,6 +345,9 @@ func (ss *session) simulate() {
 		run = r
 	} else {
 		ss.problem = nil // the parked run's values are the page's, already checked
+	}
+	if ss.room != nil {
+		run.SetSession("") // a room's snapshots reach every follower: its page comes back with the room's secret instead
 	}
 	// The first snapshot; after a reconnect its seq continues after the page's last one.
 	first, _ := run.Apply(sim.Command{Type: sim.ResumeCommand, Seq: ss.seen})
@@ -344,7 +381,7 @@ func (ss *session) simulate() {
 			// a TrainSlice at a time; commands (pause) are answered while it waits and
 			// between steps.
 			if turn == nil {
-				turn = ss.srv.sched.Request(sim.Training)
+				turn = ss.srv.sched.Request(ss.trainPriority())
 			}
 			ready, tick = turn.Ready(), nil
 		case turn != nil:
@@ -373,6 +410,8 @@ func (ss *session) simulate() {
 			if m, ok := run.Tick(); ok && !send(m) {
 				return
 			}
+		case <-ss.roomWants(): // a follower joined late, or fell behind
+			ss.room.answer(ss, run)
 		}
 	}
 }

@@ -1,0 +1,191 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"unroll/sim"
+)
+
+// follower is one student's websocket on a room: a writer (the handler's goroutine)
+// that sends its outbox, and a reader that answers its commands. Both end with the
+// connection's context. An explorer (explore=1) has forked the room into a private
+// page and only hears about the room (the counts, the instructor, the end).
+type follower struct {
+	conn    *websocket.Conn
+	box     *outbox
+	explore bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+
+	// waiting belongs to the fanout (its mutex): the follower needs a snapshot
+	// before frames. lastSeq is the seq of the last run message it was given.
+	waiting bool
+	lastSeq atomic.Uint64
+
+	mu        sync.Mutex
+	closeCode int
+	closeText string
+}
+
+func newFollower(conn *websocket.Conn, explore bool) *follower {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &follower{conn: conn, box: newOutbox(outboxSize), explore: explore, ctx: ctx, cancel: cancel}
+}
+
+// closeWith chooses the close frame (the first choice wins) and ends the connection.
+func (fl *follower) closeWith(code int, text string) {
+	fl.mu.Lock()
+	if fl.closeCode == 0 {
+		fl.closeCode, fl.closeText = code, text
+	}
+	fl.mu.Unlock()
+	fl.cancel()
+}
+
+func (fl *follower) closing() (int, string) {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return fl.closeCode, fl.closeText
+}
+
+// followRefused is the answer to a follower's command that would change the room.
+const followRefused = "you are following the instructor, whose page drives this one; press “Explore on my own” to change things yourself"
+
+// roomSocket serves GET /rooms/{code}/ws: a student's page following the room, or
+// (explore=1) a page exploring on its own that still counts in the room.
+func (s *Server) roomSocket(w http.ResponseWriter, r *http.Request) {
+	rm, rerr := s.rooms.find(clientOf(r), r.PathValue("code"))
+	if rerr != nil {
+		writeError(w, rerr.status, rerr.msg)
+		return
+	}
+	if !s.ready.Load() {
+		writeError(w, http.StatusServiceUnavailable, "the server is shutting down; reload the page in a moment")
+		return
+	}
+	conn, err := upgrader.Upgrade(hijacker(w), r, nil)
+	if err != nil {
+		return // the upgrader has answered
+	}
+	if !s.memory.take(sessionOverhead) {
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeFull, closeFullText), time.Now().Add(writeWait))
+		_ = conn.Close()
+		return
+	}
+	defer s.memory.give(sessionOverhead)
+	fl := newFollower(conn, r.URL.Query().Get("explore") == "1")
+	if !s.rooms.track() {
+		fl.closeWith(websocket.CloseGoingAway, "the server is shutting down")
+	} else {
+		defer s.rooms.conns.Done()
+		if !rm.join(fl) {
+			fl.closeWith(closeRoomEnded, "the class has ended, or it is full")
+		}
+	}
+	fl.serve(rm)
+	rm.leave(fl)
+}
+
+// serve runs the reader and the writer until the connection ends, then closes it.
+func (fl *follower) serve(rm *room) {
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		fl.read(rm)
+	}()
+	fl.write()
+	select {
+	case <-readerDone: // the page answered the close
+	case <-time.After(closeGrace):
+	}
+	_ = fl.conn.Close() // unblocks the reader if the page did not answer
+	<-readerDone
+}
+
+// read reads the follower's commands: a resume (its page missed frames) gets a
+// fresh snapshot; anything that would change the room is refused, and the room is
+// unchanged.
+func (fl *follower) read(rm *room) {
+	defer fl.cancel()
+	c := fl.conn
+	c.SetReadLimit(sim.MaxCommandBytes)
+	_ = c.SetReadDeadline(time.Now().Add(pongWait))
+	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(pongWait)) })
+	for {
+		typ, data, err := c.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			if errors.Is(err, websocket.ErrReadLimit) || (errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure) {
+				fl.closeWith(noCloseFrame, "")
+			}
+			return
+		}
+		_ = c.SetReadDeadline(time.Now().Add(pongWait))
+		cmd, err := sim.DecodeCommand(data)
+		if typ == websocket.TextMessage && err == nil && cmd.Type == sim.ResumeCommand {
+			rm.resync(fl)
+			continue
+		}
+		fl.refuse(string(cmd.Type), followRefused)
+	}
+}
+
+// refuse queues an error message for this follower only.
+func (fl *follower) refuse(command, msg string) {
+	meta := map[string]any{"message": (&sim.CommandError{Msg: msg}).Sentence()}
+	if command != "" {
+		meta["command"] = command
+	}
+	seq := fl.lastSeq.Load()
+	offer(fl.box, sim.Encoded{Type: sim.ErrorMessage, Seq: seq, Data: sim.EncodeMessage(nil, sim.Header{Type: sim.ErrorMessage, Seq: seq, Meta: meta}, nil)})
+}
+
+// write is the only goroutine that writes to the connection: the outbox's messages
+// and pings, each under a deadline, and the close frame when the connection ends.
+func (fl *follower) write() {
+	defer fl.cancel()
+	ping := time.NewTicker(pingPeriod)
+	defer ping.Stop()
+	flush := func(deadline time.Time) bool {
+		for {
+			m, ok := fl.box.pop()
+			if !ok {
+				return true
+			}
+			if deadline.IsZero() {
+				_ = fl.conn.SetWriteDeadline(time.Now().Add(writeWait))
+			}
+			if err := fl.conn.WriteMessage(websocket.BinaryMessage, m.Data); err != nil {
+				return false
+			}
+		}
+	}
+	for {
+		select {
+		case <-fl.box.ready:
+			if !flush(time.Time{}) {
+				return
+			}
+		case <-ping.C:
+			if err := fl.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				return
+			}
+		case <-fl.ctx.Done():
+			code, text := fl.closing()
+			if code > 0 {
+				end := time.Now().Add(writeWait) // one deadline for all: shutdown waits for us
+				_ = fl.conn.SetWriteDeadline(end)
+				flush(end) // the room message that says why comes before the close
+				_ = fl.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
+			}
+			return
+		}
+	}
+}
