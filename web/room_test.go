@@ -741,7 +741,9 @@ func TestRoomShutdown(t *testing.T) {
 	until(t, lead, "two in the room", roomCounts(1, 1))
 	s.Shutdown()
 	for i, f := range fs {
-		until(t, f, "the news", func(h sim.Header) bool { return h.Type == roomMessage && h.Meta["ended"] == "the server is shutting down" })
+		until(t, f, "the news", func(h sim.Header) bool {
+			return h.Type == roomMessage && h.Meta["ended"] == "the server is shutting down"
+		})
 		err := f.closed(t)
 		var ce *websocket.CloseError
 		if !errorsAs(err, &ce) || ce.Code != websocket.CloseGoingAway || ce.Text != "the server is shutting down" {
