@@ -12,7 +12,8 @@ import (
 //   - a frame or train message replaces one of its kind at the back of the queue
 //     (the newest wins: a slow page gets fewer frames, never late ones);
 //   - a snapshot replaces every queued frame and older snapshot (it redraws
-//     everything), keeping error and train messages (the loss is not in a snapshot);
+//     everything), keeping error and train messages (the loss is not in a snapshot)
+//     and a room's room and view messages, which coalesce like frames;
 //   - when the queue is still full, push waits for the writer (or the context).
 type outbox struct {
 	mu        sync.Mutex
@@ -67,7 +68,7 @@ func (o *outbox) add(m sim.Encoded) bool {
 	case sim.SnapshotMessage:
 		kept := o.queue[:0]
 		for _, q := range o.queue {
-			if q.Type == sim.ErrorMessage || q.Type == sim.TrainMessage {
+			if q.Type == sim.ErrorMessage || q.Type == sim.TrainMessage || q.Type == roomMessage || q.Type == viewMessage { // what a snapshot does not say
 				kept = append(kept, q)
 			} else {
 				o.coalesced++

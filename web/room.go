@@ -437,27 +437,38 @@ func (r *room) page() (*lessons.Lesson, sim.Values) {
 }
 
 // roomOfQuery finds the room a lesson websocket's query names (room=CODE) and checks
-// the instructor's secret. No room named is (nil, nil).
-func (s *Server) roomOfQuery(req *http.Request, q url.Values) (*room, *roomError) {
+// the instructor's secret (its cookie). No room named is (nil, ""). A room that is
+// not there, or not this browser's, is refused: the page goes on as a private page
+// and is told why (joinRoom), rather than retrying a socket that cannot open.
+func (s *Server) roomOfQuery(req *http.Request, q url.Values) (*room, string) {
 	code := q.Get("room")
 	if code == "" {
-		return nil, nil
+		return nil, ""
 	}
 	r, err := s.rooms.find(clientOf(req), code)
 	if err != nil {
-		return nil, err
+		return nil, err.msg
 	}
 	if !r.authorize(req) {
-		return nil, &roomError{http.StatusForbidden, "only the instructor's browser drives this class's page; open the join link to follow it"}
+		return nil, "only the instructor's browser drives this class's page (this browser does not hold its key); open the join link to follow it"
 	}
-	return r, nil
+	return r, ""
 }
 
-// joinRoom makes ss lead r (the session's run becomes the room's); false when the
-// room has ended meanwhile.
-func (ss *session) joinRoom(r *room) {
+// joinRoom makes ss lead r (the session's run becomes the room's), unless the room
+// was refused or has ended meanwhile: then the page is told so in a room message
+// and ss stays a private session.
+func (ss *session) joinRoom(r *room, refused string) {
 	if r != nil && r.attach(ss) {
 		ss.room = r
+		return
+	}
+	if r != nil {
+		refused = noRoom.msg
+	}
+	if refused != "" {
+		m := sim.EncodeMessage(nil, sim.Header{Type: roomMessage, Meta: map[string]any{"ended": refused}}, nil)
+		offer(ss.box, sim.Encoded{Type: roomMessage, Data: m})
 	}
 }
 

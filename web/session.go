@@ -76,11 +76,7 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil && problem == nil {
 		problem = err
 	}
-	rm, rerr := s.roomOfQuery(r, q) // room=CODE: the instructor's page leads a room (room.go)
-	if rerr != nil {
-		writeError(w, rerr.status, rerr.msg)
-		return
-	}
+	rm, refused := s.roomOfQuery(r, q) // room=CODE: the instructor's page leads a room (room.go)
 	conn, err := upgrader.Upgrade(hijacker(w), r, nil)
 	if err != nil {
 		return // the upgrader has answered
@@ -122,7 +118,7 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	if !s.sessions.add(ss) {
 		ss.closeWith(websocket.CloseGoingAway, "the server is shutting down")
 	} else {
-		ss.joinRoom(rm)
+		ss.joinRoom(rm, refused)
 	}
 	ss.serve()
 	s.sessions.remove(ss)

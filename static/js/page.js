@@ -23,6 +23,7 @@ import { bindParams } from "./params.js";
 import { sharedModel, wsURL, bindURL } from "./url.js";
 import { pageKeys, bindKeys } from "./keys.js";
 import { findPanels, createDraw } from "./draw.js";
+import * as room from "./room.js"; // a class following its instructor: room.js picks the page's socket
 
 const ERROR_SHOW_MS = 10000; // an error stays up this long
 const FIT_AFTER_RESIZE_MS = 100;
@@ -47,7 +48,7 @@ function start(root) {
   const state = createState({ machine: root.dataset.machine || "", maxTrained, ...sharedModel(location.search, maxTrained) });
   const panels = findPanels();
   const draw = createDraw({ store, state, panels, showError });
-  const sock = connect(() => wsURL(root.dataset.slug), { onMessage, onStatus });
+  const sock = room.open(root, { onMessage, onStatus }); // socket.js's connect(() => wsURL(slug), …), or the room's
   window.addEventListener("pagehide", () => sock.close());
   const commands = createCommands({ sock, store, state, limits: readLimits(), schedule: draw.schedule, showError });
   bindButtons(commands);

@@ -1,0 +1,293 @@
+// room.js is the page's part in a room: a class following its instructor's page
+// (docs/protocol.md, "Rooms"; docs/api.md, "Rooms"). A page has one of four roles:
+//
+//   ""        a private page, with a "Teach this live" button that starts a room.
+//   lead      this tab started a room (sessionStorage "unroll.room" = {code, role}): its
+//             lesson socket names the room (room=CODE; the secret is an HttpOnly cookie
+//             the server set, never in a URL or a script), so its run is the room's. It
+//             shows the join panel (code, URL, QR code) and how many follow and explore.
+//   follower  the page the server rendered at /rooms/{code}: its socket is the room's,
+//             /rooms/{code}/ws, and it draws the instructor's messages. What it sends is
+//             refused by the server (the page's error banner says why), except resume.
+//   explorer  this tab forked the room ("Explore on my own"): a private lesson page at
+//             the room's state (its query, trained=N replayed by the server: the same
+//             weights), with a small socket to the room (explore=1) for its news, and
+//             "Back to the class".
+//
+// What other modules use:
+//   open(root, { onMessage, onStatus })  the page's socket, in place of socket.js's
+//                                        connect: room.js picks the address and keeps
+//                                        the room's messages (room, view) to itself
+//   publishView(view)   the instructor's page relays its view beyond the run to the
+//                       followers: { present: true, spotlight: "gates" } (at most 16
+//                       names, each true/false, a number or text of ≤ 128 bytes); kept and
+//                       sent again after a reconnect; does nothing on other pages
+//   onView(fn)          fn(view) on a follower's page whenever the instructor's view
+//                       arrives (also dispatched as the "unroll:view" event on document,
+//                       with the view as its detail)
+//   currentView()       the last view received (follower) or published (lead), or {}
+//   role()              "lead" | "follower" | "explorer" | ""
+import { connect } from "./socket.js";
+import { wsURL } from "./url.js";
+import { tid } from "./dom.js";
+
+const STORE = "unroll.room"; // sessionStorage: this tab's room, {code, role: "lead" | "explorer", join}
+const CLOSE_ENDED = 4002; // the room has ended; the socket does not reconnect
+
+let mine = { code: "", role: "" };
+let sock = null; // the proxy open returns
+let view = {}; // the last view published or received
+const viewListeners = [];
+
+export const role = () => mine.role;
+export const currentView = () => ({ ...view });
+export function onView(fn) { viewListeners.push(fn); }
+
+export function publishView(v) {
+  view = { ...v };
+  if (mine.role === "lead" && sock) sock.sendView();
+}
+
+function stored() {
+  try { return JSON.parse(sessionStorage.getItem(STORE) || "null"); } catch { return null; }
+}
+function store(v) {
+  if (v) sessionStorage.setItem(STORE, JSON.stringify(v)); else sessionStorage.removeItem(STORE);
+}
+const roomSocketURL = (code, query = "") =>
+  `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/rooms/${encodeURIComponent(code)}/ws${query}`;
+const withParam = (u, kv) => u + (u.includes("?") ? "&" : "?") + kv;
+
+// open starts the page's socket for its role and returns an object with socket.js's
+// send, close and lastSeq.
+export function open(root, handlers) {
+  const slot = tid("room");
+  const slug = root.dataset.slug;
+  if (slot?.dataset.roomRole === "follower") mine = { code: slot.dataset.roomCode, role: "follower" };
+  else {
+    const s = stored();
+    if (s && (s.role === "lead" || s.role === "explorer") && /^[A-Z0-9]{6}$/.test(s.code)) mine = s;
+  }
+  const ui = createUI(slot);
+  const seen = { session: "", seq: -1, params: {}, step: 0, trained: 0 }; // what the current socket showed
+  let takeover = ""; // the private run's session and seq, named once by the lead socket that replaces it
+  let viewSent = false;
+  let inner = null;
+  let retired = null; // the socket reopen replaced, closed once the new one is live
+  let ended = false;
+
+  function url() {
+    if (mine.role === "follower") return roomSocketURL(mine.code);
+    let u = wsURL(slug);
+    if (mine.role === "lead") u = withParam(u, `room=${mine.code}`);
+    if (takeover) { u = withParam(u, takeover); takeover = ""; }
+    return u;
+  }
+  let current = null; // the token of the socket in use: a replaced one's callbacks are ignored
+  function start() {
+    const me = {};
+    current = me;
+    inner = connect(url, {
+      onMessage(msg) {
+        if (me !== current) return; // a socket this page has replaced
+        const h = msg.header;
+        if (h.type === "room") { roomNews(h.meta || {}); return; }
+        if (h.type === "view") { gotView(h.meta || {}); return; }
+        if (typeof h.seq === "number") seen.seq = h.seq;
+        if (h.type === "snapshot") {
+          if (h.session) seen.session = h.session;
+          seen.params = h.params || {}; seen.trained = h.trained || 0; seen.step = h.step;
+          if (mine.role === "lead" && !viewSent && Object.keys(view).length) proxy.sendView();
+        } else if (h.type === "frame") seen.step = h.step;
+        handlers.onMessage(msg);
+      },
+      onStatus(status, ...rest) {
+        if (me !== current) return;
+        if (status !== "live") viewSent = false; // a new connection is a new session
+        if (status === "live" && retired) { retired.close(); retired = null; }
+        handlers.onStatus(status, ...rest);
+        if (mine.role === "follower") ui.connection(status);
+      },
+    });
+  }
+  // reopen replaces the socket (the page starts or leaves a room): the new one names
+  // the old session, so the server hands its run over (4001 to the old one) rather
+  // than build a new one.
+  function reopen() {
+    if (seen.session && seen.seq >= 0) takeover = `session=${encodeURIComponent(seen.session)}&seq=${seen.seq}`;
+    retired = inner;
+    start();
+  }
+
+  function roomNews(m) {
+    if (m.ended) {
+      ended = true;
+      const was = mine.role;
+      if (was === "lead" || was === "explorer") store(null);
+      ui.ended(m.ended, was);
+      if (was === "follower") inner.close(); // nothing to reconnect to
+      if (was === "explorer" && presence) presence.close();
+      mine = { code: mine.code, role: was === "follower" ? "follower" : "" };
+      return;
+    }
+    if (mine.role === "follower" && m.lesson && m.lesson !== slug) { location.replace(`/rooms/${mine.code}`); return; }
+    ui.news(m, mine.role);
+  }
+  function gotView(v) {
+    view = v;
+    document.body.dataset.roomView = JSON.stringify(v);
+    for (const fn of viewListeners) fn({ ...v });
+    document.dispatchEvent(new CustomEvent("unroll:view", { detail: { ...v } }));
+  }
+
+  const proxy = {
+    send: (cmd) => inner.send(cmd),
+    close: () => { inner.close(); if (presence) presence.close(); },
+    get lastSeq() { return inner.lastSeq; },
+    sendView() { viewSent = inner.send({ type: "view", view }); },
+  };
+  sock = proxy;
+  let presence = null;
+
+  ui.bind({
+    async startRoom() {
+      const resp = await fetch("/api/v1/rooms", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ lesson: slug }) });
+      const body = await resp.json().catch(() => ({}));
+      if (!resp.ok) { ui.problem(body.error || `the server answered ${resp.status}`); return; }
+      mine = { code: body.code, role: "lead", join: body };
+      store(mine);
+      reopen();
+      ui.lead(mine, true);
+    },
+    async endRoom() {
+      await fetch(`/api/v1/rooms/${mine.code}/end`, { method: "POST" });
+    },
+    explore() { // the room's state as this student's own page
+      const q = new URLSearchParams();
+      for (const k of Object.keys(seen.params).sort()) q.set(k, seen.params[k]);
+      if (seen.step > 0) q.set("step", String(seen.step));
+      if (seen.trained > 0) { q.set("trained", String(seen.trained)); q.set("trained_on", root.dataset.machine || ""); }
+      if (!ended) store({ code: mine.code, role: "explorer" });
+      location.assign(`/lessons/${encodeURIComponent(slug)}?${q}`);
+    },
+    back() {
+      const code = mine.code;
+      store(null);
+      location.assign(`/rooms/${code}`);
+    },
+  });
+
+  start();
+  if (mine.role === "lead") ui.lead(mine, false);
+  if (mine.role === "follower") ui.follower();
+  if (mine.role === "explorer") {
+    ui.explorer(mine.code);
+    presence = connect(() => roomSocketURL(mine.code, "?explore=1"), {
+      onMessage(msg) { if (msg.header.type === "room") roomNews(msg.header.meta || {}); },
+      onStatus() {},
+    });
+  }
+  document.body.dataset.room = mine.role || "none";
+  return proxy;
+}
+
+// createUI finds the room slot's parts (templates/join.templ) and says what happens.
+function createUI(slot) {
+  const $t = (id) => slot?.querySelector(`[data-testid="${id}"]`);
+  const panel = $t("room-panel"), bar = $t("room-bar"), banner = $t("room-banner");
+  const say = (el, text) => { if (el) el.textContent = text; };
+  let join = null, counts = "";
+  const actions = {};
+
+  function showPanel(open) {
+    if (!panel) return;
+    panel.hidden = !open;
+    bar.hidden = open;
+    document.body.dataset.roomPanel = open ? "open" : "closed";
+  }
+  function chooseHost(i) {
+    const link = join.join[i] || join.join[0];
+    const a = $t("room-url");
+    a.href = link.url; a.textContent = link.url.replace(/^https?:\/\//, "");
+    $t("room-qr").src = link.qr_svg;
+  }
+  function banner_(text, explore, back) {
+    banner.hidden = false;
+    say($t("room-banner-text"), text);
+    $t("room-explore").hidden = !explore;
+    $t("room-back").hidden = !back;
+  }
+  return {
+    bind(a) {
+      Object.assign(actions, a);
+      $t("room-start")?.addEventListener("click", () => actions.startRoom());
+      $t("room-hide")?.addEventListener("click", () => showPanel(false));
+      $t("room-show")?.addEventListener("click", () => showPanel(true));
+      $t("room-end")?.addEventListener("click", () => actions.endRoom());
+      $t("room-explore")?.addEventListener("click", () => actions.explore());
+      $t("room-back")?.addEventListener("click", () => actions.back());
+      $t("room-hosts")?.addEventListener("change", (e) => chooseHost(Number(e.target.value)));
+    },
+    lead(mine, open) {
+      if (!slot) return;
+      join = mine.join || { code: mine.code, join: [] };
+      $t("room-start").hidden = true;
+      say($t("room-code"), mine.code);
+      const hosts = $t("room-hosts");
+      hosts.replaceChildren(...join.join.map((l, i) => new Option(l.host, String(i))));
+      $t("room-hosts-label").hidden = join.join.length < 2;
+      if (join.join.length) chooseHost(0);
+      const warn = $t("room-loopback");
+      warn.hidden = !join.loopback_only;
+      if (join.loopback_only) {
+        warn.textContent = join.hint
+          ? `This server listens on this computer only: students cannot reach it. Start it with “${join.hint}” to teach on the hall's network or a hotspot.`
+          : "This computer has no network address: join the lecture hall's Wi-Fi or start a hotspot, then start the class again.";
+      }
+      say($t("room-bar-text"), `Class ${mine.code}`);
+      showPanel(open);
+    },
+    follower() {
+      banner_("Following the instructor, live.", true, false);
+      document.body.dataset.roomFollowing = "live";
+    },
+    explorer(code) { banner_(`Exploring on your own (class ${code}).`, false, true); },
+    news(m, role) {
+      counts = `${m.following} following · ${m.exploring} exploring on their own`;
+      if (role === "lead") {
+        say($t("room-counts"), counts);
+        say($t("room-bar-text"), `Class ${m.code}: ${counts}`);
+        slot.dataset.following = String(m.following);
+        slot.dataset.exploring = String(m.exploring);
+      } else if (role === "follower") {
+        const away = m.instructor === "away";
+        banner_(away ? "The instructor is reconnecting…" : "Following the instructor, live.", true, false);
+        banner.dataset.instructor = m.instructor;
+      }
+    },
+    connection(status) { // a follower's own connection
+      if (status === "retry") banner_("Reconnecting to the class…", true, false);
+    },
+    ended(why, role) {
+      if (!slot) return;
+      const text = `The class has ended: ${why}.`;
+      if (role === "lead") {
+        showPanel(false);
+        bar.hidden = false;
+        say($t("room-bar-text"), text);
+        $t("room-show").hidden = true;
+        $t("room-start").hidden = false;
+      } else if (role) {
+        banner_(text, role === "follower", false);
+        $t("room-explore").textContent = "Keep exploring on my own";
+        banner.dataset.instructor = "ended";
+      }
+      slot.dataset.ended = why;
+    },
+    problem(text) {
+      bar.hidden = false;
+      say($t("room-bar-text"), `The class could not start: ${text}.`);
+      $t("room-show").hidden = true;
+    },
+  };
+}
