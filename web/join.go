@@ -36,8 +36,8 @@ const (
 	maxGuessClients = 4096
 	// maxRoomBody is the largest body of POST /api/v1/rooms: {"lesson": "slug"}.
 	maxRoomBody = 1 << 10
-	// qrScale and qrBorder size the QR code: 8 pixels a module with the standard
-	// quiet zone of 4 modules reads from the back of a lecture hall.
+	// qrScale and qrBorder size the QR code (github.com/piglig/go-qr): 8 pixels a
+	// module in the PNG, and the standard quiet zone of 4 modules.
 	qrScale  = 8
 	qrBorder = 4
 )
@@ -213,13 +213,12 @@ func (s *Server) roomQR(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "the join URL is too long for a QR code")
 		return
 	}
-	cfg := qr.NewQrCodeImgConfig(qrScale, qrBorder)
 	var out []byte
 	if strings.HasSuffix(r.URL.Path, ".png") {
-		out, err = code.ToPNGBytes(cfg)
+		out, err = code.ToPNGBytes(qr.NewQrCodeImgConfig(qrScale, qrBorder))
 		w.Header().Set("Content-Type", "image/png")
-	} else {
-		out, err = code.ToSVGBytes(cfg)
+	} else { // one unit a module: the library adds the border unscaled, and a page scales an SVG anyway
+		out, err = code.ToSVGBytes(qr.NewQrCodeImgConfig(1, qrBorder))
 		w.Header().Set("Content-Type", "image/svg+xml")
 	}
 	if err != nil {

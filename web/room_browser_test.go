@@ -122,6 +122,9 @@ func TestBrowserRoom(t *testing.T) {
 	shot(lead, "room-instructor.png")
 	shot(tabs[0], "room-follower.png")
 	shot(tabs[1], "room-follower-360.png")
+	if phone, err := chromedp.Run(tabs[1], chromedp.CaptureScreenshot()); err == nil { // what the phone shows first
+		_ = os.WriteFile(filepath.Join(screenshotDir, "room-follower-360-screen.png"), phone, 0o644)
+	}
 
 	// A follower's key press is refused, and nothing moves.
 	if err := chromedp.Do(tabs[1], chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`), chromedp.KeyEvent(kb.ArrowRight)); err != nil {

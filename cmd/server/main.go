@@ -3,6 +3,7 @@
 //
 //	go run ./cmd/server            # http://localhost:8080
 //	go run ./cmd/server -addr :9000
+//	go run ./cmd/server -addr :8080   # teaching: students join from the hall's network
 //	unroll -version                # prints the version, commit, system and Go release
 package main
 
@@ -83,6 +84,7 @@ func versionLine() string {
 func main() {
 	addr := flag.String("addr", "localhost:8080", "listen address, HOST:PORT")
 	showVersion := flag.Bool("version", false, "print the version and exit")
+	roomIdle := flag.Duration("room-idle", 30*time.Minute, "how long a class's room waits for its instructor's page to come back before it ends")
 	var allow []string
 	flag.Func("allow-host", "a host name the server answers to besides its own addresses, e.g. unroll.example.edu (repeat, or separate with commas)", func(v string) error {
 		for _, h := range strings.Split(v, ",") {
@@ -98,7 +100,7 @@ func main() {
 		return
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(*addr, allow, logger); err != nil {
+	if err := run(*addr, allow, *roomIdle, logger); err != nil {
 		logger.Error("server stopped", "err", err)
 		os.Exit(1)
 	}
@@ -106,7 +108,7 @@ func main() {
 
 // run serves until SIGINT or SIGTERM, then shuts down gracefully within shutdownTimeout.
 // The server answers to the names of the address it listens on and to allow (web.Hosts).
-func run(addr string, allow []string, logger *slog.Logger) error {
+func run(addr string, allow []string, roomIdle time.Duration, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -115,7 +117,8 @@ func run(addr string, allow []string, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	handler, err := web.New(logger, web.Options{Hosts: web.Hosts(ln.Addr(), allow), Version: version, Commit: buildCommit()})
+	handler, err := web.New(logger, web.Options{Hosts: web.Hosts(ln.Addr(), allow), Version: version, Commit: buildCommit(),
+		Listen: ln.Addr(), RoomIdle: roomIdle})
 	if err != nil {
 		ln.Close()
 		return err
@@ -130,6 +133,9 @@ func run(addr string, allow []string, logger *slog.Logger) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	logger.Info("serving Unroll", "version", version, "commit", buildCommit(), "url", "http://"+ln.Addr().String()+"/", "startup", time.Since(start).Round(time.Millisecond))
+	for _, u := range web.LANURLs(ln.Addr()) { // what students type, or scan from a room's join panel
+		logger.Info("reachable on the network", "url", u)
+	}
 
 	select {
 	case err := <-serveErr:

@@ -181,7 +181,7 @@ func TestVersionUnstamped(t *testing.T) {
 }
 
 func TestBadAddr(t *testing.T) {
-	if err := run("not-an-address", nil, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+	if err := run("not-an-address", nil, time.Minute, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
 		t.Error("run with a bad -addr returned nil, want an error")
 	}
 }

@@ -251,7 +251,10 @@ function createUI(slot) {
       banner_("Following the instructor, live.", true, false);
       document.body.dataset.roomFollowing = "live";
     },
-    explorer(code) { banner_(`Exploring on your own (class ${code}).`, false, true); },
+    explorer(code) {
+      $t("room-start").hidden = true; // a student's page starts no class
+      banner_(`Exploring on your own (class ${code}).`, false, true);
+    },
     news(m, role) {
       counts = `${m.following} following · ${m.exploring} exploring on their own`;
       if (role === "lead") {
