@@ -108,7 +108,8 @@ func (rs *roomSet) create(client string, l *lessons.Lesson) (*room, *roomError) 
 	for rs.rooms[code] != nil {
 		code = newCode()
 	}
-	r := &room{set: rs, code: code, secret: rand.Text(), client: client, out: newLocalFanout(maxFollowers), lesson: l, values: l.Params.Defaults()}
+	local := newLocalFanout(maxFollowers)
+	r := &room{set: rs, code: code, secret: rand.Text(), client: client, out: local, local: local, lesson: l, values: l.Params.Defaults()}
 	r.idle = time.AfterFunc(rs.idle, func() { r.end(closeRoomEnded, "the instructor has been away too long; the class has ended") })
 	rs.rooms[code] = r
 	return r, nil
@@ -191,7 +192,11 @@ type room struct {
 	code   string // what the students type: codeLength letters of codeAlphabet
 	secret string // what the instructor's browser holds (a cookie): 130 random bits
 	client string // the address that made it (maxRoomsPerClient)
-	out    *localFanout
+	// out carries the room to its followers; local is the followers connected to this
+	// server. In-process, the default, they are the same localFanout; over a broker,
+	// out would publish to the broker and each server's local would subscribe.
+	out   fanout
+	local *localFanout
 
 	mu       sync.Mutex
 	lesson   *lessons.Lesson // the lesson the room shows
@@ -379,7 +384,7 @@ func (r *room) encode(t sim.MessageType, meta map[string]any) sim.Encoded {
 func (r *room) join(fl *follower) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.ended || !r.out.join(fl) {
+	if r.ended || !r.local.join(fl) {
 		return false
 	}
 	r.status()
@@ -389,7 +394,7 @@ func (r *room) join(fl *follower) bool {
 
 // leave removes a follower.
 func (r *room) leave(fl *follower) {
-	r.out.leave(fl)
+	r.local.leave(fl)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.ended {
@@ -399,7 +404,7 @@ func (r *room) leave(fl *follower) {
 
 // resync sends fl a fresh snapshot (its page missed frames and asked for one).
 func (r *room) resync(fl *follower) {
-	r.out.resync(fl)
+	r.local.resync(fl)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.serveWaiting()

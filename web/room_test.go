@@ -400,13 +400,13 @@ func TestRoomSlowFollower(t *testing.T) {
 	fastMs := <-fastGot
 
 	rm := s.rooms.rooms[created.Code]
-	rm.out.mu.Lock()
-	for fl := range rm.out.followers {
+	rm.local.mu.Lock()
+	for fl := range rm.local.followers {
 		if _, peak, _ := fl.box.stats(); peak > outboxSize {
 			t.Errorf("a follower's outbox held %d messages, more than %d", peak, outboxSize)
 		}
 	}
-	rm.out.mu.Unlock()
+	rm.local.mu.Unlock()
 
 	slowMs := <-slowGot
 	if t.Failed() {
