@@ -243,7 +243,8 @@ func (r *room) claim(l *lessons.Lesson) (run *sim.Run, bytes int, trained, ok bo
 	}
 	if r.run != nil && r.lesson.Slug == l.Slug && r.lead == nil {
 		run, bytes, trained = r.run, r.runBytes, r.trained
-	} else if r.run != nil {
+	}
+	if r.run != nil { // the session takes the bytes of what it takes over from the budget itself
 		r.set.srv.memory.give(r.runBytes)
 	}
 	r.run, r.runBytes = nil, 0

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -641,6 +642,30 @@ func TestRoomInstructorReturns(t *testing.T) {
 	until(t, f, "the instructor is back", func(h sim.Header) bool { return h.Type == roomMessage && h.Meta["instructor"] == "here" })
 	back.do(t, stepCommand)
 	until(t, f, "the followers follow again", func(h sim.Header) bool { return h.Type == sim.FrameMessage && h.Step == 5 })
+
+	// The instructor leaves and the class ends: the budget is all given back.
+	back.c.Close()
+	until(t, f, "the instructor is away", func(h sim.Header) bool { return h.Type == roomMessage && h.Meta["instructor"] == "away" })
+	endRoom(t, ts, created.Code, secret)
+	f.c.Close()
+	late.c.Close()
+	waitNoFollowers(t, s)
+}
+
+// endRoom ends a room as the instructor's "End the class" does.
+func endRoom(t testing.TB, ts *httptest.Server, code string, secret *http.Cookie) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/v1/rooms/"+code+"/end", nil)
+	req.Header.Set("Origin", ts.URL)
+	req.AddCookie(secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("ending the room: %d", resp.StatusCode)
+	}
 }
 
 // TestRoomIdleEnds: a room whose instructor stays away past RoomIdle ends; its
@@ -676,6 +701,27 @@ func TestRoomIdleEnds(t *testing.T) {
 	if s.rooms.count() != 0 {
 		t.Errorf("%d rooms left", s.rooms.count())
 	}
+	lead.c.Close()
+	waitNoFollowers(t, s)
+}
+
+// waitNoFollowers fails unless every follower's goroutine ends and the memory budget
+// is all given back within a few seconds.
+func waitNoFollowers(t testing.TB, s *Server) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		n := strings.Count(stacks, "unroll/web.(*follower)")
+		if n == 0 && s.memory.inUse() == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d follower goroutines and %d bytes of the budget left after the room ended", n, s.memory.inUse())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func errorsAs(err error, target **websocket.CloseError) bool {
@@ -706,13 +752,13 @@ func TestRoomCodes(t *testing.T) {
 	if code, _ := status("/join/" + strings.ToLower(created.Code)); code != http.StatusOK {
 		t.Errorf("the right code typed in lower case: %d, want the room's page", code)
 	}
-	// End the room as the instructor does.
+	// A student cannot end it; the instructor can.
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/v1/rooms/"+created.Code+"/end", nil)
 	req.Header.Set("Origin", ts.URL)
-	req.AddCookie(secret)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("ending the room: %v %v", resp, err)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a student ending the room: %v %v, want 403", resp, err)
 	}
+	endRoom(t, ts, created.Code, secret)
 	wrongCode, wrongBody := status("/join/ZZZZZZ")
 	endedCode, endedBody := status("/join/" + created.Code)
 	if wrongCode != http.StatusNotFound || endedCode != wrongCode || endedBody != wrongBody {
@@ -774,6 +820,7 @@ func TestRoomShutdown(t *testing.T) {
 			t.Errorf("follower %d: %v, want 1001 the server is shutting down", i, err)
 		}
 	}
+	waitNoFollowers(t, s)
 }
 
 // TestJoinHosts: the join URL's address is the instructor's unless it is a loopback

@@ -112,16 +112,19 @@ func (s *Server) post(path string, h http.HandlerFunc) {
 	})
 }
 
-// Shutdown sends every open lesson websocket a 1001 close and waits for the sessions
-// to end (at most shutdownWait); http.Server.Shutdown does the rest. New websockets
+// Shutdown sends every open lesson websocket a 1001 close, ends every room (its
+// followers are told why), and waits for the sessions and the followers to end (at most
+// shutdownWait, for both at once); http.Server.Shutdown does the rest. New websockets
 // are refused from then on.
 func (s *Server) Shutdown() {
 	s.ready.Store(false)
-	if !s.rooms.closeAll(shutdownWait) { // every follower is told why first
-		s.log.Warn("some followers' websockets did not close in time", "wait", shutdownWait)
-	}
+	rooms := make(chan bool, 1)
+	go func() { rooms <- s.rooms.closeAll(shutdownWait) }() // every follower is told why, while the sessions close
 	if !s.sessions.closeAll(shutdownWait) {
 		s.log.Warn("some lesson websockets did not close in time", "wait", shutdownWait)
+	}
+	if !<-rooms {
+		s.log.Warn("some followers' websockets did not close in time", "wait", shutdownWait)
 	}
 	s.parked.clear()
 }
