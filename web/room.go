@@ -110,7 +110,7 @@ func (rs *roomSet) create(client string, l *lessons.Lesson) (*room, *roomError) 
 	}
 	local := newLocalFanout(maxFollowers)
 	r := &room{set: rs, code: code, secret: rand.Text(), client: client, out: local, local: local, lesson: l, values: l.Params.Defaults()}
-	r.idle = time.AfterFunc(rs.idle, func() { r.end(closeRoomEnded, "the instructor has been away too long; the class has ended") })
+	r.idle = time.AfterFunc(rs.idle, func() { r.end(closeRoomEnded, "the instructor has been away too long, so the class has ended") })
 	rs.rooms[code] = r
 	return r, nil
 }

@@ -170,6 +170,17 @@ func TestBrowserRoom(t *testing.T) {
 	}
 	shot(tabs[1], "room-follower-360-next.png")
 
+	// The instructor ends the class: the followers are told, and stop reconnecting.
+	click(lead, "room-show")
+	click(lead, "room-end")
+	waitForJS(t, lead, "the class ended", `document.querySelector('[data-testid=room]').dataset.ended !== undefined && sessionStorage.getItem("unroll.room") === null`)
+	for i, tab := range tabs {
+		waitForJS(t, tab, fmt.Sprintf("follower %d told the class ended", i), `document.querySelector('[data-testid=room-banner]').dataset.instructor === "ended" && document.querySelector('[data-testid=room-banner-text]').textContent.includes("The instructor has ended the class")`)
+	}
+	if phone, err := chromedp.Run(tabs[1], chromedp.CaptureScreenshot()); err == nil {
+		_ = os.WriteFile(filepath.Join(screenshotDir, "room-follower-360-ended.png"), phone, 0o644)
+	}
+
 	for _, e := range append(append(leadErrs.list(), errs[0].list()...), errs[1].list()...) {
 		if !strings.Contains(e, "WebSocket") {
 			t.Errorf("console error: %s", e)

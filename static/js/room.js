@@ -273,7 +273,7 @@ function createUI(slot) {
     },
     ended(why, role) {
       if (!slot) return;
-      const text = `The class has ended: ${why}.`;
+      const text = why.charAt(0).toUpperCase() + why.slice(1) + (why.endsWith(".") ? "" : "."); // the server's reason is a sentence
       if (role === "lead") {
         showPanel(false);
         bar.hidden = false;
