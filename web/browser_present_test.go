@@ -112,13 +112,25 @@ func TestBrowserPresenterMode(t *testing.T) {
 				t.Errorf("the smallest canvas text is %.1f CSS px, want ≥ %d", min, minStageFont)
 			}
 			t.Logf("on the stage: %v; in the strip: %v", s.PanelsInside, s.Offstage)
-			shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-			if err != nil {
-				t.Fatalf("screenshot: %v", err)
-			}
-			if err := os.WriteFile(filepath.Join(screenshotDir, l.Slug+"-present-1280x720.png"), shot, 0o644); err != nil {
+			shoot(t, ctx, l.Slug+"-present-1280x720.png")
+
+			// A 1080p projector: the same stage, larger.
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1920, 1080)); err != nil {
 				t.Fatal(err)
 			}
+			waitForJS(t, ctx, "the 1080p stage", `innerWidth === 1920`)
+			settle(t, ctx)
+			settle(t, ctx)
+			if s := evalJS[stage](t, ctx, stageJS); !s.Equations || len(s.PanelsInside) == 0 || s.ScrollX || s.ScrollY {
+				t.Errorf("the stage at 1920×1080: %+v", s)
+			}
+			shoot(t, ctx, l.Slug+"-present-1920x1080.png")
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720)); err != nil {
+				t.Fatal(err)
+			}
+			waitForJS(t, ctx, "back to 1280×720", `innerWidth === 1280`)
+			settle(t, ctx)
+			settle(t, ctx)
 
 			// S spotlights the first panel: alone on the stage, larger, and in the URL.
 			first := l.Panels[0].ID
@@ -137,13 +149,7 @@ func TestBrowserPresenterMode(t *testing.T) {
 				t.Errorf("the spotlight's stage: %+v", s)
 			}
 			if l.Slug == "gru" {
-				shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-				if err == nil {
-					err = os.WriteFile(filepath.Join(screenshotDir, l.Slug+"-spotlight-1280x720.png"), shot, 0o644)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+				shoot(t, ctx, l.Slug+"-spotlight-1280x720.png")
 			}
 			press(t, ctx, kb.Escape)
 			waitForJS(t, ctx, "Esc leaves the spotlight", `!new URLSearchParams(location.search).has("spot") && !document.querySelector("#lesson").classList.contains("spotlit")`)
@@ -180,13 +186,7 @@ func TestBrowserPresenterKeys(t *testing.T) {
 			t.Errorf("the overlay does not list %q", k.What)
 		}
 	}
-	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err == nil {
-		err = os.WriteFile(filepath.Join(screenshotDir, "keys-help-1280x720.png"), shot, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	shoot(t, ctx, "keys-help-1280x720.png")
 	press(t, ctx, kb.Escape)
 	waitForJS(t, ctx, "Esc closes the list", `!document.querySelector("[data-testid=keys-help]").open`)
 
@@ -235,6 +235,21 @@ func press(t *testing.T, ctx context.Context, key string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.KeyEvent(key)); err != nil {
 		t.Fatalf("pressing %q: %v", key, err)
+	}
+}
+
+// shoot keeps a screenshot of the viewport among the test's artefacts.
+func shoot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err == nil {
+		err = os.MkdirAll(screenshotDir, 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(screenshotDir, name), shot, 0o644)
+	}
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
 	}
 }
 

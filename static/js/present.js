@@ -15,7 +15,7 @@ const STAGE_FONT = 18; // CSS px: the smallest text on a projector, 1280×720, r
 const STAGE_W = 1280, STAGE_H = 720; // the projector the stage is laid out for
 const SPOT_MAX_ZOOM = 2.5; // a spotlit panel grows until it fills the stage, and no further than this over the stage's zoom
 const FIT_PASSES = 7; // a spotlit panel's zoom settles in at most this many redraws
-const STAGE_CHROME = 64; // CSS px of a panel around its canvas on the stage: its title, a note, padding
+const STAGE_CHROME = 104; // CSS px around a chart on the stage: its title, a note, padding, and the strip of panels off the stage
 
 // stageZoom is presenter mode's zoom for this window: SMALL drawn at STAGE_FONT on a
 // 1280×720 screen, and growing (gently: the square root) on larger ones.
@@ -55,10 +55,9 @@ export function bindPresenter({ panels, schedule, writeURL }) {
       $(".spot-toggle", p.el)?.setAttribute("aria-pressed", String(on));
       if (!p.canvas) continue;
       delete p.canvas.dataset.zoom;
-      // a chart or a map takes the stage's height at most (common.js, flexHeight)
-      if (staged && box.height > 0) p.canvas.dataset.maxHeight = String((box.height - STAGE_CHROME) / stageZoom());
-      else delete p.canvas.dataset.maxHeight;
+      delete p.canvas.dataset.maxHeight;
     }
+    if (staged) stageHeight();
     fitted = ""; passes = 0;
     requestAnimationFrame(() => $$(".equation[data-tex]").forEach(fitEquation)); // the equations' column changed width
     schedule();
@@ -112,6 +111,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   // afterDraw fits the stage after a drawing: in presenter mode the panels that do not
   // fit leave it for the strip; a spotlit panel's zoom grows until it fills the stage.
   function afterDraw() {
+    if ((view.present || view.spot) && stageHeight()) { schedule(); return; } // the stage's room changed (the facts above it wrapped): draw again
     const strip = tid("offstage");
     if (!view.present || view.spot) {
       for (const p of panels) p.el.classList.remove("offstage");
@@ -120,6 +120,19 @@ export function bindPresenter({ panels, schedule, writeURL }) {
       schedule(); // a panel came back on the stage: draw it
     }
     if (view.spot) fitSpot();
+  }
+
+  // stageHeight gives every canvas the stage's room as its most height (common.js,
+  // flexHeight: a chart or a map takes that at most) and reports whether it changed.
+  function stageHeight() {
+    const room = Math.floor(($(".panels").getBoundingClientRect().height - STAGE_CHROME) / stageZoom());
+    let changed = false;
+    for (const p of panels) {
+      if (!p.canvas || room <= 0 || Number(p.canvas.dataset.maxHeight) === room) continue;
+      p.canvas.dataset.maxHeight = String(room);
+      changed = true;
+    }
+    return changed;
   }
 
   // fitSpot searches the spotlit panel's zoom, a redraw at a time: the largest from the
