@@ -48,7 +48,7 @@ func beamTranslator() (*beamLoaded, error) {
 
 type beamLoaded struct {
 	tr   *zoo.Translator
-	meta map[string]string
+	meta zoo.Meta
 }
 
 // beamModel is the beam-search page's sim.Model: one search problem (the toy

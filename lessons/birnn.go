@@ -20,7 +20,7 @@ const birnnDefault = "i am ___ hungry and i can eat half a pig ."
 // backward cell's s-th step (time T − s + 1): both passes start at their own end.
 type birnnModel struct {
 	uni, bi *zoo.FillBlank
-	meta    [2]map[string]string // the checkpoints' metadata: unidirectional, bidirectional
+	meta    [2]zoo.Meta // the checkpoints' metadata: unidirectional, bidirectional
 	ids     []int
 	blank   int // 0-based position of ___
 	text    string
@@ -48,7 +48,7 @@ func buildBirnn(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &birnnModel{uni: uni, bi: bi, meta: [2]map[string]string{mu, mb}, ids: ids,
+	return &birnnModel{uni: uni, bi: bi, meta: [2]zoo.Meta{mu, mb}, ids: ids,
 		blank: slices.Index(ids, 0), text: text, seed: uint64(v.Int("seed"))}, nil
 }
 
@@ -98,9 +98,9 @@ func (m *birnnModel) Static() sim.Frame {
 	meta["answers"] = answers
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoints"
-		meta["held_out_accuracy_unidirectional"] = metaFloat(m.meta[0], "accuracy")
-		meta["held_out_accuracy_bidirectional"] = metaFloat(m.meta[1], "accuracy")
-		meta["held_out_chance"] = metaFloat(m.meta[1], "chance")
+		meta["held_out_accuracy_unidirectional"] = m.meta[0].Float("accuracy")
+		meta["held_out_accuracy_bidirectional"] = m.meta[1].Float("accuracy")
+		meta["held_out_chance"] = m.meta[1].Float("chance")
 	} else {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}

@@ -16,8 +16,8 @@ import (
 // deepModel is the deep-rnn lesson's sim.Model: a trained stack of L layers reading
 // one generated market series, day by day.
 type deepModel struct {
-	net    *zoo.MarketModel  // the shared bundled one (read-only) until TrainStep starts one of its own
-	meta   map[string]string // of the checkpoint it started from
+	net    *zoo.MarketModel // the shared bundled one (read-only) until TrainStep starts one of its own
+	meta   zoo.Meta         // of the checkpoint it started from
 	series data.MarketSeries
 	seed   uint64
 
@@ -53,9 +53,9 @@ func (m *deepModel) layerScores() (slow, fast, auto []float64) {
 	L := m.net.Layers()
 	if m.trained == 0 {
 		for l := 1; l <= L; l++ {
-			slow = append(slow, metaFloat(m.meta, fmt.Sprintf("slow_corr_l%d", l)))
-			fast = append(fast, metaFloat(m.meta, fmt.Sprintf("fast_corr_l%d", l)))
-			auto = append(auto, metaFloat(m.meta, fmt.Sprintf("autocorr_l%d", l)))
+			slow = append(slow, m.meta.Float(fmt.Sprintf("slow_corr_l%d", l)))
+			fast = append(fast, m.meta.Float(fmt.Sprintf("fast_corr_l%d", l)))
+			auto = append(auto, m.meta.Float(fmt.Sprintf("autocorr_l%d", l)))
 		}
 		return slow, fast, auto
 	}
@@ -107,9 +107,9 @@ func (m *deepModel) Static() sim.Frame {
 	}
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
-		meta["held_out_regime_accuracy"] = round4(metaFloat(m.meta, "regime_accuracy"))
-		meta["held_out_next_mse"] = round4(metaFloat(m.meta, "next_mse"))
-		meta["best_possible_mse"] = round4(metaFloat(m.meta, "best_mse"))
+		meta["held_out_regime_accuracy"] = round4(m.meta.Float("regime_accuracy"))
+		meta["held_out_next_mse"] = round4(m.meta.Float("next_mse"))
+		meta["best_possible_mse"] = round4(m.meta.Float("best_mse"))
 	} else {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}

@@ -38,8 +38,8 @@ const (
 // in Static after any training (the Run reads it again for the snapshot that follows
 // training).
 type embedModel struct {
-	m      *zoo.EmbedModel   // the shared bundled one (read-only) until TrainStep starts one of its own
-	ck     map[string]string // metadata of the checkpoint the page started from
+	m      *zoo.EmbedModel // the shared bundled one (read-only) until TrainStep starts one of its own
+	ck     zoo.Meta        // metadata of the checkpoint the page started from
 	corpus *data.WordCorpus
 
 	sentence  []int
@@ -172,7 +172,7 @@ func (e *embedModel) refresh(aligned bool) {
 	meta["weights"] = e.weightsFact()
 	if e.trained == 0 {
 		meta["same_class_neighbours"] = fmt.Sprintf("%.0f%% of content words have a nearest neighbour of their own class (%.0f%% by chance)",
-			100*metaFloat(e.ck, "same_class_nn"), 100*metaFloat(e.ck, "same_class_chance"))
+			100*e.ck.Float("same_class_nn"), 100*e.ck.Float("same_class_chance"))
 	} else {
 		delete(meta, "same_class_neighbours")
 	}
@@ -474,7 +474,7 @@ func spaceSeries(sm sim.Model) []Series {
 // lossSeries is the bundled checkpoint's recorded training loss.
 func lossSeries(sm sim.Model) []Series {
 	e := sm.(*embedModel)
-	every := metaFloat(e.ck, "loss_curve_every")
+	every := e.ck.Float("loss_curve_every")
 	s := Series{Label: "mean L over " + e.ck["loss_curve_every"] + " steps"}
 	for i, f := range strings.Split(e.ck["loss_curve"], ",") {
 		y, err := strconv.ParseFloat(f, 64)

@@ -45,7 +45,7 @@ func untrainedSeq2Seq(seed uint64) *zoo.Translator {
 // loadedTranslator is a bundled translator with its checkpoint's metadata.
 type loadedTranslator struct {
 	tr   *zoo.Translator
-	meta map[string]string
+	meta zoo.Meta
 }
 
 // tokenProb is one row of a top-k list in a frame's meta.
@@ -114,9 +114,9 @@ type encDecModel struct {
 	// vocabularies only (WithoutWeights): the page uses weights only to build run.
 	tr      *zoo.Translator
 	weights string
-	seed    uint64            // draws the untrained weights
-	meta    map[string]string // the checkpoint's, nil when untrained
-	tokens  []string          // x_1 … x_T as typed, normalised
+	seed    uint64   // draws the untrained weights
+	meta    zoo.Meta // the checkpoint's, nil when untrained
+	tokens  []string // x_1 … x_T as typed, normalised
 	src     []int
 	run     *models.DecodeTrace // FreeRun: <bos>, then each step's own output
 }
@@ -192,7 +192,7 @@ func (m *encDecModel) Static() sim.Frame {
 	}
 	if m.weights == weightsTrained {
 		meta["weights"] = fmt.Sprintf("bundled checkpoint, %s training steps", m.meta["steps"])
-		meta["held_out_bleu"] = metaFloat(m.meta, "test_bleu_greedy")
+		meta["held_out_bleu"] = m.meta.Float("test_bleu_greedy")
 	} else {
 		meta["weights"] = fmt.Sprintf("untrained: random initial weights (seed %d)", m.seed)
 	}

@@ -1,21 +1,8 @@
 package lessons
 
-import (
-	"math"
-	"strconv"
-)
+import "math"
 
-// Formatting shared by the lessons: numbers as the pages show them, and checkpoint
-// metadata read back.
-
-// metaFloat reads a number from checkpoint metadata (NaN if absent).
-func metaFloat(meta map[string]string, key string) float64 {
-	f, err := strconv.ParseFloat(meta[key], 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return f
-}
+// Formatting shared by the lessons: numbers as the pages show them.
 
 // b2f is 1 for true and 0 for false.
 func b2f(b bool) float64 {

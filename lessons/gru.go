@@ -18,7 +18,7 @@ type Clamp = models.GateClamp
 // gruModel is the GRU lesson's sim.Model: the classifier reading one input.
 type gruModel struct {
 	clf   *zoo.GRUClassifier // the shared bundled one (read-only) until TrainStep starts one of its own
-	meta  map[string]string  // of the checkpoint it started from
+	meta  zoo.Meta           // of the checkpoint it started from
 	ids   []int
 	text  string
 	clamp Clamp
@@ -85,7 +85,7 @@ func (m *gruModel) Static() sim.Frame {
 	}
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
-		meta["checkpoint_accuracy"] = metaFloat(m.meta, "accuracy")
+		meta["checkpoint_accuracy"] = m.meta.Float("accuracy")
 	} else {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}

@@ -35,7 +35,7 @@ const (
 // the GRU and the vanilla RNN trained on the same task.
 type lstmModel struct {
 	lstm  *zoo.SeqClassifier
-	meta  map[string]string // of the LSTM checkpoint it started from
+	meta  zoo.Meta // of the LSTM checkpoint it started from
 	gru   *zoo.GRUClassifier
 	rnn   *zoo.SeqClassifier
 	ids   []int
@@ -169,7 +169,7 @@ func (m *lstmModel) Static() sim.Frame {
 	}
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoints"
-		meta["checkpoint_accuracy"] = metaFloat(m.meta, "accuracy")
+		meta["checkpoint_accuracy"] = m.meta.Float("accuracy")
 	} else {
 		meta["weights"] = fmt.Sprintf("LSTM trained from scratch for %d steps (seed %d); GRU and RNN bundled", m.trained, m.seed)
 	}

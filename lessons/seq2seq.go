@@ -56,7 +56,7 @@ type seq2seqModel struct {
 	tr      *zoo.Translator
 	weights string
 	seed    uint64
-	ckMeta  map[string]string // the checkpoint's metadata, nil when untrained
+	ckMeta  zoo.Meta // the checkpoint's metadata, nil when untrained
 
 	srcTokens []string
 	src       []int
@@ -199,7 +199,7 @@ func (m *seq2seqModel) staticMeta() map[string]any {
 		meta["unknown_words"] = u + " (read as <unk>)"
 	}
 	if m.weights == weightsTrained {
-		meta["checkpoint_bleu"] = metaFloat(m.ckMeta, "test_bleu_greedy")
+		meta["checkpoint_bleu"] = m.ckMeta.Float("test_bleu_greedy")
 	}
 	return meta
 }

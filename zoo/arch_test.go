@@ -76,7 +76,7 @@ func TestArchCheckpoints(t *testing.T) {
 	rawB, _ := checkpointFS.ReadFile("checkpoints/" + archCheckpointB)
 	rawC, _ := checkpointFS.ReadFile("checkpoints/" + archCheckpointC)
 	bpc := b.BitsPerChar()
-	machine.CheckRecorded(t, "B bits per character", bpc, metaFloat(readMeta(t, rawB), "bits_per_char"), machine.RecordedSmooth)
+	machine.CheckRecorded(t, "B bits per character", bpc, readMeta(t, rawB).Float("bits_per_char"), machine.RecordedSmooth)
 	a, err := loadCharLM()
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestArchCheckpoints(t *testing.T) {
 		t.Errorf("B bits per character: got %v want ≤ %v and more than A's %v", bpc, limit, a.BitsPerChar())
 	}
 	acc := c.Accuracy()
-	machine.CheckRecorded(t, "C accuracy", acc, metaFloat(readMeta(t, rawC), "accuracy"), machine.RecordedCount)
+	machine.CheckRecorded(t, "C accuracy", acc, readMeta(t, rawC).Float("accuracy"), machine.RecordedCount)
 	if acc < 0.95 {
 		t.Errorf("C accuracy: got %v want ≥ 0.95", acc)
 	}

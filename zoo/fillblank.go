@@ -249,7 +249,7 @@ func blankCheckpointFile(bidirectional bool) string {
 
 // blankCheckpointMeta is the metadata cmd/train records with a trained model: its
 // settings and its accuracy on the held-out sentences (and what chance would get).
-func blankCheckpointMeta(m *FillBlank, seed uint64, steps int) map[string]string {
+func blankCheckpointMeta(m *FillBlank, seed uint64, steps int) Meta {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	set := data.BlankEvalSet()
 	return map[string]string{
@@ -294,7 +294,7 @@ func bundledBlank(bidirectional bool) (bundled[*FillBlank], error) {
 }
 
 // loadFillBlank returns a fresh copy of the bundled trained model and its metadata.
-func loadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
+func loadFillBlank(bidirectional bool) (*FillBlank, Meta, error) {
 	b, err := bundledBlank(bidirectional)
 	if err != nil {
 		return nil, nil, err
@@ -304,7 +304,7 @@ func loadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
 
 // SharedFillBlank is loadFillBlank without the copy: the one loaded model, shared by
 // every page that only reads it (Run never writes).
-func SharedFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
+func SharedFillBlank(bidirectional bool) (*FillBlank, Meta, error) {
 	b, err := bundledBlank(bidirectional)
 	return b.model, b.meta, err
 }

@@ -317,7 +317,7 @@ func bundledGRU(task *data.Task, variant string) (bundled[*GRUClassifier], error
 
 // loadGRUClassifier returns a fresh copy of the bundled trained classifier for task
 // and variant, and the checkpoint's metadata (accuracy, training settings).
-func loadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[string]string, error) {
+func loadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, Meta, error) {
 	b, err := bundledGRU(task, variant)
 	if err != nil {
 		return nil, nil, err
@@ -327,7 +327,7 @@ func loadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[str
 
 // SharedGRUClassifier is loadGRUClassifier without the copy: the one loaded model,
 // shared by every page that only reads it (Run and Params never write).
-func SharedGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[string]string, error) {
+func SharedGRUClassifier(task *data.Task, variant string) (*GRUClassifier, Meta, error) {
 	b, err := bundledGRU(task, variant)
 	return b.model, b.meta, err
 }
@@ -369,7 +369,7 @@ func (m *GRUClassifier) GateStats() map[string]float64 {
 
 // gruCheckpointMeta is the metadata cmd/train records with a trained classifier:
 // its settings, its accuracies on EvalSet and its GateStats.
-func gruCheckpointMeta(m *GRUClassifier, seed uint64, steps int) map[string]string {
+func gruCheckpointMeta(m *GRUClassifier, seed uint64, steps int) Meta {
 	stepAcc, finalAcc := m.Evaluate(EvalSet(m.Task))
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	meta := map[string]string{

@@ -207,7 +207,7 @@ func bundledSeq(file string) (bundled[*SeqClassifier], error) {
 }
 
 // loadSeq returns a fresh copy of the bundled classifier in file, built by fresh.
-func loadSeq(file string, fresh *SeqClassifier) (*SeqClassifier, map[string]string, error) {
+func loadSeq(file string, fresh *SeqClassifier) (*SeqClassifier, Meta, error) {
 	b, err := bundledSeq(file)
 	if err != nil {
 		return nil, nil, err
@@ -217,20 +217,20 @@ func loadSeq(file string, fresh *SeqClassifier) (*SeqClassifier, map[string]stri
 
 // SharedSeq is the bundled classifier in file itself, shared by every page that only
 // reads it (RunLSTM, Probs and LastStepGradients never write).
-func SharedSeq(file string) (*SeqClassifier, map[string]string, error) {
+func SharedSeq(file string) (*SeqClassifier, Meta, error) {
 	b, err := bundledSeq(file)
 	return b.model, b.meta, err
 }
 
 // LoadLSTMClassifier returns a fresh copy of the bundled trained LSTM for task and
 // its checkpoint metadata.
-func LoadLSTMClassifier(task *data.Task) (*SeqClassifier, map[string]string, error) {
+func LoadLSTMClassifier(task *data.Task) (*SeqClassifier, Meta, error) {
 	return loadSeq(LSTMCheckpointFile(task.Name), NewLSTMClassifier(task, 0))
 }
 
 // LoadRNNClassifier returns a fresh copy of the bundled trained vanilla RNN for task
 // and its checkpoint metadata.
-func LoadRNNClassifier(task *data.Task) (*SeqClassifier, map[string]string, error) {
+func LoadRNNClassifier(task *data.Task) (*SeqClassifier, Meta, error) {
 	return loadSeq(RNNCheckpointFile(task.Name), newRNNClassifier(task, 0))
 }
 
@@ -249,7 +249,7 @@ func (m *SeqClassifier) CellRange(seqs [][]int) float64 {
 
 // seqCheckpointMeta is the metadata cmd/train records with a trained classifier: its
 // settings and its accuracies on EvalSet (and, for an LSTM, the largest |C_t| there).
-func seqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) map[string]string {
+func seqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) Meta {
 	seqs := EvalSet(m.Task)
 	stepAcc, finalAcc := m.Evaluate(seqs)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

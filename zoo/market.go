@@ -229,7 +229,7 @@ func deepCheckpointFile(kind string, L int) string {
 
 // deepCheckpointMeta is the metadata cmd/train records with a trained model: its
 // settings and its Scores on DeepEvalSet.
-func deepCheckpointMeta(m *MarketModel, seed uint64, steps int) map[string]string {
+func deepCheckpointMeta(m *MarketModel, seed uint64, steps int) Meta {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	sc := m.Scores(DeepEvalSet())
 	meta := map[string]string{
@@ -278,7 +278,7 @@ func bundledMarket(kind string, L int) (bundled[*MarketModel], error) {
 
 // loadMarketModel returns a fresh copy of the bundled trained model of a kind and
 // depth, and its checkpoint's metadata.
-func loadMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
+func loadMarketModel(kind string, L int) (*MarketModel, Meta, error) {
 	b, err := bundledMarket(kind, L)
 	if err != nil {
 		return nil, nil, err
@@ -288,7 +288,7 @@ func loadMarketModel(kind string, L int) (*MarketModel, map[string]string, error
 
 // SharedMarketModel is loadMarketModel without the copy: the one loaded model,
 // shared by every page that only reads it (Run never writes).
-func SharedMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
+func SharedMarketModel(kind string, L int) (*MarketModel, Meta, error) {
 	b, err := bundledMarket(kind, L)
 	return b.model, b.meta, err
 }

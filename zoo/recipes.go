@@ -46,7 +46,7 @@ func trainSteps(seed uint64, steps int, step func(rng *rand.Rand) float64) float
 
 // recipeMeta is the metadata a language model's checkpoint records: its name, hidden
 // size, seed, steps and final loss, and its measure (key: value, all digits).
-func recipeMeta(model string, hidden int, seed uint64, steps int, loss float64, key string, value float64) map[string]string {
+func recipeMeta(model string, hidden int, seed uint64, steps int, loss float64, key string, value float64) Meta {
 	return map[string]string{
 		"model": model, "hidden": strconv.Itoa(hidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
@@ -215,10 +215,10 @@ func trainMarketModels(dir string, o Options) error {
 			}
 			corrs := ""
 			for l := 1; l <= L; l++ {
-				corrs += fmt.Sprintf(" %.2f/%.2f", metaFloat(meta, fmt.Sprintf("slow_corr_l%d", l)), metaFloat(meta, fmt.Sprintf("fast_corr_l%d", l)))
+				corrs += fmt.Sprintf(" %.2f/%.2f", meta.Float(fmt.Sprintf("slow_corr_l%d", l)), meta.Float(fmt.Sprintf("fast_corr_l%d", l)))
 			}
 			o.logf("deep %-4s L=%d  loss %.4f  regime accuracy %.3f  next-day MSE %.3f (best possible %.3f)  |corr| slow/fast by layer:%s  (%.1fs)",
-				kind, L, loss, metaFloat(meta, "regime_accuracy"), metaFloat(meta, "next_mse"), metaFloat(meta, "best_mse"), corrs, since(start))
+				kind, L, loss, meta.Float("regime_accuracy"), meta.Float("next_mse"), meta.Float("best_mse"), corrs, since(start))
 		}
 	}
 	return nil
