@@ -119,7 +119,9 @@ func positive(label string, y []float64) Series {
 
 func constant(n int, v float64) []float64 {
 	out := make([]float64, n)
-	fill(out, v)
+	for i := range out {
+		out[i] = v
+	}
 	return out
 }
 
@@ -226,8 +228,12 @@ func (m *bpttModel) timeOf(s int) (phase string, t int) {
 func (m *bpttModel) Static() sim.Frame {
 	nClipped, nCut := 0, 0
 	for t := range m.T {
-		nClipped += int(b2f(m.clipped[t]))
-		nCut += int(b2f(m.cut[t]))
+		if m.clipped[t] {
+			nClipped++
+		}
+		if m.cut[t] {
+			nCut++
+		}
 	}
 	return sim.Frame{
 		Arrays: []sim.Array{
@@ -316,7 +322,7 @@ func (m *bpttModel) At(s int) sim.Frame {
 	dH := make([]float64, bpttHidden)
 	norm, clipped := 0.0, 0.0
 	if phase == "backward" {
-		dH, norm, clipped = m.dHs[i], m.gradNorm[i], b2f(m.clipped[i])
+		dH, norm, clipped = m.dHs[i], m.gradNorm[i], models.Indicator(m.clipped[i])
 		meta["grad_norm"] = m.gradNorm[i]
 		meta["bound"] = m.bound[i]
 		meta["clipped"] = m.clipped[i]

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"unroll/data"
+	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
 )
@@ -138,7 +139,7 @@ func (m *deepModel) firstForecast() float64 {
 func bullLine(r []float64) []float64 {
 	out := make([]float64, len(r))
 	for i, x := range r {
-		out[i] = b2f(x > 0)
+		out[i] = models.Indicator(x > 0)
 	}
 	return out
 }
@@ -278,7 +279,7 @@ var deepLesson = &Lesson{
 				p := Series{Label: "P(bull)"}
 				for t := range m.Steps() {
 					truth.X, p.X = append(truth.X, float64(t+1)), append(p.X, float64(t+1))
-					truth.Y, p.Y = append(truth.Y, b2f(m.series.Bull(t))), append(p.Y, r.PBull[t])
+					truth.Y, p.Y = append(truth.Y, models.Indicator(m.series.Bull(t))), append(p.Y, r.PBull[t])
 				}
 				return []Series{truth, p}
 			}},

@@ -4,28 +4,6 @@ import "math"
 
 // Formatting shared by the lessons: numbers as the pages show them.
 
-// b2f is 1 for true and 0 for false.
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func fill(v []float64, x float64) {
-	for i := range v {
-		v[i] = x
-	}
-}
-
-// b2i is 1 for true and 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // round4 rounds to 4 decimal places: for values near 1 (losses, accuracies, scores).
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 

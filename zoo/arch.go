@@ -189,7 +189,10 @@ func ArchCLabel(ids []int) int {
 	for _, id := range ids {
 		s.WriteString(data.CharVocab[id])
 	}
-	return b2i(strings.Contains(s.String(), archCQuestion))
+	if strings.Contains(s.String(), archCQuestion) {
+		return 1
+	}
+	return 0
 }
 
 // archCWindows draws n windows of the corpus of one length in [archCMinLen, archCMaxLen].
@@ -269,7 +272,9 @@ func (m *ArchC) Accuracy() float64 {
 	for range archEvalSeqs {
 		seq := archCWindows(rng, 1)[0]
 		steps := m.Run(seq)
-		hits += b2i(models.Argmax(steps[len(steps)-1].Probs) == ArchCLabel(seq))
+		if models.Argmax(steps[len(steps)-1].Probs) == ArchCLabel(seq) {
+			hits++
+		}
 	}
 	return float64(hits) / archEvalSeqs
 }

@@ -32,7 +32,9 @@ func trainClassifierWith(task *data.Task, cell models.Cell, out *models.Dense, p
 	count := 0
 	for _, y := range ys {
 		for _, v := range y {
-			count += b2i(v >= 0)
+			if v >= 0 {
+				count++
+			}
 		}
 	}
 	targets := make([]int, gruBatch)
@@ -41,7 +43,7 @@ func trainClassifierWith(task *data.Task, cell models.Cell, out *models.Dense, p
 	hits := 0
 	for t := range T {
 		for b := range gruBatch {
-			targets[b], mask[b] = max(ys[b][t], 0), b2f(ys[b][t] >= 0)
+			targets[b], mask[b] = max(ys[b][t], 0), models.Indicator(ys[b][t] >= 0)
 		}
 		H := tr.Steps[t].Next.H
 		l, probs, dLogits := models.SoftmaxCrossEntropy(out.Forward(H), targets, mask)

@@ -290,7 +290,10 @@ var blankCheckpoints = sync.OnceValues(func() ([2]bundled[*FillBlank], error) {
 // bundledBlank is the bundled unidirectional or bidirectional model.
 func bundledBlank(bidirectional bool) (bundled[*FillBlank], error) {
 	all, err := blankCheckpoints()
-	return all[b2i(bidirectional)], err
+	if bidirectional {
+		return all[1], err
+	}
+	return all[0], err
 }
 
 // loadFillBlank returns a fresh copy of the bundled trained model and its metadata.

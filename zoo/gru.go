@@ -106,21 +106,6 @@ func (m *GRUClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
 	return trainClassifierWith(m.Task, m.Cell, m.Out, m.Params(), m.opt, rng, cost)
 }
 
-// b2i is 1 for true and 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // GRUStep is one time step of the lesson's GRU for a single sequence.
 type GRUStep struct {
 	X, R, Z, HTilde, H []float64
@@ -166,12 +151,6 @@ func addConst(p *models.Param, c float64) {
 	}
 }
 
-func fill(v []float64, x float64) {
-	for i := range v {
-		v[i] = x
-	}
-}
-
 // Evaluate returns the share of labelled steps predicted right and the share of
 // sequences whose last step is predicted right (the lecture's end-of-sequence question).
 func (m *GRUClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
@@ -184,7 +163,9 @@ func (m *GRUClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
 				continue
 			}
 			ok := models.Argmax(steps[t].Probs) == y
-			hits += int(b2f(ok))
+			if ok {
+				hits++
+			}
 			count++
 			if t == len(ys)-1 && ok {
 				finalHits++
@@ -239,7 +220,9 @@ func (m *GRUClassifier) gateMeans(seqs [][]int, tok, from int, w []float64) (mea
 	h := m.Cell.HiddenSize()
 	if w == nil {
 		w = make([]float64, h)
-		fill(w, 1/float64(h))
+		for j := range w {
+			w[j] = 1 / float64(h)
+		}
 	}
 	n := 0
 	for _, ids := range seqs {

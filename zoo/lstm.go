@@ -106,7 +106,9 @@ func (m *SeqClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
 				continue
 			}
 			ok := models.Argmax(probs[t]) == y
-			hits += b2i(ok)
+			if ok {
+				hits++
+			}
 			count++
 			if t == len(ids)-1 && ok {
 				finalHits++

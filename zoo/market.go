@@ -86,7 +86,7 @@ func (m *MarketModel) lossGrad(batch []data.MarketSeries, T int) (loss, accuracy
 		outs[t] = m.Out.Forward(H)
 		next[t], bull[t] = make([]float64, len(batch)), make([]float64, len(batch))
 		for b, s := range batch {
-			next[t][b], bull[t][b] = s.X[t+1], b2f(s.Bull(t))
+			next[t][b], bull[t][b] = s.X[t+1], models.Indicator(s.Bull(t))
 		}
 	}
 	loss, hits, dO := models.SquaredLogisticLoss(outs, next, bull, n)
