@@ -65,3 +65,28 @@ func trainClassifierWith(task *data.Task, cell models.Cell, out *models.Dense, p
 	opt.Step(ps)
 	return loss, float64(hits) / float64(count)
 }
+
+// evaluate returns the share of the labelled steps of seqs whose y_t is the argmax of
+// ŷ_t = probs(ids)[t], and the share of sequences whose last step is answered right
+// (the lecture's end-of-sequence question).
+func evaluate(task *data.Task, seqs [][]int, probs func(ids []int) [][]float64) (stepAcc, finalAcc float64) {
+	hits, count, finalHits := 0, 0, 0
+	for _, ids := range seqs {
+		ps := probs(ids)
+		ys := task.Targets(ids)
+		for t, y := range ys {
+			if y < 0 {
+				continue
+			}
+			count++
+			if models.Argmax(ps[t]) != y {
+				continue
+			}
+			hits++
+			if t == len(ys)-1 {
+				finalHits++
+			}
+		}
+	}
+	return float64(hits) / float64(count), float64(finalHits) / float64(len(seqs))
+}

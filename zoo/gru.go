@@ -154,25 +154,14 @@ func addConst(p *models.Param, c float64) {
 // Evaluate returns the share of labelled steps predicted right and the share of
 // sequences whose last step is predicted right (the lecture's end-of-sequence question).
 func (m *GRUClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
-	hits, count, finalHits := 0, 0, 0
-	for _, ids := range seqs {
-		ys := m.Task.Targets(ids)
+	return evaluate(m.Task, seqs, func(ids []int) [][]float64 {
 		steps := m.Run(ids, models.GateClamp{})
-		for t, y := range ys {
-			if y < 0 {
-				continue
-			}
-			ok := models.Argmax(steps[t].Probs) == y
-			if ok {
-				hits++
-			}
-			count++
-			if t == len(ys)-1 && ok {
-				finalHits++
-			}
+		probs := make([][]float64, len(steps))
+		for t, st := range steps {
+			probs[t] = st.Probs
 		}
-	}
-	return float64(hits) / float64(count), float64(finalHits) / float64(len(seqs))
+		return probs
+	})
 }
 
 // EvalSet is the held-out set the recorded accuracies are measured on.

@@ -98,24 +98,7 @@ func (m *SeqClassifier) Probs(ids []int) [][]float64 {
 // Evaluate returns the share of labelled steps predicted right and the share of
 // sequences whose last step is predicted right.
 func (m *SeqClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
-	hits, count, finalHits := 0, 0, 0
-	for _, ids := range seqs {
-		probs := m.Probs(ids)
-		for t, y := range m.Task.Targets(ids) {
-			if y < 0 {
-				continue
-			}
-			ok := models.Argmax(probs[t]) == y
-			if ok {
-				hits++
-			}
-			count++
-			if t == len(ids)-1 && ok {
-				finalHits++
-			}
-		}
-	}
-	return float64(hits) / float64(count), float64(finalHits) / float64(len(seqs))
+	return evaluate(m.Task, seqs, m.Probs)
 }
 
 // LSTMStep is one time step of the lesson's LSTM for a single sequence.
