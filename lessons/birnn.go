@@ -143,12 +143,9 @@ func (m *birnnModel) At(t int) sim.Frame {
 // weights by fresh ones drawn from the seed, then every call is one minibatch of
 // Adam for each model. The loss reported is the bidirectional model's.
 func (m *birnnModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.uni, m.bi = zoo.NewFillBlank(false, m.seed), zoo.NewFillBlank(true, m.seed+1)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	uniLoss, uniAcc := m.uni.TrainStep(m.trainRng)
-	loss, acc := m.bi.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.uni, m.bi = zoo.NewFillBlank(false, m.seed), zoo.NewFillBlank(true, m.seed+1) })
+	uniLoss, uniAcc := m.uni.TrainStep(rng)
+	loss, acc := m.bi.TrainStep(rng)
 	m.runs = nil
 	if math.IsNaN(uniLoss) {
 		loss = uniLoss // either model diverging ends the training

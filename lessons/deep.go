@@ -198,11 +198,8 @@ func (m *deepModel) At(t int) sim.Frame {
 // TrainStep trains from scratch: the first call replaces the bundled weights by fresh
 // ones drawn from the seed (same cell and L), then every call is one minibatch of Adam.
 func (m *deepModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.net = zoo.NewMarketModel(m.net.Kind, m.net.Layers(), m.seed)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	loss, acc := m.net.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.net = zoo.NewMarketModel(m.net.Kind, m.net.Layers(), m.seed) })
+	loss, acc := m.net.TrainStep(rng)
 	m.run, m.scores = nil, nil
 	return m.progress(loss, map[string]any{"regime_accuracy": round4(acc)})
 }

@@ -406,11 +406,8 @@ func roundAll(v []float64) []float64 {
 // progress frame carries the loss curve and the map's points, so the page redraws
 // the map as it trains.
 func (e *embedModel) TrainStep() (sim.Frame, error) {
-	if e.trainRng == nil {
-		e.m = zoo.NewEmbedModel(e.seed)
-		e.trainRng = zoo.TrainRNG(e.seed)
-	}
-	loss, err := e.m.TrainStep(e.trainRng, e.window, e.k)
+	rng := e.stream(e.seed, func() { e.m = zoo.NewEmbedModel(e.seed) })
+	loss, err := e.m.TrainStep(rng, e.window, e.k)
 	if err != nil {
 		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d: %w", e.trained+1, err)
 	}

@@ -121,11 +121,8 @@ func (m *gruModel) At(t int) sim.Frame {
 // TrainStep trains from scratch: the first call replaces the bundled weights by fresh
 // ones drawn from the seed, then every call is one minibatch of Adam.
 func (m *gruModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.clf = zoo.NewGRUClassifier(m.clf.Task, m.clf.Variant, m.seed)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	loss, acc := m.clf.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.clf = zoo.NewGRUClassifier(m.clf.Task, m.clf.Variant, m.seed) })
+	loss, acc := m.clf.TrainStep(rng)
 	m.steps = nil
 	return m.progress(loss, map[string]any{"accuracy": round4(acc)})
 }

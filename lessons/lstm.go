@@ -201,11 +201,8 @@ func (m *lstmModel) At(t int) sim.Frame {
 // by fresh ones drawn from the seed, then every call is one minibatch of Adam. The
 // GRU and the RNN it is compared with keep their bundled weights.
 func (m *lstmModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.lstm = zoo.NewLSTMClassifier(m.lstm.Task, m.seed)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	loss, acc := m.lstm.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.lstm = zoo.NewLSTMClassifier(m.lstm.Task, m.seed) })
+	loss, acc := m.lstm.TrainStep(rng)
 	m.steps = nil
 	return m.progress(loss, map[string]any{"accuracy": round4(acc)})
 }

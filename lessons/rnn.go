@@ -207,11 +207,8 @@ func (m *rnnModel) At(t int) sim.Frame {
 // TrainStep trains from scratch: the first call replaces the bundled weights by
 // fresh ones drawn from the seed; each call is one minibatch of Adam.
 func (m *rnnModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.lm = zoo.NewCharLM(m.seed)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	loss := m.lm.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.lm = zoo.NewCharLM(m.seed) })
+	loss := m.lm.TrainStep(rng)
 	m.steps = nil
 	return m.progress(loss, nil)
 }
