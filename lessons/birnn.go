@@ -219,8 +219,7 @@ var birnnLesson = &Lesson{
 	Params: sim.Specs{
 		{Name: "sentence", Label: "sentence with a blank", Kind: sim.Text, MaxLen: 120, Default: birnnDefault,
 			Help: "Lower-case words of the training sentences and exactly one ___, e.g. “she is ___ to see you go .”"},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "The random start of training from scratch."},
+		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
 		{Name: "right-context", Title: "P(answer) with k words after the blank", XLabel: "words after the blank k", YLabel: "probability of the answer",

@@ -82,8 +82,7 @@ var bpttLesson = &Lesson{
 		{Name: "T", Label: "sequence length", Kind: sim.Int, Default: "30", Min: 5, Max: 100, Step: 1, Symbol: "T"},
 		{Name: "truncate", Label: "truncation window (0 = full BPTT)", Kind: sim.Int, Default: "0", Min: 0, Max: 100, Step: 1, Symbol: "k"},
 		{Name: "clip", Label: "clipping threshold (0 = off)", Kind: sim.Float, Default: "0", Min: 0, Max: 100, Step: 0.5, Symbol: `\theta`},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "Draws W_hh, the inputs and u."},
+		seedSpec(1, "Draws W_hh, the inputs and u."),
 	},
 	Plots: []Plot{
 		{Name: "grad-norms", Title: "‖∂L/∂H_t‖ and the bound (ρ(W_hh)·γ)^(T−t)", XLabel: "time step t", YLabel: "‖∂L/∂H_t‖", LogY: true,

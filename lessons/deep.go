@@ -251,7 +251,7 @@ var deepLesson = &Lesson{
 			Help: "Each L has its own trained stack."},
 		{Name: "cell", Label: "cell", Kind: sim.Choice, Default: string(zoo.DeepKinds[0]), Choices: zoo.DeepKinds,
 			Help: "rnn: the lecture's tanh step; gru and lstm: gated cells in every layer."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1,
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: maxSeed, Step: 1,
 			Help: "A new market series (and the random start of training from scratch)."},
 		{Name: "length", Label: "days", Symbol: "T", Kind: sim.Int, Default: "80", Min: 30, Max: 160, Step: 10},
 	},

@@ -533,8 +533,7 @@ var embeddingsLesson = &Lesson{
 			Help: "Words drawn from f(w)^¾ per true pair, in the walk-through and in training."},
 		{Name: "window", Label: "context window", Kind: sim.Int, Default: strconv.Itoa(zoo.EmbedWindow), Min: 1, Max: 4, Step: 1,
 			Help: "A context word is at most this many words from the centre word."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "Draws the walk-through's negatives and the random start of training."},
+		seedSpec(1, "Draws the walk-through's negatives and the random start of training."),
 	},
 	Plots: []Plot{
 		{Name: "space", Title: "word embeddings e_w, first two principal components", XLabel: "PC1", YLabel: "PC2", Points: true, Series: spaceSeries},

@@ -311,8 +311,7 @@ var encDecLesson = &Lesson{
 			Help: "Any sentence; words the corpus does not know become <unk>."},
 		{Name: "weights", Label: "weights", Kind: sim.Choice, Default: weightsTrained, Choices: []string{weightsTrained, weightsUntrained},
 			Help: "trained: the bundled checkpoint; untrained: random initial weights."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: strconv.Itoa(seq2seqTrainSeed), Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "Draws the untrained weights (the trained checkpoint ignores it)."},
+		seedSpec(seq2seqTrainSeed, "Draws the untrained weights (the trained checkpoint ignores it)."),
 	},
 	Plots: []Plot{
 		{Name: "state-norms", Title: "size of the hidden states ‖h_t‖, ‖s_t'‖", XLabel: "page step (encoder, context, decoder)", YLabel: "Euclidean norm", Series: encDecNorms},

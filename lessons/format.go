@@ -1,8 +1,24 @@
 package lessons
 
-import "math"
+import (
+	"math"
+	"strconv"
+
+	"unroll/sim"
+)
 
 // Formatting shared by the lessons: numbers as the pages show them.
+
+// maxSeed is the largest seed a page offers: more streams than anyone tries, and a
+// number short enough to type.
+const maxSeed = 1_000_000
+
+// seedSpec is a page's "seed" parameter, 1 to maxSeed with default def, under the
+// advanced settings; help says what it draws.
+func seedSpec(def int, help string) sim.ParamSpec {
+	return sim.ParamSpec{Name: "seed", Label: "seed", Kind: sim.Int, Default: strconv.Itoa(def), Min: 1, Max: maxSeed, Step: 1, Advanced: true,
+		Help: help}
+}
 
 // round4 rounds to 4 decimal places: for values near 1 (losses, accuracies, scores).
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

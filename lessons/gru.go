@@ -177,8 +177,7 @@ var gruLesson = &Lesson{
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "0", Min: 0, Max: 1, Step: 0.05},
 		{Name: "variant", Label: "GRU form", Kind: sim.Choice, Default: zoo.VariantLecture, Choices: []string{zoo.VariantLecture, zoo.VariantResetAfter},
 			Help: "lecture: R_t acts before W_hh; reset-after: after it (PyTorch, cuDNN)."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "The random start of training from scratch."},
+		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
 		{Name: "gates", Title: "mean R_t and Z_t over the units", XLabel: "time step t", YLabel: "gate value",

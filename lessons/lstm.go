@@ -331,8 +331,7 @@ var lstmLesson = &Lesson{
 			Help: "One character per token, spaces ignored; empty means the task's example."},
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "I", "F", "O"}},
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "1", Min: 0, Max: 1, Step: 0.05},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "The random start of training from scratch."},
+		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
 		{Name: "cell", Title: "memory cell C_t of the units that change most", XLabel: "time step t", YLabel: "C_t", Series: cellSeries},

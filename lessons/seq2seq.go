@@ -567,8 +567,7 @@ var seq2seqLesson = &Lesson{
 			Help: "The fixed length the labels are padded to."},
 		{Name: "start", Label: "start from", Kind: sim.Choice, Default: startCheckpoint, Choices: []string{startCheckpoint, startScratch},
 			Help: "checkpoint: Train continues training the bundled model; scratch: random weights (from the seed), so Train trains from scratch. Train again to continue."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: strconv.Itoa(seq2seqTrainSeed), Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "The untrained weights and the minibatches training draws."},
+		seedSpec(seq2seqTrainSeed, "The untrained weights and the minibatches training draws."),
 	},
 	Plots: []Plot{
 		{Name: "step-loss", Title: "teacher-forced loss per decoder step, before and after the mask", XLabel: "decoder step t'", YLabel: "loss (nats)", Series: seq2seqStepLoss},
