@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
 	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"

@@ -7,14 +7,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unroll/data"
-	"unroll/models"
-	"unroll/sim"
-	"unroll/zoo"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"unroll/data"
+	"unroll/models"
+	"unroll/sim"
+	"unroll/zoo"
 )
 
 // Display settings of the embeddings page.

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unroll/internal/machine"
 
 	"unroll/data"
+	"unroll/internal/machine"
 	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"

@@ -5,11 +5,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/diff/fd"
 
 	"unroll/data"
+	"unroll/internal/machine"
 	"unroll/models"
 )
 

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unroll/internal/machine"
 
 	"unroll/data"
+	"unroll/internal/machine"
 )
 
 func TestCharCheckpoint(t *testing.T) {

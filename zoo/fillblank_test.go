@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/diff/fd"
 
 	"unroll/data"
+	"unroll/internal/machine"
 )
 
 // TestFillBlankGradient checks lossGrad's gather and scatter of the blank states by

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/mat"
 
 	"unroll/data"
+	"unroll/internal/machine"
 	"unroll/models"
 )
 

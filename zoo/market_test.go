@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/diff/fd"
 
 	"unroll/data"
+	"unroll/internal/machine"
 )
 
 // TestMarketGradient checks lossGrad against central differences for every cell
