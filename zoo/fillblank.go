@@ -250,16 +250,15 @@ func blankCheckpointFile(bidirectional bool) string {
 // blankCheckpointMeta is the metadata cmd/train records with a trained model: its
 // settings and its accuracy on the held-out sentences (and what chance would get).
 func blankCheckpointMeta(m *FillBlank, seed uint64, steps int) Meta {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	set := data.BlankEvalSet()
 	return map[string]string{
 		"model": "fill-blank", "bidirectional": strconv.FormatBool(m.Bidirectional()),
 		"cell": string(blankKind), "hidden": strconv.Itoa(BlankHidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
-		"batch": strconv.Itoa(blankBatch), "lr": f(blankLR),
+		"batch": strconv.Itoa(blankBatch), "lr": fg(blankLR),
 		"eval_sentences": strconv.Itoa(len(set)),
-		"accuracy":       f(m.Accuracy(set)), "chance": f(blankChance(set)),
-		"p_answer": f(m.MeanAnswerProb(set)),
+		"accuracy":       fg(m.Accuracy(set)), "chance": fg(blankChance(set)),
+		"p_answer": fg(m.MeanAnswerProb(set)),
 	}
 }
 

@@ -343,21 +343,20 @@ func (m *GRUClassifier) GateStats() map[string]float64 {
 // its settings, its accuracies on EvalSet and its GateStats.
 func gruCheckpointMeta(m *GRUClassifier, seed uint64, steps int) Meta {
 	stepAcc, finalAcc := m.Evaluate(EvalSet(m.Task))
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	meta := map[string]string{
 		"task": m.Task.Name, "variant": m.Variant, "hidden": strconv.Itoa(m.Cell.HiddenSize()),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
-		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR), "input_noise": f(m.Task.Noise),
+		"batch": strconv.Itoa(gruBatch), "lr": fg(gruLR), "input_noise": fg(m.Task.Noise),
 		"eval_seed": strconv.Itoa(gruEvalSeed), "eval_seqs": strconv.Itoa(gruEvalSeqs),
-		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
+		"accuracy": fg(stepAcc), "final_accuracy": fg(finalAcc),
 	}
 	if lambda := gateCostOf[m.Task.Name]; lambda > 0 {
-		meta["reset_gate_cost"] = f(lambda)
+		meta["reset_gate_cost"] = fg(lambda)
 	}
 	stats := m.GateStats()
 	gates := ""
 	for _, k := range slices.Sorted(maps.Keys(stats)) {
-		meta[k] = f(stats[k])
+		meta[k] = fg(stats[k])
 		gates += fmt.Sprintf("%s=%.3f ", k, stats[k])
 	}
 	meta["gates"] = strings.TrimSpace(gates)

@@ -237,17 +237,16 @@ func (m *SeqClassifier) CellRange(seqs [][]int) float64 {
 func seqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) Meta {
 	seqs := EvalSet(m.Task)
 	stepAcc, finalAcc := m.Evaluate(seqs)
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	meta := map[string]string{
 		"task": m.Task.Name, "cell": string(m.Cell.Kind()), "hidden": strconv.Itoa(LSTMHidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
-		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR),
+		"batch": strconv.Itoa(gruBatch), "lr": fg(gruLR),
 		"eval_seed": strconv.Itoa(gruEvalSeed), "eval_seqs": strconv.Itoa(gruEvalSeqs),
-		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
+		"accuracy": fg(stepAcc), "final_accuracy": fg(finalAcc),
 	}
 	if m.Cell.Kind() == models.KindLSTM {
-		meta["forget_bias_init"] = f(forgetBiasInit)
-		meta["c_max"] = f(m.CellRange(seqs))
+		meta["forget_bias_init"] = fg(forgetBiasInit)
+		meta["c_max"] = fg(m.CellRange(seqs))
 	}
 	return meta
 }

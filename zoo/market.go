@@ -230,18 +230,17 @@ func deepCheckpointFile(kind string, L int) string {
 // deepCheckpointMeta is the metadata cmd/train records with a trained model: its
 // settings and its Scores on DeepEvalSet.
 func deepCheckpointMeta(m *MarketModel, seed uint64, steps int) Meta {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	sc := m.Scores(DeepEvalSet())
 	meta := map[string]string{
 		"model": "market", "cell": m.Kind, "layers": strconv.Itoa(m.Layers()), "hidden": strconv.Itoa(DeepHidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps), "batch": strconv.Itoa(deepBatch),
-		"lr": f(deepLR), "eval_seed": strconv.Itoa(deepEvalSeed), "eval_series": strconv.Itoa(deepEvalSeries),
-		"regime_accuracy": f(sc.RegimeAccuracy), "next_mse": f(sc.NextMSE), "best_mse": f(sc.BestMSE),
+		"lr": fg(deepLR), "eval_seed": strconv.Itoa(deepEvalSeed), "eval_series": strconv.Itoa(deepEvalSeries),
+		"regime_accuracy": fg(sc.RegimeAccuracy), "next_mse": fg(sc.NextMSE), "best_mse": fg(sc.BestMSE),
 	}
 	for l := range m.Layers() {
-		meta[fmt.Sprintf("slow_corr_l%d", l+1)] = f(sc.SlowCorr[l])
-		meta[fmt.Sprintf("fast_corr_l%d", l+1)] = f(sc.FastCorr[l])
-		meta[fmt.Sprintf("autocorr_l%d", l+1)] = f(sc.Autocorr[l])
+		meta[fmt.Sprintf("slow_corr_l%d", l+1)] = fg(sc.SlowCorr[l])
+		meta[fmt.Sprintf("fast_corr_l%d", l+1)] = fg(sc.FastCorr[l])
+		meta[fmt.Sprintf("autocorr_l%d", l+1)] = fg(sc.Autocorr[l])
 	}
 	return meta
 }

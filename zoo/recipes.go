@@ -71,6 +71,10 @@ func lossOf(m scored) func(*rand.Rand) float64 {
 // since is the seconds elapsed since start, for the progress lines.
 func since(start time.Time) float64 { return time.Since(start).Seconds() }
 
+// fg writes x with all its digits (the shortest form that reads back the same), as
+// the checkpoints record their measures and settings.
+func fg(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
 // f4 writes a loss with 4 decimals, as the checkpoints record final_loss.
 func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 
@@ -151,7 +155,7 @@ func (r measuredRecipe) train(dir string, o Options, steps int, m lossModel, mea
 		return map[string]string{
 			"model": r.model, "hidden": strconv.Itoa(r.hidden),
 			"seed": strconv.FormatUint(r.seed, 10), "steps": strconv.Itoa(steps),
-			r.key: strconv.FormatFloat(measure(), 'g', -1, 64),
+			r.key: fg(measure()),
 		}
 	})
 	if err != nil {
