@@ -25,11 +25,16 @@ const (
 	weightsUntrained = "untrained" // fresh random weights, as before training
 )
 
-// sharedSeq2Seq is the bundled seq2seq, shared and read-only (SharedTranslator): the
-// encoder-decoder page never trains, and the seq2seq page copies it before it does.
-func sharedSeq2Seq() (loadedTranslator, error) {
-	tr, meta, err := zoo.SharedTranslator(seq2seqName)
-	return loadedTranslator{tr, meta}, err
+// seq2seqWeights is the translator of the encoder-decoder pages' weights parameter:
+// for weightsTrained the bundled seq2seq with its checkpoint's metadata, shared and
+// read-only (SharedTranslator): the encoder-decoder page never trains, and the
+// seq2seq page copies it before it does; otherwise untrainedSeq2Seq(seed), with no
+// metadata.
+func seq2seqWeights(weights string, seed uint64) (*zoo.Translator, zoo.Meta, error) {
+	if weights != weightsTrained {
+		return untrainedSeq2Seq(seed), nil, nil
+	}
+	return zoo.SharedTranslator(seq2seqName)
 }
 
 // untrainedSeq2Seq is the bundled seq2seq's architecture with fresh weights drawn
@@ -125,16 +130,10 @@ type encDecModel struct {
 // drawn from the seed exactly as training from scratch would start (NewTranslator).
 func buildEncDec(v sim.Values) (sim.Model, error) {
 	m := &encDecModel{weights: v.String("weights"), seed: uint64(v.Int("seed"))}
-	if m.weights == weightsTrained {
-		lt, err := sharedSeq2Seq()
-		if err != nil {
-			return nil, err
-		}
-		m.tr, m.meta = lt.tr, lt.meta
-	} else {
-		m.tr = untrainedSeq2Seq(m.seed)
-	}
 	var err error
+	if m.tr, m.meta, err = seq2seqWeights(m.weights, m.seed); err != nil {
+		return nil, err
+	}
 	if m.src, m.tokens, err = m.tr.Source(v.String("input")); err != nil {
 		return nil, err
 	}

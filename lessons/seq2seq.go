@@ -84,16 +84,10 @@ func buildSeq2Seq(v sim.Values) (sim.Model, error) {
 	if v.String("start") == startScratch {
 		m.weights = weightsUntrained
 	}
-	if m.weights == weightsTrained {
-		lt, err := sharedSeq2Seq() // shared and read-only: TrainStep trains a copy
-		if err != nil {
-			return nil, err
-		}
-		m.tr, m.ckMeta = lt.tr, lt.meta
-	} else {
-		m.tr = untrainedSeq2Seq(m.seed)
-	}
 	var err error
+	if m.tr, m.ckMeta, err = seq2seqWeights(m.weights, m.seed); err != nil { // the bundled one is shared and read-only: TrainStep trains a copy
+		return nil, err
+	}
 	if m.src, m.srcTokens, err = m.tr.Source(v.String("source")); err != nil {
 		return nil, err
 	}
