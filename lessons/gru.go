@@ -55,34 +55,11 @@ func (m *gruModel) run() []zoo.GRUStep {
 func (m *gruModel) Steps() int { return len(m.ids) }
 
 func (m *gruModel) Static() sim.Frame {
-	task := m.clf.Task
-	tokens := make([]string, len(m.ids))
-	for i, id := range m.ids {
-		tokens[i] = data.Alphabet[id]
-	}
-	answers := make([]any, len(m.ids)) // the correct y_t by name, nil where none
-	for t, y := range task.Targets(m.ids) {
-		if y >= 0 {
-			answers[t] = task.Classes[y]
-		}
-	}
 	steps := m.run()
-	last := steps[len(steps)-1].Probs
-	meta := map[string]any{
-		"tokens":      tokens,
-		"input":       m.text,
-		"task":        task.Name,
-		"task_title":  task.Title,
-		"description": task.Description,
-		"classes":     task.Classes,
-		"answers":     answers,
-		"variant":     m.clf.Variant,
-		"hidden":      m.clf.Cell.HiddenSize(),
-		"params":      m.clf.Cell.Params().Count(),
-		"output":      task.Classes[models.Argmax(last)],
-		"probability": round4(last[models.Argmax(last)]),
-		"clamp":       clampName(m.clamp),
-	}
+	meta := classifierStaticMeta(m.clf.Task, m.ids, m.text, steps[len(steps)-1].Probs, m.clamp)
+	meta["variant"] = m.clf.Variant
+	meta["hidden"] = m.clf.Cell.HiddenSize()
+	meta["params"] = m.clf.Cell.Params().Count()
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
 		meta["checkpoint_accuracy"] = m.meta.Float("accuracy")
@@ -158,8 +135,7 @@ var gruLesson = &Lesson{
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
-			Note: "The current token is marked; the model's answer and the right answer are under it."},
+		classifierTokens("The current token is marked; the model's answer and the right answer are under it."),
 		{ID: "R", Static: []string{"tokens"}, Kind: Heatmap, Title: `reset gate \(R_t\)`, Arrays: []string{"R"}, Scale: []float64{0, 1}, Symbol: "R",
 			Note: "Near 0: the candidate ignores the past (reset task: at the breaks |, where the old count must go)."},
 		{ID: "Z", Static: []string{"tokens"}, Kind: Heatmap, Title: `update gate \(Z_t\)`, Arrays: []string{"Z"}, Scale: []float64{0, 1}, Symbol: "Z",
@@ -254,6 +230,43 @@ func taskInput(v sim.Values) (task *data.Task, text string, ids []int, err error
 	}
 	ids, err = task.Parse(text)
 	return task, text, ids, err
+}
+
+// classifierTokens is a task classifier's input panel: the tokens with the right
+// answers (classifierStaticMeta) and each step's prediction (classifierMeta).
+func classifierTokens(note string) Panel {
+	return Panel{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
+		Note: note}
+}
+
+// classifierStaticMeta is the static meta of a task classifier's page (the gru and lstm
+// pages) reading ids (typed as text): the tokens and the right answers y_t by name
+// (nil where the task asks nothing), the task, the classes, the answer ŷ_T = argmax
+// of the last step's probs with its probability, and the clamped gate.
+func classifierStaticMeta(task *data.Task, ids []int, text string, probs []float64, clamp Clamp) map[string]any {
+	tokens := make([]string, len(ids))
+	for i, id := range ids {
+		tokens[i] = data.Alphabet[id]
+	}
+	answers := make([]any, len(ids))
+	for t, y := range task.Targets(ids) {
+		if y >= 0 {
+			answers[t] = task.Classes[y]
+		}
+	}
+	k := models.Argmax(probs)
+	return map[string]any{
+		"tokens":      tokens,
+		"input":       text,
+		"task":        task.Name,
+		"task_title":  task.Title,
+		"description": task.Description,
+		"classes":     task.Classes,
+		"answers":     answers,
+		"output":      task.Classes[k],
+		"probability": round4(probs[k]),
+		"clamp":       clampName(clamp),
+	}
 }
 
 // classifierMeta is step t's meta of a task classifier's page (the gru and lstm pages):

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -129,33 +130,13 @@ func (m *lstmModel) counts() (cells, formulas, outs [3]int) {
 func (m *lstmModel) Static() sim.Frame {
 	task := m.lstm.Task
 	steps := m.run()
-	tokens := make([]string, len(m.ids))
-	for i, id := range m.ids {
-		tokens[i] = data.Alphabet[id]
-	}
-	answers := make([]any, len(m.ids))
-	for t, y := range task.Targets(m.ids) {
-		if y >= 0 {
-			answers[t] = task.Classes[y]
-		}
-	}
 	T := len(m.ids)
-	last := steps[T-1].Probs
 	cells, formulas, outs := m.counts()
 	d, h, hg := len(data.Alphabet), zoo.LSTMHidden, m.gru.Cell.HiddenSize()
-	meta := map[string]any{
-		"tokens":      tokens,
-		"input":       m.text,
-		"task":        task.Name,
-		"task_title":  task.Title,
-		"description": task.Description,
-		"classes":     task.Classes,
+	meta := classifierStaticMeta(task, m.ids, m.text, steps[T-1].Probs, m.clamp)
+	maps.Copy(meta, map[string]any{
 		"labels":      []string{"LSTM", "GRU", "RNN"},
-		"answers":     answers,
 		"hidden":      fmt.Sprintf("h = %d (LSTM), %d (GRU), %d (RNN)", h, hg, m.rnn.Cell.HiddenSize()),
-		"output":      task.Classes[models.Argmax(last)],
-		"probability": round4(last[models.Argmax(last)]),
-		"clamp":       clampName(m.clamp),
 		"gru_output":  task.Classes[models.Argmax(m.gruRun[T-1].Probs)],
 		"rnn_output":  task.Classes[models.Argmax(m.rnnP[T-1])],
 		"params_lstm": fmt.Sprintf("4(dh+h²+h) = 4(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[0], cells[0]+outs[0], outs[0], cells[0]),
@@ -163,7 +144,7 @@ func (m *lstmModel) Static() sim.Frame {
 		"params_rnn":  fmt.Sprintf("dh+h²+h = %d·%d+%d²+%d = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[2], cells[2]+outs[2], outs[2], cells[2]),
 		"gradient_of": m.gradFor,
 		"c_scale":     fmt.Sprintf("colour scale fixed at ±%d", LSTMCellScale),
-	}
+	})
 	if m.clamp.Gate != "" {
 		meta["gradients"] = "of the unclamped models"
 	}
@@ -302,8 +283,7 @@ var lstmLesson = &Lesson{
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
-			Note: "The current token is marked; the LSTM's answer and the right answer are under it."},
+		classifierTokens("The current token is marked; the LSTM's answer and the right answer are under it."),
 		{ID: "I", Static: []string{"tokens"}, Kind: Heatmap, Title: `input gate \(I_t\)`, Arrays: []string{"I"}, Scale: []float64{0, 1}, Symbol: "I",
 			Note: "Near 1: the candidate is written into the cell."},
 		{ID: "F", Static: []string{"tokens"}, Kind: Heatmap, Title: `forget gate \(F_t\)`, Arrays: []string{"F"}, Scale: []float64{0, 1}, Symbol: "F",
