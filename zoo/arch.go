@@ -1,7 +1,6 @@
 package zoo
 
 import (
-	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -146,11 +145,7 @@ func (m *ArchB) Run(ids []int) []ArchStep {
 // BitsPerChar is B's mean −log₂ ŷ_t[x_{t+1}] over the whole corpus, read in one pass.
 func (m *ArchB) BitsPerChar() float64 {
 	steps := m.Run(data.CharCorpusIDs[:len(data.CharCorpusIDs)-1])
-	total := 0.0
-	for t, st := range steps {
-		total -= math.Log2(st.Probs[data.CharCorpusIDs[t+1]])
-	}
-	return total / float64(len(steps))
+	return corpusBits(len(steps), func(t int) []float64 { return steps[t].Probs })
 }
 
 // ArchC is the lecture's architecture C: a vanilla RNN reads the whole sequence and
