@@ -145,10 +145,7 @@ var gruLesson = &Lesson{
 		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},
 	},
 	Params: sim.Specs{
-		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
-			Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."},
-		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen,
-			Help: "One character per token, spaces ignored; empty means the task's example."},
+		taskSpec, inputSpec,
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "R", "Z"}},
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "0", Min: 0, Max: 1, Step: 0.05},
 		{Name: "variant", Label: "GRU form", Kind: sim.Choice, Default: zoo.VariantLecture, Choices: []string{zoo.VariantLecture, zoo.VariantResetAfter},
@@ -215,6 +212,15 @@ var (
 		{key: "answer", label: "right answer y_t"},
 		{key: "correct", label: "right", keep: true},
 	}
+)
+
+// taskSpec and inputSpec are the task and input parameters the GRU and LSTM pages
+// share, which taskInput reads.
+var (
+	taskSpec = sim.ParamSpec{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
+		Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."}
+	inputSpec = sim.ParamSpec{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen,
+		Help: "One character per token, spaces ignored; empty means the task's example."}
 )
 
 // taskInput reads the task and input parameters the GRU and LSTM pages share: the

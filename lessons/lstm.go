@@ -305,10 +305,7 @@ var lstmLesson = &Lesson{
 			Note: "Counted from the loaded models; the formula and the count are in the facts."},
 	},
 	Params: sim.Specs{
-		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
-			Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."},
-		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen,
-			Help: "One character per token, spaces ignored; empty means the task's example."},
+		taskSpec, inputSpec,
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "I", "F", "O"}},
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "1", Min: 0, Max: 1, Step: 0.05},
 		seedSpec(1, "The random start of training from scratch."),
