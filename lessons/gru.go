@@ -38,11 +38,7 @@ func buildGRU(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	clamp := Clamp{}
-	if g := v.String("clamp"); g != "none" {
-		clamp = Clamp{Gate: g, Value: v.Float("clamp_value")}
-	}
-	return &gruModel{clf: clf, meta: meta, ids: ids, text: text, clamp: clamp, seed: uint64(v.Int("seed"))}, nil
+	return &gruModel{clf: clf, meta: meta, ids: ids, text: text, clamp: clampOf(v), seed: uint64(v.Int("seed"))}, nil
 }
 
 func (m *gruModel) run() []zoo.GRUStep {
@@ -67,6 +63,15 @@ func (m *gruModel) Static() sim.Frame {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}
 	return sim.Frame{Meta: meta}
+}
+
+// clampOf is the gate the clamp and clamp_value parameters fix (the zero Clamp for
+// "none").
+func clampOf(v sim.Values) Clamp {
+	if g := v.String("clamp"); g != "none" {
+		return Clamp{Gate: g, Value: v.Float("clamp_value")}
+	}
+	return Clamp{}
 }
 
 func clampName(c Clamp) string {

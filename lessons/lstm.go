@@ -73,11 +73,7 @@ func buildLSTM(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	clamp := Clamp{}
-	if g := v.String("clamp"); g != "none" {
-		clamp = Clamp{Gate: g, Value: v.Float("clamp_value")}
-	}
-	m := &lstmModel{lstm: lstm, meta: meta, gru: gru, rnn: rnn, ids: ids, text: text, clamp: clamp, seed: uint64(v.Int("seed"))}
+	m := &lstmModel{lstm: lstm, meta: meta, gru: gru, rnn: rnn, ids: ids, text: text, clamp: clampOf(v), seed: uint64(v.Int("seed"))}
 	m.gruRun = gru.Run(ids, Clamp{})
 	rtr := zoo.TraceOf(rnn.Cell, [][]int{ids}, nil)
 	for _, st := range rtr.Steps {
