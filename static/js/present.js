@@ -15,6 +15,7 @@ const STAGE_FONT = 18; // CSS px: the smallest text on a projector, 1280×720, r
 const STAGE_W = 1280, STAGE_H = 720; // the projector the stage is laid out for
 const SPOT_MAX_ZOOM = 2.5; // a spotlit panel grows until it fills the stage, and no further than this over the stage's zoom
 const FIT_PASSES = 7; // a spotlit panel's zoom settles in at most this many redraws
+const SAME_ZOOM = 0.02; // zooms this close (relative) draw alike: no redraw for less
 const STAGE_CHROME = 104; // CSS px around a chart on the stage: its title, a note, padding, and the strip of panels off the stage
 
 // stageZoom is presenter mode's zoom for this window: SMALL drawn at STAGE_FONT on a
@@ -162,7 +163,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     if (fits) search.lo = Math.max(search.lo, now); else search.hi = Math.min(search.hi, now);
     let next = passes === 1 && fits ? Math.min(search.hi, now * ((box.bottom - rest - c.top) / c.height)) : (search.lo + search.hi) / 2;
     if (passes >= FIT_PASSES || search.hi / search.lo < 1.04) { next = search.lo; passes = FIT_PASSES; }
-    if (Math.abs(next - now) / now < 0.01) return;
+    if (Math.abs(next - now) / now < SAME_ZOOM) return;
     p.canvas.dataset.zoom = String(next);
     schedule();
   }
