@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unroll/internal/machine"
 
+	"unroll/internal/machine"
 	"unroll/models"
 )
 

@@ -147,18 +147,11 @@ func (d *cellDecoder) kind() (string, error) {
 
 // params reads the params object: a weight (W_…) is a matrix, a bias (b_…) a list.
 func (d *cellDecoder) params(kind string) (map[string][][]float64, error) {
-	c, err := d.peekValue()
-	if err != nil {
+	if null, err := d.valueStart('{', "params", `an object of named weights, like {"W_xh": [[…]], "W_hh": [[…]], "b_h": […]}`); null || err != nil {
 		return nil, err
 	}
-	if c == 'n' {
-		return nil, d.null()
-	}
-	if c != '{' {
-		return nil, errorf(`params: expected an object of named weights, like {"W_xh": [[…]], "W_hh": [[…]], "b_h": […]}; got %s`, describe(c))
-	}
 	ps := map[string][][]float64{}
-	err = d.object(func(name string) error {
+	err := d.object(func(name string) error {
 		field := "params." + name
 		if names, ok := paramNames[models.Kind(kind)]; ok && !slices.Contains(names, name) {
 			return errorf("params.%.60s: not a %s parameter; a %s has %s", name, kind, kind, strings.Join(names, " "))
@@ -192,7 +185,7 @@ func (d *cellDecoder) params(kind string) (map[string][][]float64, error) {
 // matrix reads a list of at most maxRows rows of at most maxCols numbers (nil for null).
 // rowsWhat and colsWhat describe a count over the limit, like "%d or more time steps".
 func (d *cellDecoder) matrix(field string, maxRows int, rowsWhat string, maxCols int, colsWhat string) ([][]float64, error) {
-	if null, err := d.listStart(field, "a list of rows of numbers, like [[1, 2], [3, 4]]"); null || err != nil {
+	if null, err := d.valueStart('[', field, "a list of rows of numbers, like [[1, 2], [3, 4]]"); null || err != nil {
 		return nil, err
 	}
 	m := [][]float64{}
@@ -207,10 +200,11 @@ func (d *cellDecoder) matrix(field string, maxRows int, rowsWhat string, maxCols
 	return m, err
 }
 
-// listStart looks at the value of field that comes next: null is read and reported
-// (a missing matrix or vector), a '[' is left for list, and anything else is an error
-// that says what was expected (like).
-func (d *cellDecoder) listStart(field, like string) (null bool, err error) {
+// valueStart looks at the value of field that comes next: null is read and reported
+// (a missing matrix, vector or params object), the opening open ('[' of a list, '{'
+// of an object) is left for list or object, and anything else is an error that says
+// what was expected (like).
+func (d *cellDecoder) valueStart(open byte, field, like string) (null bool, err error) {
 	c, err := d.peekValue()
 	if err != nil {
 		return false, err
@@ -218,7 +212,7 @@ func (d *cellDecoder) listStart(field, like string) (null bool, err error) {
 	if c == 'n' {
 		return true, d.null()
 	}
-	if c != '[' {
+	if c != open {
 		return false, errorf("%s: expected %s; got %s", field, like, describe(c))
 	}
 	return false, nil
@@ -226,7 +220,7 @@ func (d *cellDecoder) listStart(field, like string) (null bool, err error) {
 
 // vector reads a list of at most max numbers (nil for null).
 func (d *cellDecoder) vector(field string, max int, what string) ([]float64, error) {
-	if null, err := d.listStart(field, "a list of numbers, like [0.5, -1]"); null || err != nil {
+	if null, err := d.valueStart('[', field, "a list of numbers, like [0.5, -1]"); null || err != nil {
 		return nil, err
 	}
 	v := []float64{}

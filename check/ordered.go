@@ -112,39 +112,33 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case int:
 		return strconv.AppendInt(b, int64(v), 10), nil
 	case []float64:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, x := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendFloat(b, x); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, v, appendFloat)
 	case [][]float64:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, row := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendJSON(b, row); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, v, func(b []byte, row []float64) ([]byte, error) { return appendList(b, row, appendFloat) })
 	}
 	j, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	return append(b, j...), nil
+}
+
+// appendList appends v as a JSON list, each element written by elem; a nil v is null.
+func appendList[E any](b []byte, v []E, elem func([]byte, E) ([]byte, error)) ([]byte, error) {
+	if v == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = elem(b, x); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // appendFloat writes f as encoding/json does: the shortest representation that reads

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unroll/internal/machine"
 
+	"unroll/internal/machine"
 	"unroll/models"
 )
 

@@ -102,7 +102,9 @@ var ChecksumTask = &Task{
 		y := make([]int, len(ids))
 		y[0] = -1 // the check digit itself is not a question
 		for t := 1; t < len(ids); t++ {
-			y[t] = b2i(ids[t] == ids[0])
+			if ids[t] == ids[0] {
+				y[t] = 1
+			}
 		}
 		return y
 	},
@@ -202,13 +204,6 @@ func signOf(n int) int {
 	case n < 0:
 		return -1
 	case n > 0:
-		return 1
-	}
-	return 0
-}
-
-func b2i(b bool) int {
-	if b {
 		return 1
 	}
 	return 0

@@ -114,7 +114,10 @@ func TestTrainInput(t *testing.T) {
 			again := c.task.TrainInput(ids, step, rand.New(rand.NewPCG(1, 1)))
 			for b := range ids {
 				for k := range len(Alphabet) {
-					clean := float64(b2i(ids[b][step] == k))
+					clean := 0.0
+					if ids[b][step] == k {
+						clean = 1
+					}
 					got := x.At(b, k)
 					if got != again.At(b, k) {
 						t.Fatalf("%s row %d step %d: same rng gave %v and %v", c.task.Name, b, step, got, again.At(b, k))

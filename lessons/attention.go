@@ -7,12 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
 	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // sdpPadding is how many <pad> positions follow the source in the scaled dot-product

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
 	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
@@ -38,17 +39,12 @@ const (
 
 // beamTranslator is the bundled seq2seq model, shared (SharedTranslator): the page
 // only searches it, which reads the weights and never writes them.
-func beamTranslator() (*beamLoaded, error) {
+func beamTranslator() (*loadedTranslator, error) {
 	tr, meta, err := zoo.SharedTranslator(beamTranslatorName)
 	if err != nil {
 		return nil, err
 	}
-	return &beamLoaded{tr, meta}, nil
-}
-
-type beamLoaded struct {
-	tr   *zoo.Translator
-	meta map[string]string
+	return &loadedTranslator{tr, meta}, nil
 }
 
 // beamModel is the beam-search page's sim.Model: one search problem (the toy

@@ -20,7 +20,7 @@ const birnnDefault = "i am ___ hungry and i can eat half a pig ."
 // backward cell's s-th step (time T − s + 1): both passes start at their own end.
 type birnnModel struct {
 	uni, bi *zoo.FillBlank
-	meta    [2]map[string]string // the checkpoints' metadata: unidirectional, bidirectional
+	meta    [2]zoo.Meta // the checkpoints' metadata: unidirectional, bidirectional
 	ids     []int
 	blank   int // 0-based position of ___
 	text    string
@@ -48,7 +48,7 @@ func buildBirnn(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &birnnModel{uni: uni, bi: bi, meta: [2]map[string]string{mu, mb}, ids: ids,
+	return &birnnModel{uni: uni, bi: bi, meta: [2]zoo.Meta{mu, mb}, ids: ids,
 		blank: slices.Index(ids, 0), text: text, seed: uint64(v.Int("seed"))}, nil
 }
 
@@ -98,9 +98,9 @@ func (m *birnnModel) Static() sim.Frame {
 	meta["answers"] = answers
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoints"
-		meta["held_out_accuracy_unidirectional"] = metaFloat(m.meta[0], "accuracy")
-		meta["held_out_accuracy_bidirectional"] = metaFloat(m.meta[1], "accuracy")
-		meta["held_out_chance"] = metaFloat(m.meta[1], "chance")
+		meta["held_out_accuracy_unidirectional"] = m.meta[0].Float("accuracy")
+		meta["held_out_accuracy_bidirectional"] = m.meta[1].Float("accuracy")
+		meta["held_out_chance"] = m.meta[1].Float("chance")
 	} else {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}
@@ -143,12 +143,9 @@ func (m *birnnModel) At(t int) sim.Frame {
 // weights by fresh ones drawn from the seed, then every call is one minibatch of
 // Adam for each model. The loss reported is the bidirectional model's.
 func (m *birnnModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.uni, m.bi = zoo.NewFillBlank(false, m.seed), zoo.NewFillBlank(true, m.seed+1)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	uniLoss, uniAcc := m.uni.TrainStep(m.trainRng)
-	loss, acc := m.bi.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.uni, m.bi = zoo.NewFillBlank(false, m.seed), zoo.NewFillBlank(true, m.seed+1) })
+	uniLoss, uniAcc := m.uni.TrainStep(rng)
+	loss, acc := m.bi.TrainStep(rng)
 	m.runs = nil
 	if math.IsNaN(uniLoss) {
 		loss = uniLoss // either model diverging ends the training
@@ -222,8 +219,7 @@ var birnnLesson = &Lesson{
 	Params: sim.Specs{
 		{Name: "sentence", Label: "sentence with a blank", Kind: sim.Text, MaxLen: 120, Default: birnnDefault,
 			Help: "Lower-case words of the training sentences and exactly one ___, e.g. “she is ___ to see you go .”"},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "The random start of training from scratch."},
+		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
 		{Name: "right-context", Title: "P(answer) with k words after the blank", XLabel: "words after the blank k", YLabel: "probability of the answer",

@@ -3,6 +3,7 @@ package lessons
 import (
 	"fmt"
 	"strings"
+
 	"unroll/data"
 	"unroll/models"
 	"unroll/sim"

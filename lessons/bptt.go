@@ -82,8 +82,7 @@ var bpttLesson = &Lesson{
 		{Name: "T", Label: "sequence length", Kind: sim.Int, Default: "30", Min: 5, Max: 100, Step: 1, Symbol: "T"},
 		{Name: "truncate", Label: "truncation window (0 = full BPTT)", Kind: sim.Int, Default: "0", Min: 0, Max: 100, Step: 1, Symbol: "k"},
 		{Name: "clip", Label: "clipping threshold (0 = off)", Kind: sim.Float, Default: "0", Min: 0, Max: 100, Step: 0.5, Symbol: `\theta`},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "Draws W_hh, the inputs and u."},
+		seedSpec(1, "Draws W_hh, the inputs and u."),
 	},
 	Plots: []Plot{
 		{Name: "grad-norms", Title: "‖∂L/∂H_t‖ and the bound (ρ(W_hh)·γ)^(T−t)", XLabel: "time step t", YLabel: "‖∂L/∂H_t‖", LogY: true,
@@ -119,7 +118,9 @@ func positive(label string, y []float64) Series {
 
 func constant(n int, v float64) []float64 {
 	out := make([]float64, n)
-	fill(out, v)
+	for i := range out {
+		out[i] = v
+	}
 	return out
 }
 
@@ -226,8 +227,12 @@ func (m *bpttModel) timeOf(s int) (phase string, t int) {
 func (m *bpttModel) Static() sim.Frame {
 	nClipped, nCut := 0, 0
 	for t := range m.T {
-		nClipped += int(b2f(m.clipped[t]))
-		nCut += int(b2f(m.cut[t]))
+		if m.clipped[t] {
+			nClipped++
+		}
+		if m.cut[t] {
+			nCut++
+		}
 	}
 	return sim.Frame{
 		Arrays: []sim.Array{
@@ -316,7 +321,7 @@ func (m *bpttModel) At(s int) sim.Frame {
 	dH := make([]float64, bpttHidden)
 	norm, clipped := 0.0, 0.0
 	if phase == "backward" {
-		dH, norm, clipped = m.dHs[i], m.gradNorm[i], b2f(m.clipped[i])
+		dH, norm, clipped = m.dHs[i], m.gradNorm[i], models.Indicator(m.clipped[i])
 		meta["grad_norm"] = m.gradNorm[i]
 		meta["bound"] = m.bound[i]
 		meta["clipped"] = m.clipped[i]

@@ -235,7 +235,7 @@ func TestBPTTTimeAxis(t *testing.T) {
 				case bpttGradNormArray:
 					want = []float64{m.gradNorm[tt-1]}
 				case bpttClippedArray:
-					want = []float64{b2f(m.clipped[tt-1])}
+					want = []float64{models.Indicator(m.clipped[tt-1])}
 				}
 				if !slices.Equal(a, want) {
 					t.Errorf("%v step %d: %s drawn at t = %d is %v, want its value at t = %d", c, s, name, tt, a, tt)

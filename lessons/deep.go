@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"unroll/data"
+	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
 )
@@ -16,8 +17,8 @@ import (
 // deepModel is the deep-rnn lesson's sim.Model: a trained stack of L layers reading
 // one generated market series, day by day.
 type deepModel struct {
-	net    *zoo.MarketModel  // the shared bundled one (read-only) until TrainStep starts one of its own
-	meta   map[string]string // of the checkpoint it started from
+	net    *zoo.MarketModel // the shared bundled one (read-only) until TrainStep starts one of its own
+	meta   zoo.Meta         // of the checkpoint it started from
 	series data.MarketSeries
 	seed   uint64
 
@@ -53,9 +54,9 @@ func (m *deepModel) layerScores() (slow, fast, auto []float64) {
 	L := m.net.Layers()
 	if m.trained == 0 {
 		for l := 1; l <= L; l++ {
-			slow = append(slow, metaFloat(m.meta, fmt.Sprintf("slow_corr_l%d", l)))
-			fast = append(fast, metaFloat(m.meta, fmt.Sprintf("fast_corr_l%d", l)))
-			auto = append(auto, metaFloat(m.meta, fmt.Sprintf("autocorr_l%d", l)))
+			slow = append(slow, m.meta.Float(fmt.Sprintf("slow_corr_l%d", l)))
+			fast = append(fast, m.meta.Float(fmt.Sprintf("fast_corr_l%d", l)))
+			auto = append(auto, m.meta.Float(fmt.Sprintf("autocorr_l%d", l)))
 		}
 		return slow, fast, auto
 	}
@@ -107,9 +108,9 @@ func (m *deepModel) Static() sim.Frame {
 	}
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
-		meta["held_out_regime_accuracy"] = round4(metaFloat(m.meta, "regime_accuracy"))
-		meta["held_out_next_mse"] = round4(metaFloat(m.meta, "next_mse"))
-		meta["best_possible_mse"] = round4(metaFloat(m.meta, "best_mse"))
+		meta["held_out_regime_accuracy"] = round4(m.meta.Float("regime_accuracy"))
+		meta["held_out_next_mse"] = round4(m.meta.Float("next_mse"))
+		meta["best_possible_mse"] = round4(m.meta.Float("best_mse"))
 	} else {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}
@@ -138,7 +139,7 @@ func (m *deepModel) firstForecast() float64 {
 func bullLine(r []float64) []float64 {
 	out := make([]float64, len(r))
 	for i, x := range r {
-		out[i] = b2f(x > 0)
+		out[i] = models.Indicator(x > 0)
 	}
 	return out
 }
@@ -197,11 +198,8 @@ func (m *deepModel) At(t int) sim.Frame {
 // TrainStep trains from scratch: the first call replaces the bundled weights by fresh
 // ones drawn from the seed (same cell and L), then every call is one minibatch of Adam.
 func (m *deepModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.net = zoo.NewMarketModel(m.net.Kind, m.net.Layers(), m.seed)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	loss, acc := m.net.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.net = zoo.NewMarketModel(m.net.Kind, m.net.Layers(), m.seed) })
+	loss, acc := m.net.TrainStep(rng)
 	m.run, m.scores = nil, nil
 	return m.progress(loss, map[string]any{"regime_accuracy": round4(acc)})
 }
@@ -253,7 +251,7 @@ var deepLesson = &Lesson{
 			Help: "Each L has its own trained stack."},
 		{Name: "cell", Label: "cell", Kind: sim.Choice, Default: string(zoo.DeepKinds[0]), Choices: zoo.DeepKinds,
 			Help: "rnn: the lecture's tanh step; gru and lstm: gated cells in every layer."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1,
+		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: maxSeed, Step: 1,
 			Help: "A new market series (and the random start of training from scratch)."},
 		{Name: "length", Label: "days", Symbol: "T", Kind: sim.Int, Default: "80", Min: 30, Max: 160, Step: 10},
 	},
@@ -278,7 +276,7 @@ var deepLesson = &Lesson{
 				p := Series{Label: "P(bull)"}
 				for t := range m.Steps() {
 					truth.X, p.X = append(truth.X, float64(t+1)), append(p.X, float64(t+1))
-					truth.Y, p.Y = append(truth.Y, b2f(m.series.Bull(t))), append(p.Y, r.PBull[t])
+					truth.Y, p.Y = append(truth.Y, models.Indicator(m.series.Bull(t))), append(p.Y, r.PBull[t])
 				}
 				return []Series{truth, p}
 			}},

@@ -7,14 +7,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unroll/data"
-	"unroll/models"
-	"unroll/sim"
-	"unroll/zoo"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"unroll/data"
+	"unroll/models"
+	"unroll/sim"
+	"unroll/zoo"
 )
 
 // Display settings of the embeddings page.
@@ -38,8 +39,8 @@ const (
 // in Static after any training (the Run reads it again for the snapshot that follows
 // training).
 type embedModel struct {
-	m      *zoo.EmbedModel   // the shared bundled one (read-only) until TrainStep starts one of its own
-	ck     map[string]string // metadata of the checkpoint the page started from
+	m      *zoo.EmbedModel // the shared bundled one (read-only) until TrainStep starts one of its own
+	ck     zoo.Meta        // metadata of the checkpoint the page started from
 	corpus *data.WordCorpus
 
 	sentence  []int
@@ -172,7 +173,7 @@ func (e *embedModel) refresh(aligned bool) {
 	meta["weights"] = e.weightsFact()
 	if e.trained == 0 {
 		meta["same_class_neighbours"] = fmt.Sprintf("%.0f%% of content words have a nearest neighbour of their own class (%.0f%% by chance)",
-			100*metaFloat(e.ck, "same_class_nn"), 100*metaFloat(e.ck, "same_class_chance"))
+			100*e.ck.Float("same_class_nn"), 100*e.ck.Float("same_class_chance"))
 	} else {
 		delete(meta, "same_class_neighbours")
 	}
@@ -406,11 +407,8 @@ func roundAll(v []float64) []float64 {
 // progress frame carries the loss curve and the map's points, so the page redraws
 // the map as it trains.
 func (e *embedModel) TrainStep() (sim.Frame, error) {
-	if e.trainRng == nil {
-		e.m = zoo.NewEmbedModel(e.seed)
-		e.trainRng = zoo.TrainRNG(e.seed)
-	}
-	loss, err := e.m.TrainStep(e.trainRng, e.window, e.k)
+	rng := e.stream(e.seed, func() { e.m = zoo.NewEmbedModel(e.seed) })
+	loss, err := e.m.TrainStep(rng, e.window, e.k)
 	if err != nil {
 		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d: %w", e.trained+1, err)
 	}
@@ -474,7 +472,7 @@ func spaceSeries(sm sim.Model) []Series {
 // lossSeries is the bundled checkpoint's recorded training loss.
 func lossSeries(sm sim.Model) []Series {
 	e := sm.(*embedModel)
-	every := metaFloat(e.ck, "loss_curve_every")
+	every := e.ck.Float("loss_curve_every")
 	s := Series{Label: "mean L over " + e.ck["loss_curve_every"] + " steps"}
 	for i, f := range strings.Split(e.ck["loss_curve"], ",") {
 		y, err := strconv.ParseFloat(f, 64)
@@ -536,8 +534,7 @@ var embeddingsLesson = &Lesson{
 			Help: "Words drawn from f(w)^¾ per true pair, in the walk-through and in training."},
 		{Name: "window", Label: "context window", Kind: sim.Int, Default: strconv.Itoa(zoo.EmbedWindow), Min: 1, Max: 4, Step: 1,
 			Help: "A context word is at most this many words from the centre word."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "Draws the walk-through's negatives and the random start of training."},
+		seedSpec(1, "Draws the walk-through's negatives and the random start of training."),
 	},
 	Plots: []Plot{
 		{Name: "space", Title: "word embeddings e_w, first two principal components", XLabel: "PC1", YLabel: "PC2", Points: true, Series: spaceSeries},

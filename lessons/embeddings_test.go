@@ -196,7 +196,7 @@ func TestEmbeddingsCheckpoint(t *testing.T) {
 	}
 	q := m.Quality()
 	// 1e-5: the checkpoint records 6 significant digits (EmbedCheckpointMeta).
-	if rec := metaFloat(meta, "same_class_nn"); math.Abs(q.SameClass-rec) > 1e-5 {
+	if rec := meta.Float("same_class_nn"); math.Abs(q.SameClass-rec) > 1e-5 {
 		t.Errorf("same-class nearest neighbours: got %.6f, the checkpoint records %.6f", q.SameClass, rec)
 	}
 	if q.SameClass < 0.8 || q.Chance > 0.35 {

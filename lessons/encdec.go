@@ -25,11 +25,16 @@ const (
 	weightsUntrained = "untrained" // fresh random weights, as before training
 )
 
-// sharedSeq2Seq is the bundled seq2seq, shared and read-only (SharedTranslator): the
-// encoder-decoder page never trains, and the seq2seq page copies it before it does.
-func sharedSeq2Seq() (loadedTranslator, error) {
-	tr, meta, err := zoo.SharedTranslator(seq2seqName)
-	return loadedTranslator{tr, meta}, err
+// seq2seqWeights is the translator of the encoder-decoder pages' weights parameter:
+// for weightsTrained the bundled seq2seq with its checkpoint's metadata, shared and
+// read-only (SharedTranslator): the encoder-decoder page never trains, and the
+// seq2seq page copies it before it does; otherwise untrainedSeq2Seq(seed), with no
+// metadata.
+func seq2seqWeights(weights string, seed uint64) (*zoo.Translator, zoo.Meta, error) {
+	if weights != weightsTrained {
+		return untrainedSeq2Seq(seed), nil, nil
+	}
+	return zoo.SharedTranslator(seq2seqName)
 }
 
 // untrainedSeq2Seq is the bundled seq2seq's architecture with fresh weights drawn
@@ -45,7 +50,7 @@ func untrainedSeq2Seq(seed uint64) *zoo.Translator {
 // loadedTranslator is a bundled translator with its checkpoint's metadata.
 type loadedTranslator struct {
 	tr   *zoo.Translator
-	meta map[string]string
+	meta zoo.Meta
 }
 
 // tokenProb is one row of a top-k list in a frame's meta.
@@ -114,9 +119,9 @@ type encDecModel struct {
 	// vocabularies only (WithoutWeights): the page uses weights only to build run.
 	tr      *zoo.Translator
 	weights string
-	seed    uint64            // draws the untrained weights
-	meta    map[string]string // the checkpoint's, nil when untrained
-	tokens  []string          // x_1 … x_T as typed, normalised
+	seed    uint64   // draws the untrained weights
+	meta    zoo.Meta // the checkpoint's, nil when untrained
+	tokens  []string // x_1 … x_T as typed, normalised
 	src     []int
 	run     *models.DecodeTrace // FreeRun: <bos>, then each step's own output
 }
@@ -125,16 +130,10 @@ type encDecModel struct {
 // drawn from the seed exactly as training from scratch would start (NewTranslator).
 func buildEncDec(v sim.Values) (sim.Model, error) {
 	m := &encDecModel{weights: v.String("weights"), seed: uint64(v.Int("seed"))}
-	if m.weights == weightsTrained {
-		lt, err := sharedSeq2Seq()
-		if err != nil {
-			return nil, err
-		}
-		m.tr, m.meta = lt.tr, lt.meta
-	} else {
-		m.tr = untrainedSeq2Seq(m.seed)
-	}
 	var err error
+	if m.tr, m.meta, err = seq2seqWeights(m.weights, m.seed); err != nil {
+		return nil, err
+	}
 	if m.src, m.tokens, err = m.tr.Source(v.String("input")); err != nil {
 		return nil, err
 	}
@@ -192,7 +191,7 @@ func (m *encDecModel) Static() sim.Frame {
 	}
 	if m.weights == weightsTrained {
 		meta["weights"] = fmt.Sprintf("bundled checkpoint, %s training steps", m.meta["steps"])
-		meta["held_out_bleu"] = metaFloat(m.meta, "test_bleu_greedy")
+		meta["held_out_bleu"] = m.meta.Float("test_bleu_greedy")
 	} else {
 		meta["weights"] = fmt.Sprintf("untrained: random initial weights (seed %d)", m.seed)
 	}
@@ -311,8 +310,7 @@ var encDecLesson = &Lesson{
 			Help: "Any sentence; words the corpus does not know become <unk>."},
 		{Name: "weights", Label: "weights", Kind: sim.Choice, Default: weightsTrained, Choices: []string{weightsTrained, weightsUntrained},
 			Help: "trained: the bundled checkpoint; untrained: random initial weights."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: strconv.Itoa(seq2seqTrainSeed), Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "Draws the untrained weights (the trained checkpoint ignores it)."},
+		seedSpec(seq2seqTrainSeed, "Draws the untrained weights (the trained checkpoint ignores it)."),
 	},
 	Plots: []Plot{
 		{Name: "state-norms", Title: "size of the hidden states ‖h_t‖, ‖s_t'‖", XLabel: "page step (encoder, context, decoder)", YLabel: "Euclidean norm", Series: encDecNorms},

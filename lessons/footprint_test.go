@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
-	"unroll/internal/machine"
 
+	"unroll/internal/machine"
 	"unroll/sim"
 )
 

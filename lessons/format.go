@@ -3,40 +3,21 @@ package lessons
 import (
 	"math"
 	"strconv"
+
+	"unroll/sim"
 )
 
-// Formatting shared by the lessons: numbers as the pages show them, and checkpoint
-// metadata read back.
+// Formatting shared by the lessons: numbers as the pages show them.
 
-// metaFloat reads a number from checkpoint metadata (NaN if absent).
-func metaFloat(meta map[string]string, key string) float64 {
-	f, err := strconv.ParseFloat(meta[key], 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return f
-}
+// maxSeed is the largest seed a page offers: more streams than anyone tries, and a
+// number short enough to type.
+const maxSeed = 1_000_000
 
-// b2f is 1 for true and 0 for false.
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func fill(v []float64, x float64) {
-	for i := range v {
-		v[i] = x
-	}
-}
-
-// b2i is 1 for true and 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// seedSpec is a page's "seed" parameter, 1 to maxSeed with default def, under the
+// advanced settings; help says what it draws.
+func seedSpec(def int, help string) sim.ParamSpec {
+	return sim.ParamSpec{Name: "seed", Label: "seed", Kind: sim.Int, Default: strconv.Itoa(def), Min: 1, Max: maxSeed, Step: 1, Advanced: true,
+		Help: help}
 }
 
 // round4 rounds to 4 decimal places: for values near 1 (losses, accuracies, scores).

@@ -18,7 +18,7 @@ type Clamp = models.GateClamp
 // gruModel is the GRU lesson's sim.Model: the classifier reading one input.
 type gruModel struct {
 	clf   *zoo.GRUClassifier // the shared bundled one (read-only) until TrainStep starts one of its own
-	meta  map[string]string  // of the checkpoint it started from
+	meta  zoo.Meta           // of the checkpoint it started from
 	ids   []int
 	text  string
 	clamp Clamp
@@ -38,11 +38,7 @@ func buildGRU(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	clamp := Clamp{}
-	if g := v.String("clamp"); g != "none" {
-		clamp = Clamp{Gate: g, Value: v.Float("clamp_value")}
-	}
-	return &gruModel{clf: clf, meta: meta, ids: ids, text: text, clamp: clamp, seed: uint64(v.Int("seed"))}, nil
+	return &gruModel{clf: clf, meta: meta, ids: ids, text: text, clamp: clampOf(v), seed: uint64(v.Int("seed"))}, nil
 }
 
 func (m *gruModel) run() []zoo.GRUStep {
@@ -55,41 +51,27 @@ func (m *gruModel) run() []zoo.GRUStep {
 func (m *gruModel) Steps() int { return len(m.ids) }
 
 func (m *gruModel) Static() sim.Frame {
-	task := m.clf.Task
-	tokens := make([]string, len(m.ids))
-	for i, id := range m.ids {
-		tokens[i] = data.Alphabet[id]
-	}
-	answers := make([]any, len(m.ids)) // the correct y_t by name, nil where none
-	for t, y := range task.Targets(m.ids) {
-		if y >= 0 {
-			answers[t] = task.Classes[y]
-		}
-	}
 	steps := m.run()
-	last := steps[len(steps)-1].Probs
-	meta := map[string]any{
-		"tokens":      tokens,
-		"input":       m.text,
-		"task":        task.Name,
-		"task_title":  task.Title,
-		"description": task.Description,
-		"classes":     task.Classes,
-		"answers":     answers,
-		"variant":     m.clf.Variant,
-		"hidden":      m.clf.Cell.HiddenSize(),
-		"params":      m.clf.Cell.Params().Count(),
-		"output":      task.Classes[models.Argmax(last)],
-		"probability": round4(last[models.Argmax(last)]),
-		"clamp":       clampName(m.clamp),
-	}
+	meta := classifierStaticMeta(m.clf.Task, m.ids, m.text, steps[len(steps)-1].Probs, m.clamp)
+	meta["variant"] = m.clf.Variant
+	meta["hidden"] = m.clf.Cell.HiddenSize()
+	meta["params"] = m.clf.Cell.Params().Count()
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
-		meta["checkpoint_accuracy"] = metaFloat(m.meta, "accuracy")
+		meta["checkpoint_accuracy"] = m.meta.Float("accuracy")
 	} else {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}
 	return sim.Frame{Meta: meta}
+}
+
+// clampOf is the gate the clamp and clamp_value parameters fix (the zero Clamp for
+// "none").
+func clampOf(v sim.Values) Clamp {
+	if g := v.String("clamp"); g != "none" {
+		return Clamp{Gate: g, Value: v.Float("clamp_value")}
+	}
+	return Clamp{}
 }
 
 func clampName(c Clamp) string {
@@ -121,11 +103,8 @@ func (m *gruModel) At(t int) sim.Frame {
 // TrainStep trains from scratch: the first call replaces the bundled weights by fresh
 // ones drawn from the seed, then every call is one minibatch of Adam.
 func (m *gruModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.clf = zoo.NewGRUClassifier(m.clf.Task, m.clf.Variant, m.seed)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	loss, acc := m.clf.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.clf = zoo.NewGRUClassifier(m.clf.Task, m.clf.Variant, m.seed) })
+	loss, acc := m.clf.TrainStep(rng)
 	m.steps = nil
 	return m.progress(loss, map[string]any{"accuracy": round4(acc)})
 }
@@ -161,8 +140,7 @@ var gruLesson = &Lesson{
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
-			Note: "The current token is marked; the model's answer and the right answer are under it."},
+		classifierTokens("The current token is marked; the model's answer and the right answer are under it."),
 		{ID: "R", Static: []string{"tokens"}, Kind: Heatmap, Title: `reset gate \(R_t\)`, Arrays: []string{"R"}, Scale: []float64{0, 1}, Symbol: "R",
 			Note: "Near 0: the candidate ignores the past (reset task: at the breaks |, where the old count must go)."},
 		{ID: "Z", Static: []string{"tokens"}, Kind: Heatmap, Title: `update gate \(Z_t\)`, Arrays: []string{"Z"}, Scale: []float64{0, 1}, Symbol: "Z",
@@ -172,16 +150,12 @@ var gruLesson = &Lesson{
 		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},
 	},
 	Params: sim.Specs{
-		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
-			Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."},
-		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen,
-			Help: "One character per token, spaces ignored; empty means the task's example."},
+		taskSpec, inputSpec,
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "R", "Z"}},
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "0", Min: 0, Max: 1, Step: 0.05},
 		{Name: "variant", Label: "GRU form", Kind: sim.Choice, Default: zoo.VariantLecture, Choices: []string{zoo.VariantLecture, zoo.VariantResetAfter},
 			Help: "lecture: R_t acts before W_hh; reset-after: after it (PyTorch, cuDNN)."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "The random start of training from scratch."},
+		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
 		{Name: "gates", Title: "mean R_t and Z_t over the units", XLabel: "time step t", YLabel: "gate value",
@@ -245,6 +219,15 @@ var (
 	}
 )
 
+// taskSpec and inputSpec are the task and input parameters the GRU and LSTM pages
+// share, which taskInput reads.
+var (
+	taskSpec = sim.ParamSpec{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
+		Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."}
+	inputSpec = sim.ParamSpec{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen,
+		Help: "One character per token, spaces ignored; empty means the task's example."}
+)
+
 // taskInput reads the task and input parameters the GRU and LSTM pages share: the
 // task, the text used (the task's example when the input is empty) and its tokens.
 func taskInput(v sim.Values) (task *data.Task, text string, ids []int, err error) {
@@ -258,6 +241,43 @@ func taskInput(v sim.Values) (task *data.Task, text string, ids []int, err error
 	}
 	ids, err = task.Parse(text)
 	return task, text, ids, err
+}
+
+// classifierTokens is a task classifier's input panel: the tokens with the right
+// answers (classifierStaticMeta) and each step's prediction (classifierMeta).
+func classifierTokens(note string) Panel {
+	return Panel{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
+		Note: note}
+}
+
+// classifierStaticMeta is the static meta of a task classifier's page (the gru and lstm
+// pages) reading ids (typed as text): the tokens and the right answers y_t by name
+// (nil where the task asks nothing), the task, the classes, the answer ŷ_T = argmax
+// of the last step's probs with its probability, and the clamped gate.
+func classifierStaticMeta(task *data.Task, ids []int, text string, probs []float64, clamp Clamp) map[string]any {
+	tokens := make([]string, len(ids))
+	for i, id := range ids {
+		tokens[i] = data.Alphabet[id]
+	}
+	answers := make([]any, len(ids))
+	for t, y := range task.Targets(ids) {
+		if y >= 0 {
+			answers[t] = task.Classes[y]
+		}
+	}
+	k := models.Argmax(probs)
+	return map[string]any{
+		"tokens":      tokens,
+		"input":       text,
+		"task":        task.Name,
+		"task_title":  task.Title,
+		"description": task.Description,
+		"classes":     task.Classes,
+		"answers":     answers,
+		"output":      task.Classes[k],
+		"probability": round4(probs[k]),
+		"clamp":       clampName(clamp),
+	}
 }
 
 // classifierMeta is step t's meta of a task classifier's page (the gru and lstm pages):

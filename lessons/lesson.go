@@ -9,7 +9,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // Lesson is one lecture section as a live page.
@@ -272,6 +274,17 @@ type scratch struct {
 	trainRng  *rand.Rand
 	trained   int
 	lossCurve lossCurve
+}
+
+// stream is the training stream drawn from seed (zoo.TrainRNG). The first call, the
+// page's first TrainStep, calls fresh first, which replaces the bundled weights by
+// fresh ones drawn from the seed.
+func (s *scratch) stream(seed uint64, fresh func()) *rand.Rand {
+	if s.trainRng == nil {
+		fresh()
+		s.trainRng = zoo.TrainRNG(seed)
+	}
+	return s.trainRng
 }
 
 // progress is the progress frame of one training step that ended with loss: the loss

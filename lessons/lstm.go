@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -35,7 +36,7 @@ const (
 // the GRU and the vanilla RNN trained on the same task.
 type lstmModel struct {
 	lstm  *zoo.SeqClassifier
-	meta  map[string]string // of the LSTM checkpoint it started from
+	meta  zoo.Meta // of the LSTM checkpoint it started from
 	gru   *zoo.GRUClassifier
 	rnn   *zoo.SeqClassifier
 	ids   []int
@@ -72,11 +73,7 @@ func buildLSTM(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	clamp := Clamp{}
-	if g := v.String("clamp"); g != "none" {
-		clamp = Clamp{Gate: g, Value: v.Float("clamp_value")}
-	}
-	m := &lstmModel{lstm: lstm, meta: meta, gru: gru, rnn: rnn, ids: ids, text: text, clamp: clamp, seed: uint64(v.Int("seed"))}
+	m := &lstmModel{lstm: lstm, meta: meta, gru: gru, rnn: rnn, ids: ids, text: text, clamp: clampOf(v), seed: uint64(v.Int("seed"))}
 	m.gruRun = gru.Run(ids, Clamp{})
 	rtr := zoo.TraceOf(rnn.Cell, [][]int{ids}, nil)
 	for _, st := range rtr.Steps {
@@ -129,33 +126,13 @@ func (m *lstmModel) counts() (cells, formulas, outs [3]int) {
 func (m *lstmModel) Static() sim.Frame {
 	task := m.lstm.Task
 	steps := m.run()
-	tokens := make([]string, len(m.ids))
-	for i, id := range m.ids {
-		tokens[i] = data.Alphabet[id]
-	}
-	answers := make([]any, len(m.ids))
-	for t, y := range task.Targets(m.ids) {
-		if y >= 0 {
-			answers[t] = task.Classes[y]
-		}
-	}
 	T := len(m.ids)
-	last := steps[T-1].Probs
 	cells, formulas, outs := m.counts()
 	d, h, hg := len(data.Alphabet), zoo.LSTMHidden, m.gru.Cell.HiddenSize()
-	meta := map[string]any{
-		"tokens":      tokens,
-		"input":       m.text,
-		"task":        task.Name,
-		"task_title":  task.Title,
-		"description": task.Description,
-		"classes":     task.Classes,
+	meta := classifierStaticMeta(task, m.ids, m.text, steps[T-1].Probs, m.clamp)
+	maps.Copy(meta, map[string]any{
 		"labels":      []string{"LSTM", "GRU", "RNN"},
-		"answers":     answers,
 		"hidden":      fmt.Sprintf("h = %d (LSTM), %d (GRU), %d (RNN)", h, hg, m.rnn.Cell.HiddenSize()),
-		"output":      task.Classes[models.Argmax(last)],
-		"probability": round4(last[models.Argmax(last)]),
-		"clamp":       clampName(m.clamp),
 		"gru_output":  task.Classes[models.Argmax(m.gruRun[T-1].Probs)],
 		"rnn_output":  task.Classes[models.Argmax(m.rnnP[T-1])],
 		"params_lstm": fmt.Sprintf("4(dh+h²+h) = 4(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[0], cells[0]+outs[0], outs[0], cells[0]),
@@ -163,13 +140,13 @@ func (m *lstmModel) Static() sim.Frame {
 		"params_rnn":  fmt.Sprintf("dh+h²+h = %d·%d+%d²+%d = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[2], cells[2]+outs[2], outs[2], cells[2]),
 		"gradient_of": m.gradFor,
 		"c_scale":     fmt.Sprintf("colour scale fixed at ±%d", LSTMCellScale),
-	}
+	})
 	if m.clamp.Gate != "" {
 		meta["gradients"] = "of the unclamped models"
 	}
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoints"
-		meta["checkpoint_accuracy"] = metaFloat(m.meta, "accuracy")
+		meta["checkpoint_accuracy"] = m.meta.Float("accuracy")
 	} else {
 		meta["weights"] = fmt.Sprintf("LSTM trained from scratch for %d steps (seed %d); GRU and RNN bundled", m.trained, m.seed)
 	}
@@ -201,11 +178,8 @@ func (m *lstmModel) At(t int) sim.Frame {
 // by fresh ones drawn from the seed, then every call is one minibatch of Adam. The
 // GRU and the RNN it is compared with keep their bundled weights.
 func (m *lstmModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.lstm = zoo.NewLSTMClassifier(m.lstm.Task, m.seed)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	loss, acc := m.lstm.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.lstm = zoo.NewLSTMClassifier(m.lstm.Task, m.seed) })
+	loss, acc := m.lstm.TrainStep(rng)
 	m.steps = nil
 	return m.progress(loss, map[string]any{"accuracy": round4(acc)})
 }
@@ -305,8 +279,7 @@ var lstmLesson = &Lesson{
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "input tokens", Arrays: []string{"X"}, Symbol: "X",
-			Note: "The current token is marked; the LSTM's answer and the right answer are under it."},
+		classifierTokens("The current token is marked; the LSTM's answer and the right answer are under it."),
 		{ID: "I", Static: []string{"tokens"}, Kind: Heatmap, Title: `input gate \(I_t\)`, Arrays: []string{"I"}, Scale: []float64{0, 1}, Symbol: "I",
 			Note: "Near 1: the candidate is written into the cell."},
 		{ID: "F", Static: []string{"tokens"}, Kind: Heatmap, Title: `forget gate \(F_t\)`, Arrays: []string{"F"}, Scale: []float64{0, 1}, Symbol: "F",
@@ -328,14 +301,10 @@ var lstmLesson = &Lesson{
 			Note: "Counted from the loaded models; the formula and the count are in the facts."},
 	},
 	Params: sim.Specs{
-		{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
-			Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."},
-		{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen,
-			Help: "One character per token, spaces ignored; empty means the task's example."},
+		taskSpec, inputSpec,
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "I", "F", "O"}},
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "1", Min: 0, Max: 1, Step: 0.05},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "The random start of training from scratch."},
+		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
 		{Name: "cell", Title: "memory cell C_t of the units that change most", XLabel: "time step t", YLabel: "C_t", Series: cellSeries},

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unroll/internal/machine"
 
 	"unroll/data"
+	"unroll/internal/machine"
 	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
@@ -19,7 +19,7 @@ import (
 // their memory cells stay inside the page's fixed colour scale.
 func TestLSTMCheckpoints(t *testing.T) {
 	for _, task := range data.Tasks {
-		for _, load := range []func(*data.Task) (*zoo.SeqClassifier, map[string]string, error){zoo.LoadLSTMClassifier, zoo.LoadRNNClassifier} {
+		for _, load := range []func(*data.Task) (*zoo.SeqClassifier, zoo.Meta, error){zoo.LoadLSTMClassifier, zoo.LoadRNNClassifier} {
 			m, meta, err := load(task)
 			if err != nil {
 				t.Fatal(err)
@@ -28,7 +28,7 @@ func TestLSTMCheckpoints(t *testing.T) {
 			seqs := zoo.EvalSet(task)
 			stepAcc, finalAcc := m.Evaluate(seqs)
 			for key, got := range map[string]float64{"accuracy": stepAcc, "final_accuracy": finalAcc} {
-				machine.CheckRecorded(t, name+" "+key, got, metaFloat(meta, key), machine.RecordedCount)
+				machine.CheckRecorded(t, name+" "+key, got, meta.Float(key), machine.RecordedCount)
 				if m.Cell.Kind() == models.KindLSTM && got < 0.99 {
 					t.Errorf("%s %s: got %v want ≥ 0.99", name, key, got)
 				}
@@ -37,7 +37,7 @@ func TestLSTMCheckpoints(t *testing.T) {
 				continue
 			}
 			c := m.CellRange(seqs)
-			machine.CheckRecorded(t, name+" c_max", c, metaFloat(meta, "c_max"), machine.RecordedSmooth)
+			machine.CheckRecorded(t, name+" c_max", c, meta.Float("c_max"), machine.RecordedSmooth)
 			if c > LSTMCellScale {
 				t.Errorf("%s: max |C_t| on the held-out set is %v, beyond the page's colour scale ±%d", name, c, LSTMCellScale)
 			}

@@ -658,8 +658,7 @@ var mtDataLesson = &Lesson{
 		{Name: "num_steps", Label: "num_steps", Kind: sim.Int, Default: "8", Min: 3, Max: 15, Step: 1, Symbol: "T",
 			Help: "Every sequence is cut or padded to this length."},
 		{Name: "batch_size", Label: "batch size", Kind: sim.Int, Default: "4", Min: 1, Max: 8, Step: 1, Symbol: "B"},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "Which other pairs fill the minibatch."},
+		seedSpec(1, "Which other pairs fill the minibatch."),
 	},
 	Plots: []Plot{
 		{Name: "frequencies", Title: "token frequency vs rank (log-log)", XLabel: "log₁₀ rank", YLabel: "count", LogY: true, Series: frequencySeries},

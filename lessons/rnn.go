@@ -207,11 +207,8 @@ func (m *rnnModel) At(t int) sim.Frame {
 // TrainStep trains from scratch: the first call replaces the bundled weights by
 // fresh ones drawn from the seed; each call is one minibatch of Adam.
 func (m *rnnModel) TrainStep() (sim.Frame, error) {
-	if m.trainRng == nil {
-		m.lm = zoo.NewCharLM(m.seed)
-		m.trainRng = zoo.TrainRNG(m.seed)
-	}
-	loss := m.lm.TrainStep(m.trainRng)
+	rng := m.stream(m.seed, func() { m.lm = zoo.NewCharLM(m.seed) })
+	loss := m.lm.TrainStep(rng)
 	m.steps = nil
 	return m.progress(loss, nil)
 }
@@ -261,8 +258,7 @@ var rnnLesson = &Lesson{
 		{Name: "length", Label: "characters to write", Kind: sim.Int, Default: "60", Min: 0, Max: 120, Step: 1},
 		{Name: "temperature", Label: "temperature", Kind: sim.Float, Default: "0.8", Min: 0.1, Max: 2, Step: 0.05, Symbol: `\tau`},
 		{Name: "topk", Label: "most likely characters shown", Kind: sim.Int, Default: "5", Min: 1, Max: 10, Step: 1, Symbol: "k"},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "Draws the samples, and the random start of training from scratch."},
+		seedSpec(1, "Draws the samples, and the random start of training from scratch."),
 	},
 	Plots: []Plot{
 		{Name: "next-char", Title: "P(x_(t+1) | x_1 … x_t) of the character that came next", XLabel: "time step t", YLabel: "probability",

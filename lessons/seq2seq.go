@@ -56,7 +56,7 @@ type seq2seqModel struct {
 	tr      *zoo.Translator
 	weights string
 	seed    uint64
-	ckMeta  map[string]string // the checkpoint's metadata, nil when untrained
+	ckMeta  zoo.Meta // the checkpoint's metadata, nil when untrained
 
 	srcTokens []string
 	src       []int
@@ -84,16 +84,10 @@ func buildSeq2Seq(v sim.Values) (sim.Model, error) {
 	if v.String("start") == startScratch {
 		m.weights = weightsUntrained
 	}
-	if m.weights == weightsTrained {
-		lt, err := sharedSeq2Seq() // shared and read-only: TrainStep trains a copy
-		if err != nil {
-			return nil, err
-		}
-		m.tr, m.ckMeta = lt.tr, lt.meta
-	} else {
-		m.tr = untrainedSeq2Seq(m.seed)
-	}
 	var err error
+	if m.tr, m.ckMeta, err = seq2seqWeights(m.weights, m.seed); err != nil { // the bundled one is shared and read-only: TrainStep trains a copy
+		return nil, err
+	}
 	if m.src, m.srcTokens, err = m.tr.Source(v.String("source")); err != nil {
 		return nil, err
 	}
@@ -199,7 +193,7 @@ func (m *seq2seqModel) staticMeta() map[string]any {
 		meta["unknown_words"] = u + " (read as <unk>)"
 	}
 	if m.weights == weightsTrained {
-		meta["checkpoint_bleu"] = metaFloat(m.ckMeta, "test_bleu_greedy")
+		meta["checkpoint_bleu"] = m.ckMeta.Float("test_bleu_greedy")
 	}
 	return meta
 }
@@ -567,8 +561,7 @@ var seq2seqLesson = &Lesson{
 			Help: "The fixed length the labels are padded to."},
 		{Name: "start", Label: "start from", Kind: sim.Choice, Default: startCheckpoint, Choices: []string{startCheckpoint, startScratch},
 			Help: "checkpoint: Train continues training the bundled model; scratch: random weights (from the seed), so Train trains from scratch. Train again to continue."},
-		{Name: "seed", Label: "seed", Kind: sim.Int, Default: strconv.Itoa(seq2seqTrainSeed), Min: 1, Max: 1_000_000, Step: 1, Advanced: true,
-			Help: "The untrained weights and the minibatches training draws."},
+		seedSpec(seq2seqTrainSeed, "The untrained weights and the minibatches training draws."),
 	},
 	Plots: []Plot{
 		{Name: "step-loss", Title: "teacher-forced loss per decoder step, before and after the mask", XLabel: "decoder step t'", YLabel: "loss (nats)", Series: seq2seqStepLoss},

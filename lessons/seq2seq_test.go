@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unroll/internal/machine"
 
+	"unroll/internal/machine"
 	"unroll/models"
 	"unroll/sim"
 )

@@ -59,6 +59,36 @@ func (s *StepTrace) Gate(name string) *mat.Dense {
 	return nil
 }
 
+// gatedStep is one GRU or LSTM step's trace with the slices it points to,
+// allocated together: its gates (three for the GRU, four for the LSTM) and the one
+// matrix kept for the backward pass. The matrices are a slice of mat.Dense headers
+// over one backing array (newGatedStep). (Holding the headers in this struct as well
+// makes a 512-byte object that, at h = 64, made the GRU's Step 30% slower.)
+type gatedStep struct {
+	tr    StepTrace
+	gates [4]Named
+	aux   [1]*mat.Dense
+}
+
+// newGatedStep allocates a step's trace and n B×h matrices over one backing array.
+func newGatedStep(n, B, h int) (*gatedStep, []mat.Dense) {
+	ms := make([]mat.Dense, n)
+	data := make([]float64, n*B*h)
+	for i := range ms {
+		data = carveDense(data, B, h, &ms[i])
+	}
+	return new(gatedStep), ms
+}
+
+// trace completes the step's trace: X_t, the previous and the new state, the gates in
+// lecture order, and aux, kept for the backward pass.
+func (s *gatedStep) trace(x *mat.Dense, prev, next State, aux *mat.Dense, gates ...Named) *StepTrace {
+	n := copy(s.gates[:], gates)
+	s.aux = [1]*mat.Dense{aux}
+	s.tr = StepTrace{X: x, Prev: prev, Next: next, Gates: s.gates[:n:n], aux: s.aux[:]}
+	return &s.tr
+}
+
 // Cell is one recurrent cell: a function (X_t, state_{t-1}) → state_t with parameters.
 // Sequence code (BPTT, stacks, encoder-decoder) is written against this interface.
 type Cell interface {
@@ -102,6 +132,14 @@ func (g GateClamp) apply(name string, m *mat.Dense) {
 			row[j] = g.Value
 		}
 	}
+}
+
+// sigmoidGate writes the gate σ(X_t W_x + H_{t-1} W_h + b) into out, then every
+// entry replaced by g.Value when g clamps the gate name.
+func (g GateClamp) sigmoidGate(name string, out, x *mat.Dense, wx *Param, hp *mat.Dense, wh, b *Param) {
+	affineInto(out, x, wx, hp, wh, b)
+	applyEach(out, sigmoid)
+	g.apply(name, out)
 }
 
 // mustClampable panics unless g names one of gates (or none) and its value is finite.

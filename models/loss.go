@@ -124,6 +124,14 @@ func logitMax(v []float64) float64 {
 	return top
 }
 
+// Indicator is 1[b]: 1 when b holds, else 0 (a mask entry, a 0/1 label).
+func Indicator(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // Sigmoid is the logistic function σ(a) = 1/(1 + e^{−a}).
 func Sigmoid(a float64) float64 { return sigmoid(a) }
 

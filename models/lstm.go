@@ -73,21 +73,13 @@ func (c *LSTM) Params() Params {
 // prev.H or prev.C is zero. The trace's gates are "I", "F", "O", "C_tilde".
 func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 	B, h := stepBatch(c, x), c.HiddenSize()
-	s := new(lstmStep)
-	ms := make([]mat.Dense, 7)
+	s, ms := newGatedStep(7, B, h)
 	i, f, o, ct, cNew, tanhC, hNew := &ms[0], &ms[1], &ms[2], &ms[3], &ms[4], &ms[5], &ms[6]
-	carveDense(make([]float64, 7*B*h), B, h, i, f, o, ct, cNew, tanhC, hNew)
 	prev = stepPrev(c, B, prev)
 	hp := prev.H
-	affineInto(i, x, c.Wxi, hp, c.Whi, c.Bi)
-	applyEach(i, sigmoid)
-	c.clamp.apply("I", i)
-	affineInto(f, x, c.Wxf, hp, c.Whf, c.Bf)
-	applyEach(f, sigmoid)
-	c.clamp.apply("F", f)
-	affineInto(o, x, c.Wxo, hp, c.Who, c.Bo)
-	applyEach(o, sigmoid)
-	c.clamp.apply("O", o)
+	c.clamp.sigmoidGate("I", i, x, c.Wxi, hp, c.Whi, c.Bi)
+	c.clamp.sigmoidGate("F", f, x, c.Wxf, hp, c.Whf, c.Bf)
+	c.clamp.sigmoidGate("O", o, x, c.Wxo, hp, c.Who, c.Bo)
 	affineInto(ct, x, c.Wxc, hp, c.Whc, c.Bc)
 	applyEach(ct, math.Tanh)
 
@@ -102,19 +94,7 @@ func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 			cn[j], tn[j], hn[j] = cv, tc, ov[j]*tc
 		}
 	}
-	s.gates = [4]Named{{"I", i}, {"F", f}, {"O", o}, {"C_tilde", ct}}
-	s.aux = [1]*mat.Dense{tanhC}
-	s.tr = StepTrace{X: x, Prev: prev, Next: State{H: hNew, C: cNew}, Gates: s.gates[:], aux: s.aux[:]}
-	return &s.tr
-}
-
-// lstmStep is one LSTM step's trace with the slices it points to, allocated
-// together; its matrices I_t, F_t, O_t, C̃_t, C_t, tanh(C_t) and H_t are a slice of
-// seven mat.Dense headers over one backing array (see gruStep).
-type lstmStep struct {
-	tr    StepTrace
-	gates [4]Named
-	aux   [1]*mat.Dense
+	return s.trace(x, prev, State{H: hNew, C: cNew}, tanhC, Named{"I", i}, Named{"F", f}, Named{"O", o}, Named{"C_tilde", ct})
 }
 
 // StepBack is the backward pass of Step. With G_H = ∂L/∂H_t and G_C = ∂L/∂C_t

@@ -171,7 +171,7 @@ func TestPageCarriesLimits(t *testing.T) {
 	texts, trains := 0, 0 // the pages with a text field, and that train
 	for _, l := range lessons.Catalog() {
 		var b strings.Builder
-		if err := LessonPage(l, l.Params.Defaults(), "", "", "amd64-00000000").Render(context.Background(), &b); err != nil {
+		if err := LessonPage(l, l.Params.Defaults(), "", "", "amd64-00000000", View{}).Render(context.Background(), &b); err != nil {
 			t.Fatalf("%s: %v", l.Slug, err)
 		}
 		page := b.String()

@@ -138,3 +138,29 @@ func lessonContract(l *lessons.Lesson) pageContract {
 	}
 	return c
 }
+
+// View is the part of a page's URL that is about how it is shown, not about the
+// model: presenter mode (present=1) and the spotlit panel (spot=ID).
+type View struct {
+	Present bool
+	Spot    string
+}
+
+// Key is one keyboard shortcut of every lesson page: the keys as the page shows them
+// and what they do. static/js/keys.js binds them; a browser test presses each.
+type Key struct {
+	Keys []string
+	What string
+}
+
+// Keys are the lesson pages' shortcuts, the same on every page.
+var Keys = []Key{
+	{[]string{"←", "→"}, "step back / forward"},
+	{[]string{"space"}, "play / pause"},
+	{[]string{"R"}, "reset to step 0"},
+	{[]string{"P"}, "presenter mode on / off"},
+	{[]string{"S"}, "spotlight the next panel"},
+	{[]string{"F"}, "full screen on / off"},
+	{[]string{"?"}, "this list of keys"},
+	{[]string{"Esc"}, "leave the spotlight, close this list"},
+}

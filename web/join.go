@@ -187,9 +187,9 @@ func (s *Server) followPage(w http.ResponseWriter, r *http.Request) {
 		s.noRoomPage(w, r, r.PathValue("code"), rerr)
 		return
 	}
-	l, v := rm.page()
+	l, v, view := rm.page()
 	ctx := templates.WithRoom(r.Context(), templates.RoomView{Code: rm.code, Role: "follower"})
-	s.render(w, r.WithContext(ctx), templates.LessonPage(l, v, v.Query(), "", s.machine))
+	s.render(w, r.WithContext(ctx), templates.LessonPage(l, v, v.Query(), "", s.machine, viewOf(l, view)))
 }
 
 // roomQR serves GET /rooms/{code}/qr.svg and qr.png?host=HOST: the QR code of the

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,7 +85,17 @@ func (s *Server) lessonPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		problem = err.Error()
 	}
-	s.render(w, r, templates.LessonPage(l, v, pageQuery(v, q), problem, s.machine))
+	s.render(w, r, templates.LessonPage(l, v, pageQuery(v, q), problem, s.machine, viewOf(l, q)))
+}
+
+// viewOf reads how the URL asks the page to be shown: presenter mode (present=1) and
+// a spotlit panel (spot=ID, one of the lesson's panels; anything else is none).
+func viewOf(l *lessons.Lesson, q url.Values) templates.View {
+	v := templates.View{Present: q.Get("present") == "1"}
+	if id := q.Get("spot"); slices.ContainsFunc(l.Panels, func(p lessons.Panel) bool { return p.ID == id }) {
+		v.Spot = id
+	}
+	return v
 }
 
 // pageQuery is the canonical query of a page's state: its parameter values in a

@@ -435,11 +435,19 @@ func (r *room) end(code int, text string) {
 	r.set.remove(r)
 }
 
-// followingURL is the page a follower opens: the room's lesson at its values.
-func (r *room) page() (*lessons.Lesson, sim.Values) {
+// page is what a follower's page opens on: the room's lesson at its values, and the
+// instructor's view as a query (present=1, spot=ID: present.js's names).
+func (r *room) page() (*lessons.Lesson, sim.Values, url.Values) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.lesson, r.values
+	q := url.Values{}
+	if r.view["present"] == true {
+		q.Set("present", "1")
+	}
+	if spot, ok := r.view["spot"].(string); ok {
+		q.Set("spot", spot)
+	}
+	return r.lesson, r.values, q
 }
 
 // roomOfQuery finds the room a lesson websocket's query names (room=CODE) and checks

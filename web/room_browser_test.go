@@ -135,10 +135,28 @@ func TestBrowserRoom(t *testing.T) {
 		t.Errorf("after a follower's key press the instructor is at step %d, want 3", s)
 	}
 
-	// The instructor's view (presenter mode, spotlight) reaches the followers.
-	evalJS[chromedp.Void](t, lead, `import("/static/js/room.js").then(m => m.publishView({present: true, spotlight: "state"}))`)
+	// The instructor's view (presenter mode, the spotlight) reaches the followers.
+	spot := lesson.Panels[len(lesson.Panels)-1].ID
+	click(lead, "present")
+	evalJS[chromedp.Void](t, lead, `document.querySelector('.spot-toggle[data-spot="`+spot+`"]').click()`)
+	waitForJS(t, lead, "the instructor presenting", `document.querySelector('#lesson').classList.contains("present") && document.querySelector('#lesson').dataset.spot === "`+spot+`"`)
 	for i, tab := range tabs {
-		waitForJS(t, tab, fmt.Sprintf("follower %d gets the view", i), `(v => v.present === true && v.spotlight === "state")(JSON.parse(document.body.dataset.roomView || "{}"))`)
+		waitForJS(t, tab, fmt.Sprintf("follower %d presenting", i), `document.querySelector('#lesson').classList.contains("present") && document.querySelector('#lesson').dataset.spot === "`+spot+`"`)
+	}
+	shot(lead, "room-instructor-present.png")
+	if phone, err := chromedp.Run(tabs[1], chromedp.CaptureScreenshot()); err == nil {
+		_ = os.WriteFile(filepath.Join(screenshotDir, "room-follower-360-present.png"), phone, 0o644)
+	}
+	late, cancelLate := chromedp.NewContext(lead) // a late joiner opens on the instructor's view
+	if err := chromedp.Do(late, chromedp.Navigate(joinURL)); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, late, "the late joiner presenting", live+` && document.querySelector('#lesson').classList.contains("present") && `+stepReadJS+` === 3`)
+	cancelLate()
+	click(lead, "present")
+	evalJS[chromedp.Void](t, lead, `document.querySelector('.spot-toggle[data-spot="`+spot+`"]').click()`)
+	for i, tab := range tabs {
+		waitForJS(t, tab, fmt.Sprintf("follower %d back from presenting", i), `!document.querySelector('#lesson').classList.contains("present") && document.querySelector('#lesson').dataset.spot === ""`)
 	}
 
 	// Explore on my own: the same trained model at the same step, then its own steps.

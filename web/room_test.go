@@ -507,7 +507,7 @@ func TestRoomLateJoiner(t *testing.T) {
 		lead.do(t, stepCommand)
 	}
 	until(t, lead, "step 3", func(h sim.Header) bool { return h.Type == sim.FrameMessage && h.Step == 3 })
-	if err := lead.c.WriteMessage(websocket.TextMessage, []byte(`{"v":1,"type":"view","view":{"present":true,"spotlight":"gates"}}`)); err != nil {
+	if err := lead.c.WriteMessage(websocket.TextMessage, []byte(`{"v":1,"type":"view","view":{"present":true,"spot":"gates"}}`)); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -526,7 +526,7 @@ func TestRoomLateJoiner(t *testing.T) {
 	if snap.Step != 3 || snap.Trained != 20 || snap.Params["hidden"] != "5" {
 		t.Errorf("the late joiner's snapshot: step %d trained %d hidden %s, want step 3 trained 20 hidden 5", snap.Step, snap.Trained, snap.Params["hidden"])
 	}
-	if view.Meta["present"] != true || view.Meta["spotlight"] != "gates" {
+	if view.Meta["present"] != true || view.Meta["spot"] != "gates" {
 		t.Errorf("the late joiner's view: %v, want present and the gates spotlight", view.Meta)
 	}
 	if status.Meta["instructor"] != "here" || status.Meta["lesson"] != "tiny" || status.Meta["code"] != created.Code {

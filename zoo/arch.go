@@ -1,7 +1,6 @@
 package zoo
 
 import (
-	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -146,11 +145,7 @@ func (m *ArchB) Run(ids []int) []ArchStep {
 // BitsPerChar is B's mean −log₂ ŷ_t[x_{t+1}] over the whole corpus, read in one pass.
 func (m *ArchB) BitsPerChar() float64 {
 	steps := m.Run(data.CharCorpusIDs[:len(data.CharCorpusIDs)-1])
-	total := 0.0
-	for t, st := range steps {
-		total -= math.Log2(st.Probs[data.CharCorpusIDs[t+1]])
-	}
-	return total / float64(len(steps))
+	return corpusBits(len(steps), func(t int) []float64 { return steps[t].Probs })
 }
 
 // ArchC is the lecture's architecture C: a vanilla RNN reads the whole sequence and
@@ -189,7 +184,10 @@ func ArchCLabel(ids []int) int {
 	for _, id := range ids {
 		s.WriteString(data.CharVocab[id])
 	}
-	return b2i(strings.Contains(s.String(), archCQuestion))
+	if strings.Contains(s.String(), archCQuestion) {
+		return 1
+	}
+	return 0
 }
 
 // archCWindows draws n windows of the corpus of one length in [archCMinLen, archCMaxLen].
@@ -269,7 +267,9 @@ func (m *ArchC) Accuracy() float64 {
 	for range archEvalSeqs {
 		seq := archCWindows(rng, 1)[0]
 		steps := m.Run(seq)
-		hits += b2i(models.Argmax(steps[len(steps)-1].Probs) == ArchCLabel(seq))
+		if models.Argmax(steps[len(steps)-1].Probs) == ArchCLabel(seq) {
+			hits++
+		}
 	}
 	return float64(hits) / archEvalSeqs
 }

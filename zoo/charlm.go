@@ -93,11 +93,17 @@ func (m *CharLM) TrainStep(rng *rand.Rand) float64 {
 // read in one pass from H_0 = 0.
 func (m *CharLM) BitsPerChar() float64 {
 	steps := m.Run(data.CharCorpusIDs[:len(data.CharCorpusIDs)-1], 1)
+	return corpusBits(len(steps), func(t int) []float64 { return steps[t].Probs })
+}
+
+// corpusBits is the mean −log₂ ŷ_t[x_{t+1}] over the n = len(corpus) − 1 predictions
+// ŷ_t = probs(t) of a language model that read the corpus but its last character.
+func corpusBits(n int, probs func(t int) []float64) float64 {
 	total := 0.0
-	for t, st := range steps {
-		total -= math.Log2(st.Probs[data.CharCorpusIDs[t+1]])
+	for t := range n {
+		total -= math.Log2(probs(t)[data.CharCorpusIDs[t+1]])
 	}
-	return total / float64(len(steps))
+	return total / float64(n)
 }
 
 // CharStep is one step of the language model reading one character.

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unroll/internal/machine"
 
 	"unroll/data"
+	"unroll/internal/machine"
 )
 
 func TestCharCheckpoint(t *testing.T) {
@@ -18,7 +18,7 @@ func TestCharCheckpoint(t *testing.T) {
 	raw, _ := checkpointFS.ReadFile("checkpoints/" + charCheckpointFile)
 	meta := readMeta(t, raw)
 	got := m.BitsPerChar()
-	machine.CheckRecorded(t, "bits per character", got, metaFloat(meta, "bits_per_char"), machine.RecordedSmooth)
+	machine.CheckRecorded(t, "bits per character", got, meta.Float("bits_per_char"), machine.RecordedSmooth)
 	// A uniform guess over the vocabulary costs log₂ V bits; the trained model must do far better.
 	if limit := math.Log2(float64(len(data.CharVocab))) / 4; got > limit {
 		t.Errorf("bits per character: got %v want ≤ %v", got, limit)

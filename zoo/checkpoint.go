@@ -19,7 +19,7 @@ import (
 var checkpointFS embed.FS
 
 // readBundled fills ps from the bundled checkpoint file name and returns its metadata.
-func readBundled(name string, ps models.Params) (map[string]string, error) {
+func readBundled(name string, ps models.Params) (Meta, error) {
 	raw, err := checkpointFS.ReadFile("checkpoints/" + name)
 	if err != nil {
 		return nil, fmt.Errorf("zoo: bundled checkpoint %s is missing (run go run ./cmd/train): %w", name, err)
@@ -68,7 +68,7 @@ type paramModel interface{ Params() models.Params }
 // (copyOf), or fresh ones from its seed.
 type bundled[M paramModel] struct {
 	model M
-	meta  map[string]string
+	meta  Meta
 }
 
 // loadBundled reads the bundled checkpoint name into fresh, an untrained model of
@@ -95,9 +95,13 @@ func copyParams(dst, src models.Params) {
 	}
 }
 
-// metaFloat reads a number from checkpoint metadata (NaN if absent).
-func metaFloat(meta map[string]string, key string) float64 {
-	f, err := strconv.ParseFloat(meta[key], 64)
+// Meta is a checkpoint's metadata: what cmd/train recorded with the weights (scores,
+// settings, seeds), as the text the safetensors header holds.
+type Meta map[string]string
+
+// Float reads the number recorded under key (NaN if absent or not a number).
+func (m Meta) Float(key string) float64 {
+	f, err := strconv.ParseFloat(m[key], 64)
 	if err != nil {
 		return math.NaN()
 	}

@@ -32,7 +32,9 @@ func trainClassifierWith(task *data.Task, cell models.Cell, out *models.Dense, p
 	count := 0
 	for _, y := range ys {
 		for _, v := range y {
-			count += b2i(v >= 0)
+			if v >= 0 {
+				count++
+			}
 		}
 	}
 	targets := make([]int, gruBatch)
@@ -41,7 +43,7 @@ func trainClassifierWith(task *data.Task, cell models.Cell, out *models.Dense, p
 	hits := 0
 	for t := range T {
 		for b := range gruBatch {
-			targets[b], mask[b] = max(ys[b][t], 0), b2f(ys[b][t] >= 0)
+			targets[b], mask[b] = max(ys[b][t], 0), models.Indicator(ys[b][t] >= 0)
 		}
 		H := tr.Steps[t].Next.H
 		l, probs, dLogits := models.SoftmaxCrossEntropy(out.Forward(H), targets, mask)
@@ -62,4 +64,29 @@ func trainClassifierWith(task *data.Task, cell models.Cell, out *models.Dense, p
 	models.ClipGradNorm(ps, gruClip)
 	opt.Step(ps)
 	return loss, float64(hits) / float64(count)
+}
+
+// evaluate returns the share of the labelled steps of seqs whose y_t is the argmax of
+// ŷ_t = probs(ids)[t], and the share of sequences whose last step is answered right
+// (the lecture's end-of-sequence question).
+func evaluate(task *data.Task, seqs [][]int, probs func(ids []int) [][]float64) (stepAcc, finalAcc float64) {
+	hits, count, finalHits := 0, 0, 0
+	for _, ids := range seqs {
+		ps := probs(ids)
+		ys := task.Targets(ids)
+		for t, y := range ys {
+			if y < 0 {
+				continue
+			}
+			count++
+			if models.Argmax(ps[t]) != y {
+				continue
+			}
+			hits++
+			if t == len(ys)-1 {
+				finalHits++
+			}
+		}
+	}
+	return float64(hits) / float64(count), float64(finalHits) / float64(len(seqs))
 }

@@ -136,7 +136,7 @@ func (m *EmbedModel) Quality() EmbedQuality {
 }
 
 // embedCheckpointMeta is the metadata cmd/train records with the bundled model.
-func embedCheckpointMeta(m *EmbedModel, seed uint64, steps int, curve []float64) map[string]string {
+func embedCheckpointMeta(m *EmbedModel, seed uint64, steps int, curve []float64) Meta {
 	q := m.Quality()
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	points := make([]string, len(curve))
@@ -168,7 +168,7 @@ var embedCheckpoint = sync.OnceValues(func() (bundled[*EmbedModel], error) {
 })
 
 // LoadEmbedModel returns a fresh copy of the bundled trained model and its metadata.
-func LoadEmbedModel() (*EmbedModel, map[string]string, error) {
+func LoadEmbedModel() (*EmbedModel, Meta, error) {
 	b, err := embedCheckpoint()
 	if err != nil {
 		return nil, nil, err
@@ -178,7 +178,7 @@ func LoadEmbedModel() (*EmbedModel, map[string]string, error) {
 
 // SharedEmbedModel is LoadEmbedModel without the copy: the one loaded model, shared
 // by every page that only reads it (Score, Loss, Embedding and E never write).
-func SharedEmbedModel() (*EmbedModel, map[string]string, error) {
+func SharedEmbedModel() (*EmbedModel, Meta, error) {
 	b, err := embedCheckpoint()
 	return b.model, b.meta, err
 }

@@ -249,17 +249,16 @@ func blankCheckpointFile(bidirectional bool) string {
 
 // blankCheckpointMeta is the metadata cmd/train records with a trained model: its
 // settings and its accuracy on the held-out sentences (and what chance would get).
-func blankCheckpointMeta(m *FillBlank, seed uint64, steps int) map[string]string {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+func blankCheckpointMeta(m *FillBlank, seed uint64, steps int) Meta {
 	set := data.BlankEvalSet()
 	return map[string]string{
 		"model": "fill-blank", "bidirectional": strconv.FormatBool(m.Bidirectional()),
 		"cell": string(blankKind), "hidden": strconv.Itoa(BlankHidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
-		"batch": strconv.Itoa(blankBatch), "lr": f(blankLR),
+		"batch": strconv.Itoa(blankBatch), "lr": fg(blankLR),
 		"eval_sentences": strconv.Itoa(len(set)),
-		"accuracy":       f(m.Accuracy(set)), "chance": f(blankChance(set)),
-		"p_answer": f(m.MeanAnswerProb(set)),
+		"accuracy":       fg(m.Accuracy(set)), "chance": fg(blankChance(set)),
+		"p_answer": fg(m.MeanAnswerProb(set)),
 	}
 }
 
@@ -290,11 +289,14 @@ var blankCheckpoints = sync.OnceValues(func() ([2]bundled[*FillBlank], error) {
 // bundledBlank is the bundled unidirectional or bidirectional model.
 func bundledBlank(bidirectional bool) (bundled[*FillBlank], error) {
 	all, err := blankCheckpoints()
-	return all[b2i(bidirectional)], err
+	if bidirectional {
+		return all[1], err
+	}
+	return all[0], err
 }
 
 // loadFillBlank returns a fresh copy of the bundled trained model and its metadata.
-func loadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
+func loadFillBlank(bidirectional bool) (*FillBlank, Meta, error) {
 	b, err := bundledBlank(bidirectional)
 	if err != nil {
 		return nil, nil, err
@@ -304,7 +306,7 @@ func loadFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
 
 // SharedFillBlank is loadFillBlank without the copy: the one loaded model, shared by
 // every page that only reads it (Run never writes).
-func SharedFillBlank(bidirectional bool) (*FillBlank, map[string]string, error) {
+func SharedFillBlank(bidirectional bool) (*FillBlank, Meta, error) {
 	b, err := bundledBlank(bidirectional)
 	return b.model, b.meta, err
 }

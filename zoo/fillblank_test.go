@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/diff/fd"
 
 	"unroll/data"
+	"unroll/internal/machine"
 )
 
 // TestFillBlankGradient checks lossGrad's gather and scatter of the blank states by
@@ -69,7 +69,7 @@ func TestFillBlankCheckpoints(t *testing.T) {
 		for k, c := range map[string]struct{ got, tol float64 }{
 			"accuracy": {acc, machine.RecordedCount}, "chance": {chance, machine.RecordedCount}, "p_answer": {pa, machine.RecordedSmooth},
 		} {
-			machine.CheckRecorded(t, fmt.Sprintf("bidirectional=%v %s", bi, k), c.got, metaFloat(meta, k), c.tol)
+			machine.CheckRecorded(t, fmt.Sprintf("bidirectional=%v %s", bi, k), c.got, meta.Float(k), c.tol)
 		}
 		if bi && (acc < 0.95 || pa < 0.9) {
 			t.Errorf("bidirectional: held-out accuracy %v, mean p(answer) %v; want ≥ 0.95 and ≥ 0.9", acc, pa)

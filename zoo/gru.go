@@ -106,21 +106,6 @@ func (m *GRUClassifier) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
 	return trainClassifierWith(m.Task, m.Cell, m.Out, m.Params(), m.opt, rng, cost)
 }
 
-// b2i is 1 for true and 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // GRUStep is one time step of the lesson's GRU for a single sequence.
 type GRUStep struct {
 	X, R, Z, HTilde, H []float64
@@ -166,32 +151,17 @@ func addConst(p *models.Param, c float64) {
 	}
 }
 
-func fill(v []float64, x float64) {
-	for i := range v {
-		v[i] = x
-	}
-}
-
 // Evaluate returns the share of labelled steps predicted right and the share of
 // sequences whose last step is predicted right (the lecture's end-of-sequence question).
 func (m *GRUClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
-	hits, count, finalHits := 0, 0, 0
-	for _, ids := range seqs {
-		ys := m.Task.Targets(ids)
+	return evaluate(m.Task, seqs, func(ids []int) [][]float64 {
 		steps := m.Run(ids, models.GateClamp{})
-		for t, y := range ys {
-			if y < 0 {
-				continue
-			}
-			ok := models.Argmax(steps[t].Probs) == y
-			hits += int(b2f(ok))
-			count++
-			if t == len(ys)-1 && ok {
-				finalHits++
-			}
+		probs := make([][]float64, len(steps))
+		for t, st := range steps {
+			probs[t] = st.Probs
 		}
-	}
-	return float64(hits) / float64(count), float64(finalHits) / float64(len(seqs))
+		return probs
+	})
 }
 
 // EvalSet is the held-out set the recorded accuracies are measured on.
@@ -239,7 +209,9 @@ func (m *GRUClassifier) gateMeans(seqs [][]int, tok, from int, w []float64) (mea
 	h := m.Cell.HiddenSize()
 	if w == nil {
 		w = make([]float64, h)
-		fill(w, 1/float64(h))
+		for j := range w {
+			w[j] = 1 / float64(h)
+		}
 	}
 	n := 0
 	for _, ids := range seqs {
@@ -317,7 +289,7 @@ func bundledGRU(task *data.Task, variant string) (bundled[*GRUClassifier], error
 
 // loadGRUClassifier returns a fresh copy of the bundled trained classifier for task
 // and variant, and the checkpoint's metadata (accuracy, training settings).
-func loadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[string]string, error) {
+func loadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, Meta, error) {
 	b, err := bundledGRU(task, variant)
 	if err != nil {
 		return nil, nil, err
@@ -327,7 +299,7 @@ func loadGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[str
 
 // SharedGRUClassifier is loadGRUClassifier without the copy: the one loaded model,
 // shared by every page that only reads it (Run and Params never write).
-func SharedGRUClassifier(task *data.Task, variant string) (*GRUClassifier, map[string]string, error) {
+func SharedGRUClassifier(task *data.Task, variant string) (*GRUClassifier, Meta, error) {
 	b, err := bundledGRU(task, variant)
 	return b.model, b.meta, err
 }
@@ -369,23 +341,22 @@ func (m *GRUClassifier) GateStats() map[string]float64 {
 
 // gruCheckpointMeta is the metadata cmd/train records with a trained classifier:
 // its settings, its accuracies on EvalSet and its GateStats.
-func gruCheckpointMeta(m *GRUClassifier, seed uint64, steps int) map[string]string {
+func gruCheckpointMeta(m *GRUClassifier, seed uint64, steps int) Meta {
 	stepAcc, finalAcc := m.Evaluate(EvalSet(m.Task))
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	meta := map[string]string{
 		"task": m.Task.Name, "variant": m.Variant, "hidden": strconv.Itoa(m.Cell.HiddenSize()),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
-		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR), "input_noise": f(m.Task.Noise),
+		"batch": strconv.Itoa(gruBatch), "lr": fg(gruLR), "input_noise": fg(m.Task.Noise),
 		"eval_seed": strconv.Itoa(gruEvalSeed), "eval_seqs": strconv.Itoa(gruEvalSeqs),
-		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
+		"accuracy": fg(stepAcc), "final_accuracy": fg(finalAcc),
 	}
 	if lambda := gateCostOf[m.Task.Name]; lambda > 0 {
-		meta["reset_gate_cost"] = f(lambda)
+		meta["reset_gate_cost"] = fg(lambda)
 	}
 	stats := m.GateStats()
 	gates := ""
 	for _, k := range slices.Sorted(maps.Keys(stats)) {
-		meta[k] = f(stats[k])
+		meta[k] = fg(stats[k])
 		gates += fmt.Sprintf("%s=%.3f ", k, stats[k])
 	}
 	meta["gates"] = strings.TrimSpace(gates)

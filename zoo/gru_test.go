@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/mat"
 
 	"unroll/data"
+	"unroll/internal/machine"
 	"unroll/models"
 )
 
@@ -84,14 +84,14 @@ func TestGRUCheckpoints(t *testing.T) {
 			name := checkpointFile(task.Name, variant)
 			stepAcc, finalAcc := m.Evaluate(EvalSet(task))
 			for key, got := range map[string]float64{"accuracy": stepAcc, "final_accuracy": finalAcc} {
-				machine.CheckRecorded(t, name+" "+key, got, metaFloat(meta, key), machine.RecordedCount)
+				machine.CheckRecorded(t, name+" "+key, got, meta.Float(key), machine.RecordedCount)
 				if got < 0.99 {
 					t.Errorf("%s %s: got %v want ≥ 0.99", name, key, got)
 				}
 			}
 			stats := m.GateStats()
 			for key, got := range stats {
-				machine.CheckRecorded(t, name+" "+key, got, metaFloat(meta, key), machine.RecordedSmooth)
+				machine.CheckRecorded(t, name+" "+key, got, meta.Float(key), machine.RecordedSmooth)
 			}
 			// What holds for every shipped model (measured values in docs/lessons.md).
 			switch task.Name {
@@ -162,7 +162,7 @@ func BenchmarkCheckpointLoad(b *testing.B) {
 }
 
 // readMeta returns a safetensors file's metadata.
-func readMeta(t *testing.T, raw []byte) map[string]string {
+func readMeta(t *testing.T, raw []byte) Meta {
 	t.Helper()
 	meta, err := models.ReadSafetensors(bytes.NewReader(raw), nil)
 	if err != nil {

@@ -3,6 +3,7 @@ package zoo
 import (
 	"strconv"
 	"testing"
+
 	"unroll/internal/machine"
 )
 

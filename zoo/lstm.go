@@ -98,22 +98,7 @@ func (m *SeqClassifier) Probs(ids []int) [][]float64 {
 // Evaluate returns the share of labelled steps predicted right and the share of
 // sequences whose last step is predicted right.
 func (m *SeqClassifier) Evaluate(seqs [][]int) (stepAcc, finalAcc float64) {
-	hits, count, finalHits := 0, 0, 0
-	for _, ids := range seqs {
-		probs := m.Probs(ids)
-		for t, y := range m.Task.Targets(ids) {
-			if y < 0 {
-				continue
-			}
-			ok := models.Argmax(probs[t]) == y
-			hits += b2i(ok)
-			count++
-			if t == len(ids)-1 && ok {
-				finalHits++
-			}
-		}
-	}
-	return float64(hits) / float64(count), float64(finalHits) / float64(len(seqs))
+	return evaluate(m.Task, seqs, m.Probs)
 }
 
 // LSTMStep is one time step of the lesson's LSTM for a single sequence.
@@ -207,7 +192,7 @@ func bundledSeq(file string) (bundled[*SeqClassifier], error) {
 }
 
 // loadSeq returns a fresh copy of the bundled classifier in file, built by fresh.
-func loadSeq(file string, fresh *SeqClassifier) (*SeqClassifier, map[string]string, error) {
+func loadSeq(file string, fresh *SeqClassifier) (*SeqClassifier, Meta, error) {
 	b, err := bundledSeq(file)
 	if err != nil {
 		return nil, nil, err
@@ -217,20 +202,20 @@ func loadSeq(file string, fresh *SeqClassifier) (*SeqClassifier, map[string]stri
 
 // SharedSeq is the bundled classifier in file itself, shared by every page that only
 // reads it (RunLSTM, Probs and LastStepGradients never write).
-func SharedSeq(file string) (*SeqClassifier, map[string]string, error) {
+func SharedSeq(file string) (*SeqClassifier, Meta, error) {
 	b, err := bundledSeq(file)
 	return b.model, b.meta, err
 }
 
 // LoadLSTMClassifier returns a fresh copy of the bundled trained LSTM for task and
 // its checkpoint metadata.
-func LoadLSTMClassifier(task *data.Task) (*SeqClassifier, map[string]string, error) {
+func LoadLSTMClassifier(task *data.Task) (*SeqClassifier, Meta, error) {
 	return loadSeq(LSTMCheckpointFile(task.Name), NewLSTMClassifier(task, 0))
 }
 
 // LoadRNNClassifier returns a fresh copy of the bundled trained vanilla RNN for task
 // and its checkpoint metadata.
-func LoadRNNClassifier(task *data.Task) (*SeqClassifier, map[string]string, error) {
+func LoadRNNClassifier(task *data.Task) (*SeqClassifier, Meta, error) {
 	return loadSeq(RNNCheckpointFile(task.Name), newRNNClassifier(task, 0))
 }
 
@@ -249,20 +234,19 @@ func (m *SeqClassifier) CellRange(seqs [][]int) float64 {
 
 // seqCheckpointMeta is the metadata cmd/train records with a trained classifier: its
 // settings and its accuracies on EvalSet (and, for an LSTM, the largest |C_t| there).
-func seqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) map[string]string {
+func seqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) Meta {
 	seqs := EvalSet(m.Task)
 	stepAcc, finalAcc := m.Evaluate(seqs)
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	meta := map[string]string{
 		"task": m.Task.Name, "cell": string(m.Cell.Kind()), "hidden": strconv.Itoa(LSTMHidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
-		"batch": strconv.Itoa(gruBatch), "lr": f(gruLR),
+		"batch": strconv.Itoa(gruBatch), "lr": fg(gruLR),
 		"eval_seed": strconv.Itoa(gruEvalSeed), "eval_seqs": strconv.Itoa(gruEvalSeqs),
-		"accuracy": f(stepAcc), "final_accuracy": f(finalAcc),
+		"accuracy": fg(stepAcc), "final_accuracy": fg(finalAcc),
 	}
 	if m.Cell.Kind() == models.KindLSTM {
-		meta["forget_bias_init"] = f(forgetBiasInit)
-		meta["c_max"] = f(m.CellRange(seqs))
+		meta["forget_bias_init"] = fg(forgetBiasInit)
+		meta["c_max"] = fg(m.CellRange(seqs))
 	}
 	return meta
 }

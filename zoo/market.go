@@ -86,7 +86,7 @@ func (m *MarketModel) lossGrad(batch []data.MarketSeries, T int) (loss, accuracy
 		outs[t] = m.Out.Forward(H)
 		next[t], bull[t] = make([]float64, len(batch)), make([]float64, len(batch))
 		for b, s := range batch {
-			next[t][b], bull[t][b] = s.X[t+1], b2f(s.Bull(t))
+			next[t][b], bull[t][b] = s.X[t+1], models.Indicator(s.Bull(t))
 		}
 	}
 	loss, hits, dO := models.SquaredLogisticLoss(outs, next, bull, n)
@@ -229,19 +229,18 @@ func deepCheckpointFile(kind string, L int) string {
 
 // deepCheckpointMeta is the metadata cmd/train records with a trained model: its
 // settings and its Scores on DeepEvalSet.
-func deepCheckpointMeta(m *MarketModel, seed uint64, steps int) map[string]string {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+func deepCheckpointMeta(m *MarketModel, seed uint64, steps int) Meta {
 	sc := m.Scores(DeepEvalSet())
 	meta := map[string]string{
 		"model": "market", "cell": m.Kind, "layers": strconv.Itoa(m.Layers()), "hidden": strconv.Itoa(DeepHidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps), "batch": strconv.Itoa(deepBatch),
-		"lr": f(deepLR), "eval_seed": strconv.Itoa(deepEvalSeed), "eval_series": strconv.Itoa(deepEvalSeries),
-		"regime_accuracy": f(sc.RegimeAccuracy), "next_mse": f(sc.NextMSE), "best_mse": f(sc.BestMSE),
+		"lr": fg(deepLR), "eval_seed": strconv.Itoa(deepEvalSeed), "eval_series": strconv.Itoa(deepEvalSeries),
+		"regime_accuracy": fg(sc.RegimeAccuracy), "next_mse": fg(sc.NextMSE), "best_mse": fg(sc.BestMSE),
 	}
 	for l := range m.Layers() {
-		meta[fmt.Sprintf("slow_corr_l%d", l+1)] = f(sc.SlowCorr[l])
-		meta[fmt.Sprintf("fast_corr_l%d", l+1)] = f(sc.FastCorr[l])
-		meta[fmt.Sprintf("autocorr_l%d", l+1)] = f(sc.Autocorr[l])
+		meta[fmt.Sprintf("slow_corr_l%d", l+1)] = fg(sc.SlowCorr[l])
+		meta[fmt.Sprintf("fast_corr_l%d", l+1)] = fg(sc.FastCorr[l])
+		meta[fmt.Sprintf("autocorr_l%d", l+1)] = fg(sc.Autocorr[l])
 	}
 	return meta
 }
@@ -278,7 +277,7 @@ func bundledMarket(kind string, L int) (bundled[*MarketModel], error) {
 
 // loadMarketModel returns a fresh copy of the bundled trained model of a kind and
 // depth, and its checkpoint's metadata.
-func loadMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
+func loadMarketModel(kind string, L int) (*MarketModel, Meta, error) {
 	b, err := bundledMarket(kind, L)
 	if err != nil {
 		return nil, nil, err
@@ -288,7 +287,7 @@ func loadMarketModel(kind string, L int) (*MarketModel, map[string]string, error
 
 // SharedMarketModel is loadMarketModel without the copy: the one loaded model,
 // shared by every page that only reads it (Run never writes).
-func SharedMarketModel(kind string, L int) (*MarketModel, map[string]string, error) {
+func SharedMarketModel(kind string, L int) (*MarketModel, Meta, error) {
 	b, err := bundledMarket(kind, L)
 	return b.model, b.meta, err
 }

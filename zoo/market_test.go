@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"unroll/internal/machine"
 
 	"gonum.org/v1/gonum/diff/fd"
 
 	"unroll/data"
+	"unroll/internal/machine"
 )
 
 // TestMarketGradient checks lossGrad against central differences for every cell
@@ -72,7 +72,7 @@ func TestDeepCheckpoints(t *testing.T) {
 				if k == "regime_accuracy" {
 					tol = machine.RecordedCount
 				}
-				machine.CheckRecorded(t, name+" "+k, g, metaFloat(meta, k), tol)
+				machine.CheckRecorded(t, name+" "+k, g, meta.Float(k), tol)
 			}
 			if sc.RegimeAccuracy < 0.9 {
 				t.Errorf("%s: held-out regime accuracy %v, want ≥ 0.9", name, sc.RegimeAccuracy)

@@ -44,19 +44,36 @@ func trainSteps(seed uint64, steps int, step func(rng *rand.Rand) float64) float
 	return loss
 }
 
-// recipeMeta is the metadata a language model's checkpoint records: its name, hidden
-// size, seed, steps and final loss, and its measure (key: value, all digits).
-func recipeMeta(model string, hidden int, seed uint64, steps int, loss float64, key string, value float64) map[string]string {
-	return map[string]string{
-		"model": model, "hidden": strconv.Itoa(hidden),
-		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
-		"final_loss": f4(loss),
-		key:          strconv.FormatFloat(value, 'g', -1, 64),
+// trainSaved trains m for steps minibatches of step from seed's training stream
+// (trainSteps), then writes its weights under dir as file with meta(), the metadata
+// of the trained model, and its final_loss. It returns the metadata and the final
+// loss, for the progress line.
+func trainSaved(dir, file string, m paramModel, seed uint64, steps int, step func(*rand.Rand) float64, meta func() Meta) (Meta, float64, error) {
+	loss := trainSteps(seed, steps, step)
+	md := meta()
+	md["final_loss"] = f4(loss)
+	return md, loss, save(dir, file, m, md)
+}
+
+// scored is a model whose training step also reports the minibatch's accuracy.
+type scored interface {
+	TrainStep(rng *rand.Rand) (loss, accuracy float64)
+}
+
+// lossOf is m's training step returning the loss alone, for trainSteps.
+func lossOf(m scored) func(*rand.Rand) float64 {
+	return func(rng *rand.Rand) float64 {
+		loss, _ := m.TrainStep(rng)
+		return loss
 	}
 }
 
 // since is the seconds elapsed since start, for the progress lines.
 func since(start time.Time) float64 { return time.Since(start).Seconds() }
+
+// fg writes x with all its digits (the shortest form that reads back the same), as
+// the checkpoints record their measures and settings.
+func fg(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // f4 writes a loss with 4 decimals, as the checkpoints record final_loss.
 func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
@@ -71,10 +88,9 @@ func trainGRUs(dir string, o Options) error {
 			start := time.Now()
 			seed := gruSeed(ti, vi)
 			m := NewGRUClassifier(task, variant, seed)
-			loss := trainSteps(seed, steps, func(rng *rand.Rand) float64 { loss, _ := m.TrainStep(rng); return loss })
-			meta := gruCheckpointMeta(m, seed, steps)
-			meta["final_loss"] = f4(loss)
-			if err := save(dir, checkpointFile(task.Name, variant), m, meta); err != nil {
+			meta, loss, err := trainSaved(dir, checkpointFile(task.Name, variant), m, seed, steps, lossOf(m),
+				func() Meta { return gruCheckpointMeta(m, seed, steps) })
+			if err != nil {
 				return err
 			}
 			o.logf("%-9s %-12s %8.4f %8s %8s  %s  (%.1fs)", task.Name, variant, loss,
@@ -84,56 +100,75 @@ func trainGRUs(dir string, o Options) error {
 	return nil
 }
 
-// charSeed is the fixed training seed of the character-level language model.
-const charSeed = 4
+// Fixed training seeds of the rnn page's models: the character-level language model
+// (architecture A) and architectures B and C.
+const (
+	charSeed  = 4
+	archBSeed = 5
+	archCSeed = 6
+)
+
+// The rnn page's models record one measure each, besides their final loss.
+var (
+	charRecipe = measuredRecipe{model: "char-rnn", file: charCheckpointFile, hidden: CharHidden, seed: charSeed,
+		key: "bits_per_char", line: "char-rnn  h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)"}
+	archBRecipe = measuredRecipe{model: "arch-b", file: archCheckpointB, hidden: ArchBHidden, seed: archBSeed,
+		key: "bits_per_char", line: "arch B    h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)"}
+	archCRecipe = measuredRecipe{model: "arch-c", file: archCheckpointC, hidden: ArchCHidden, seed: archCSeed,
+		key: "accuracy", line: "arch C    h=%d  loss %.4f  accuracy %.3f on held-out windows  (%.1fs)"}
+)
 
 // trainCharLM trains the charlm entry: the language model, charTrainSteps
 // minibatches, with its bits per character on the corpus.
 func trainCharLM(dir string, o Options) error {
-	start := time.Now()
-	steps := o.steps(charTrainSteps)
 	m := NewCharLM(charSeed)
-	loss := trainSteps(charSeed, steps, m.TrainStep)
-	bpc := m.BitsPerChar()
-	meta := recipeMeta("char-rnn", CharHidden, charSeed, steps, loss, "bits_per_char", bpc)
-	if err := save(dir, charCheckpointFile, m, meta); err != nil {
-		return err
-	}
-	o.logf("char-rnn  h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)", CharHidden, loss, bpc, since(start))
-	return nil
+	return charRecipe.train(dir, o, o.steps(charTrainSteps), m, m.BitsPerChar)
 }
-
-// Fixed training seeds of the rnn page's architecture B and C models.
-const (
-	archBSeed = 5
-	archCSeed = 6
-)
 
 // trainArchs trains the arch entry: architecture B (output→hidden) with its bits per
 // character, and C (one output after the sequence) with its held-out accuracy,
 // archTrainSteps minibatches each.
 func trainArchs(dir string, o Options) error {
-	start := time.Now()
 	steps := o.steps(archTrainSteps)
 	b := newArchB(archBSeed)
-	loss := trainSteps(archBSeed, steps, b.TrainStep)
-	bpc := b.BitsPerChar()
-	meta := recipeMeta("arch-b", ArchBHidden, archBSeed, steps, loss, "bits_per_char", bpc)
-	if err := save(dir, archCheckpointB, b, meta); err != nil {
+	if err := archBRecipe.train(dir, o, steps, b, b.BitsPerChar); err != nil {
 		return err
 	}
-	o.logf("arch B    h=%d  loss %.4f  %.3f bits/char on the corpus  (%.1fs)", ArchBHidden, loss, bpc, since(start))
-
-	start = time.Now()
 	c := newArchC(archCSeed)
-	loss = trainSteps(archCSeed, steps, c.TrainStep)
-	acc := c.Accuracy()
-	meta = recipeMeta("arch-c", ArchCHidden, archCSeed, steps, loss, "accuracy", acc)
-	if err := save(dir, archCheckpointC, c, meta); err != nil {
+	return archCRecipe.train(dir, o, steps, c, c.Accuracy)
+}
+
+// measuredRecipe trains one model that records one measure besides its final loss.
+type measuredRecipe struct {
+	model, file string // the checkpoint's model name and file
+	hidden      int
+	seed        uint64
+	key         string // the measure's metadata key
+	line        string // the progress line's format: h, the loss, the measure, the seconds
+}
+
+// train trains m for steps minibatches and writes its checkpoint with its name, hidden
+// size, seed, steps and measure() (all digits).
+func (r measuredRecipe) train(dir string, o Options, steps int, m lossModel, measure func() float64) error {
+	start := time.Now()
+	meta, loss, err := trainSaved(dir, r.file, m, r.seed, steps, m.TrainStep, func() Meta {
+		return map[string]string{
+			"model": r.model, "hidden": strconv.Itoa(r.hidden),
+			"seed": strconv.FormatUint(r.seed, 10), "steps": strconv.Itoa(steps),
+			r.key: fg(measure()),
+		}
+	})
+	if err != nil {
 		return err
 	}
-	o.logf("arch C    h=%d  loss %.4f  accuracy %.3f on held-out windows  (%.1fs)", ArchCHidden, loss, acc, since(start))
+	o.logf(r.line, r.hidden, loss, meta.Float(r.key), since(start))
 	return nil
+}
+
+// lossModel is a model whose training step returns the minibatch's loss.
+type lossModel interface {
+	paramModel
+	TrainStep(rng *rand.Rand) float64
 }
 
 // seqKinds are the cells the lstm entry trains per task: the LSTM (file
@@ -171,10 +206,9 @@ func trainSeqClassifiers(dir string, o Options) error {
 			start := time.Now()
 			seed := seqSeed(ti, ci)
 			m := c.make(task, seed)
-			loss := trainSteps(seed, steps, func(rng *rand.Rand) float64 { loss, _ := m.TrainStep(rng); return loss })
-			meta := seqCheckpointMeta(m, seed, steps)
-			meta["final_loss"] = f4(loss)
-			if err := save(dir, c.file(task.Name), m, meta); err != nil {
+			meta, loss, err := trainSaved(dir, c.file(task.Name), m, seed, steps, lossOf(m),
+				func() Meta { return seqCheckpointMeta(m, seed, steps) })
+			if err != nil {
 				return err
 			}
 			o.logf("%-9s %-5s %8.4f %8s %8s  %s  (%.1fs)", task.Name, c.name, loss,
@@ -207,18 +241,17 @@ func trainMarketModels(dir string, o Options) error {
 			start := time.Now()
 			seed := deepSeed(k, L)
 			m := NewMarketModel(kind, L, seed)
-			loss := trainSteps(seed, steps, func(rng *rand.Rand) float64 { loss, _ := m.TrainStep(rng); return loss })
-			meta := deepCheckpointMeta(m, seed, steps)
-			meta["final_loss"] = f4(loss)
-			if err := save(dir, deepCheckpointFile(kind, L), m, meta); err != nil {
+			meta, loss, err := trainSaved(dir, deepCheckpointFile(kind, L), m, seed, steps, lossOf(m),
+				func() Meta { return deepCheckpointMeta(m, seed, steps) })
+			if err != nil {
 				return err
 			}
 			corrs := ""
 			for l := 1; l <= L; l++ {
-				corrs += fmt.Sprintf(" %.2f/%.2f", metaFloat(meta, fmt.Sprintf("slow_corr_l%d", l)), metaFloat(meta, fmt.Sprintf("fast_corr_l%d", l)))
+				corrs += fmt.Sprintf(" %.2f/%.2f", meta.Float(fmt.Sprintf("slow_corr_l%d", l)), meta.Float(fmt.Sprintf("fast_corr_l%d", l)))
 			}
 			o.logf("deep %-4s L=%d  loss %.4f  regime accuracy %.3f  next-day MSE %.3f (best possible %.3f)  |corr| slow/fast by layer:%s  (%.1fs)",
-				kind, L, loss, metaFloat(meta, "regime_accuracy"), metaFloat(meta, "next_mse"), metaFloat(meta, "best_mse"), corrs, since(start))
+				kind, L, loss, meta.Float("regime_accuracy"), meta.Float("next_mse"), meta.Float("best_mse"), corrs, since(start))
 		}
 	}
 	return nil
@@ -236,10 +269,9 @@ func trainFillBlanks(dir string, o Options) error {
 		start := time.Now()
 		seed := uint64(blankSeed + i)
 		m := NewFillBlank(bi, seed)
-		loss := trainSteps(seed, steps, func(rng *rand.Rand) float64 { loss, _ := m.TrainStep(rng); return loss })
-		meta := blankCheckpointMeta(m, seed, steps)
-		meta["final_loss"] = f4(loss)
-		if err := save(dir, blankCheckpointFile(bi), m, meta); err != nil {
+		meta, loss, err := trainSaved(dir, blankCheckpointFile(bi), m, seed, steps, lossOf(m),
+			func() Meta { return blankCheckpointMeta(m, seed, steps) })
+		if err != nil {
 			return err
 		}
 		o.logf("fill-blank bidirectional=%-5v loss %.4f  held-out accuracy %s (chance %s, mean p(answer) %s)  (%.1fs)",

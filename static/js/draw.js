@@ -56,7 +56,7 @@ export function createDraw({ store, state, panels, showError }) {
     const v = view(store);
     for (const p of panels) {
       const mod = DRAW[p.kind];
-      if (!mod || !p.canvas) continue;
+      if (!mod || !p.canvas || p.el.offsetParent === null) continue; // not shown (off the stage, out of the spotlight): drawn when it is again
       try { p.layout = mod.draw(p.canvas, p, panelView(v, p.id, p.contract)); } catch (err) { p.layout = null; showError({ message: `panel ${p.id} could not be drawn: ${err.message}` }); }
       p.el.dataset.step = String(store.step);
     }

@@ -17,7 +17,7 @@
 // for a one-hot input without such a list, the step's input token (static "tokens", x_t
 // at step t, when a panel declares it). Everything is read through the lesson's
 // contract (contract.js's lessonView).
-import { fmt, token, hasTimeAxis, nowTime, backward, timeOf } from "./panels/common.js";
+import { fmt, token, hasTimeAxis, nowTime, backward, timeOf, zoomOf } from "./panels/common.js";
 import { view } from "./store.js";
 import { lessonContract, lessonView } from "./contract.js";
 
@@ -91,7 +91,8 @@ export function linkSymbols(panels, store, schedule) {
   for (const p of panels) {
     p.canvas?.addEventListener("mousemove", (e) => {
       const r = p.canvas.getBoundingClientRect();
-      const h = p.layout && p.layout.hit(e.clientX - r.left, e.clientY - r.top);
+      const z = zoomOf(p.canvas); // the layout is in drawing pixels
+      const h = p.layout && p.layout.hit((e.clientX - r.left) / z, (e.clientY - r.top) / z);
       if (!h) { tip.hidden = true; hot(p.symbol, false); if (p.hover) { p.hover = null; schedule(); } return; }
       showTip(h.lines, e.clientX, e.clientY);
       hot(p.symbol, true);

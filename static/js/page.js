@@ -8,6 +8,7 @@
 //   params.js     the parameter controls: edits, refusals noted under a field, long pastes
 //   url.js        the query string is the state: writing it, the history, back and forward
 //   keys.js       the page's key bindings and the rules for when a key fires
+//   present.js    presenter mode and the spotlight: the stage for a projector
 //   draw.js       every panel and readout, once per animation frame
 //   links.js      ties the equations' symbols to the panels
 import { connect } from "./socket.js";
@@ -23,6 +24,7 @@ import { bindParams } from "./params.js";
 import { sharedModel, wsURL, bindURL } from "./url.js";
 import { pageKeys, bindKeys } from "./keys.js";
 import { findPanels, createDraw } from "./draw.js";
+import { bindPresenter } from "./present.js";
 import * as room from "./room.js"; // a class following its instructor: room.js picks the page's socket
 
 const ERROR_SHOW_MS = 10000; // an error stays up this long
@@ -54,10 +56,14 @@ function start(root) {
   bindButtons(commands);
   const transport = bindTransport({ store, state, commands });
   const params = bindParams({ store, state, commands });
-  const url = bindURL({ store, state, commands });
-  bindKeys(pageKeys(commands), { store });
+  let url = null;
+  const presenter = bindPresenter({ panels, schedule: draw.schedule, writeURL: (how) => url?.write(how) });
+  url = bindURL({ store, state, commands, view: presenter.query });
+  bindKeys([...pageKeys(commands), ...presenter.keys], { store });
   const links = linkSymbols(panels, store, draw.schedule);
   draw.afterDraw(() => links.refresh());
+  draw.afterDraw(presenter.afterDraw);
+  room.follow(presenter); // a room relays the presenter's view to the followers, whose presenter shows it
 
   function onMessage(msg) {
     const type = msg.header.type;

@@ -19,7 +19,7 @@
 //                                        connect: room.js picks the address and keeps
 //                                        the room's messages (room, view) to itself
 //   publishView(view)   the instructor's page relays its view beyond the run to the
-//                       followers: { present: true, spotlight: "gates" } (at most 16
+//                       followers: { present: true, spot: "gates" } (present.js's names) (at most 16
 //                       names, each true/false, a number or text of ≤ 128 bytes); kept and
 //                       sent again after a reconnect; does nothing on other pages
 //   onView(fn)          fn(view) on a follower's page whenever the instructor's view
@@ -27,6 +27,9 @@
 //                       with the view as its detail)
 //   currentView()       the last view received (follower) or published (lead), or {}
 //   role()              "lead" | "follower" | "explorer" | ""
+//   follow(presenter)   ties present.js's presenter ({view(), onChange(fn), set(changes)})
+//                       to the room: the instructor's view ({present, spot}) is published
+//                       whenever it changes, and a follower's presenter shows it
 import { connect } from "./socket.js";
 import { wsURL } from "./url.js";
 import { tid } from "./dom.js";
@@ -46,6 +49,15 @@ export function onView(fn) { viewListeners.push(fn); }
 export function publishView(v) {
   view = { ...v };
   if (mine.role === "lead" && sock) sock.sendView();
+}
+
+let presenter = null;
+export function follow(p) {
+  presenter = p;
+  p.onChange((v) => { if (mine.role === "lead") publishView(v); });
+  if (mine.role === "lead") publishView(p.view());
+  onView((v) => { if (mine.role === "follower") p.set({ present: v.present === true, spot: typeof v.spot === "string" ? v.spot : "" }); });
+  if (mine.role === "follower" && Object.keys(view).length) p.set({ present: view.present === true, spot: typeof view.spot === "string" ? view.spot : "" });
 }
 
 function stored() {
@@ -156,6 +168,7 @@ export function open(root, handlers) {
       if (!resp.ok) { ui.problem(body.error || `the server answered ${resp.status}`); return; }
       mine = { code: body.code, role: "lead", join: body };
       store(mine);
+      if (presenter) view = presenter.view(); // the new socket sends it once live
       reopen();
       ui.lead(mine, true);
     },
@@ -167,6 +180,8 @@ export function open(root, handlers) {
       for (const k of Object.keys(seen.params).sort()) q.set(k, seen.params[k]);
       if (seen.step > 0) q.set("step", String(seen.step));
       if (seen.trained > 0) { q.set("trained", String(seen.trained)); q.set("trained_on", root.dataset.machine || ""); }
+      if (view.present === true) q.set("present", "1"); // the instructor's view too (present.js reads it)
+      if (typeof view.spot === "string" && view.spot) q.set("spot", view.spot);
       if (!ended) store({ code: mine.code, role: "explorer" });
       location.assign(`/lessons/${encodeURIComponent(slug)}?${q}`);
     },

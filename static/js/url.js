@@ -24,10 +24,12 @@ export function wsURL(slug) {
 // bindURL follows back and forward, and returns write (the state into the URL now, as
 // a new history entry, how = "push", or in place of the current one) and writeSoon (in
 // place, at most every URL_EVERY_MS).
-export function bindURL({ store, state, commands }) {
+// view adds the view's part (present.js: presenter mode, spotlight) to a query.
+export function bindURL({ store, state, commands, view = () => {} }) {
   function query() {
     const q = new URLSearchParams();
     for (const k of Object.keys(store.params).sort()) q.set(k, store.params[k]);
+    view(q);
     if (store.step > 0) q.set("step", String(store.step));
     const trained = store.trained || state.replayTo; // the server trains it again from the seed
     if (trained > 0) {
@@ -41,7 +43,9 @@ export function bindURL({ store, state, commands }) {
     const q = query();
     if ("?" + q === location.search) return;
     history[how === "push" ? "pushState" : "replaceState"](null, "", "?" + q);
-    for (const a of $$("a[data-plot]")) a.href = a.dataset.plot + "?" + q;
+    const exported = new URLSearchParams(q); // an export draws the model's state, however the page shows it
+    exported.delete("present"); exported.delete("spot");
+    for (const a of $$("a[data-plot]")) a.href = a.dataset.plot + "?" + exported;
   }
   let timer = 0;
   function writeSoon() {

@@ -6,7 +6,7 @@
 // mask}: value names a cell's value in the tooltip, and mask names a static array of
 // the same shape, 1 where a cell is allowed and 0 where it is masked (drawn hatched,
 // weight exactly 0).
-import { fit, fmt, empty, token, colourBar, FONT, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
+import { fit, room, fmt, empty, token, colourBar, FONT, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const TITLE = 18; // the axis titles' line above the matrix
@@ -39,7 +39,7 @@ const label = (s) => { const t = token(s ?? ""); return t.length > LABEL_CHARS ?
 
 export function draw(canvas, cfg, view) {
   const m = matrix(cfg, view);
-  const width = Math.max(120, canvas.parentElement.clientWidth);
+  const width = room(canvas);
   if (!m || !m.rows || !m.cols) { const { ctx } = fit(canvas, 90); empty(ctx, width, 90, "waiting for the model…"); return null; }
   const rowLabels = (m.axes.rows || []).map(label), colLabels = (m.axes.cols || []).map(label);
   const probe = canvas.getContext("2d");

@@ -3,7 +3,7 @@
 // named by the meta "axes" (col_title: what they count, "n" or "word"; cols: a name
 // each), else by the static list the array's declaration names (its Labels: classes,
 // vocabulary) when it has a name per bar, else numbered as units.
-import { fit, fmt, tick, empty, axisOf, SMALL, MUTED, GRID, INK } from "./common.js";
+import { fit, flexHeight, fmt, tick, empty, axisOf, SMALL, MUTED, GRID, INK } from "./common.js";
 import { scaleFor, SERIES } from "../colors.js";
 
 const FONT_LABEL = SMALL.replace("11px", "13px");
@@ -11,7 +11,7 @@ const LEFT = 44, RIGHT = 10, TOP = 10, BOTTOM = 24, HEIGHT = 190;
 const LEGEND = 16; // a row above the bars for the arrays' names when there are several
 
 export function draw(canvas, cfg, view) {
-  const { ctx, width, height } = fit(canvas, HEIGHT);
+  const { ctx, width, height } = fit(canvas, flexHeight(canvas, HEIGHT));
   const sets = cfg.arrays.map((name, i) => ({ name: cfg.legend?.[i] || name, a: view.at(name, view.step) || view.staticArray(name), perStep: !!view.at(name, view.step) })).filter((s) => s.a);
   if (!sets.length) { empty(ctx, width, height, view.step === 0 ? "step forward to see values" : "nothing to show at this step"); return null; }
   const all = sets.flatMap((s) => Array.from(s.a.data));

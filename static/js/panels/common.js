@@ -8,25 +8,45 @@ export const MUTED = "#6b7280";
 export const GRID = "#e5e7eb";
 export const NOW = "#111827"; // the current-step marker
 
-// fit sizes the canvas to its box width and the given CSS height and returns a 2-D
-// context in CSS pixels, cleared.
+// The zoom: how many CSS pixels one drawing pixel takes. Modules draw in drawing
+// pixels (a 13 px font, a 34 px margin) and never see it; presenter mode (present.js)
+// sets it so that the smallest text, SMALL's 11 px, is at least 18 CSS px on a
+// projector, and a spotlit panel gets a larger one of its own (canvas.dataset.zoom).
+let zoom = 1;
+export function setZoom(z) { zoom = z > 0 ? z : 1; }
+export const zoomOf = (canvas) => Number(canvas?.dataset.zoom) || zoom;
+
+// room is the width the canvas's box offers, in drawing pixels.
+export const room = (canvas) => Math.max(120, canvas.parentElement.clientWidth) / zoomOf(canvas);
+
+// flexHeight is the height of a drawing that can be any height (a chart, a map): want,
+// or less when the stage has less room (canvas.dataset.maxHeight, drawing pixels, set
+// by present.js), down to least.
+export function flexHeight(canvas, want, least = 110) {
+  const cap = Number(canvas.dataset.maxHeight);
+  return cap > 0 ? Math.max(least, Math.min(want, cap)) : want;
+}
+
+// fit sizes the canvas to its box width and the given height (drawing pixels) and
+// returns a 2-D context in drawing pixels, cleared.
 export function fit(canvas, height, minWidth = 0) {
   // Wider than its box when the drawing needs minWidth (a long sentence, a wide
   // matrix): then the box scrolls sideways rather than the drawing wrapping or shrinking.
   const wrap = canvas.parentElement;
-  const avail = Math.max(120, wrap.clientWidth);
+  const z = zoomOf(canvas);
+  const avail = room(canvas);
   const width = Math.max(avail, Math.ceil(minWidth));
   const wide = width > avail;
   wrap.style.overflowX = wide ? "auto" : "";
-  canvas.style.width = wide ? width + "px" : "";
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.round(width * dpr), h = Math.round(height * dpr);
+  canvas.style.width = wide ? Math.ceil(width * z) + "px" : "";
+  const scale = (window.devicePixelRatio || 1) * z;
+  const w = Math.round(width * scale), h = Math.round(height * scale);
   if (canvas.width !== w || canvas.height !== h) {
     canvas.width = w; canvas.height = h;
-    canvas.style.height = height + "px";
   }
+  canvas.style.height = Math.round(height * z) + "px";
   const ctx = canvas.getContext("2d");
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.setTransform(scale, 0, 0, scale, 0, 0);
   ctx.clearRect(0, 0, width, height);
   ctx.font = FONT;
   ctx.textBaseline = "middle";

@@ -13,7 +13,7 @@
 // as wide as the longest token needs); a longer sentence gets columns as wide as its
 // longest token needs (in the small font, up to MAX_COL), and the diagram scrolls
 // sideways, keeping the current step in view.
-import { fit, empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID, optMeta } from "./common.js";
+import { fit, room, zoomOf, empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID, optMeta } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const LEFT = 58, RIGHT = 8, HEAD = 32, ROW = 48, NODE_H = 32, BAND_GAP = 10;
@@ -45,7 +45,7 @@ export function draw(canvas, cfg, view) {
   probe.font = SMALL;
   const words = [...(view.static.source || []), ...(view.static.tokens || []), ...String(view.static.translation || "").split(" ")];
   const need = Math.min(MAX_COL, Math.max(MIN_COL, ...words.map((w) => probe.measureText(shown(w)).width + 14)));
-  const avail = Math.max(120, canvas.parentElement.clientWidth);
+  const avail = room(canvas);
   const natural = (avail - LEFT - RIGHT) / Math.max(1, cols);
   // the panel's width when the columns stay legible there (a token may be shortened),
   // else as wide as the tokens need, scrolling
@@ -202,8 +202,8 @@ export function draw(canvas, cfg, view) {
   // a wide diagram scrolls: bring the current step's column into view when it moves
   const wrap = canvas.parentElement;
   if (wide && step > 0 && lastStep.get(canvas) !== step) {
-    const x = X(step), left = wrap.scrollLeft, w = wrap.clientWidth;
-    if (x - colW < left || x + colW > left + w) wrap.scrollLeft = Math.max(0, x - w / 2);
+    const z = zoomOf(canvas), x = X(step) * z, left = wrap.scrollLeft, w = wrap.clientWidth; // CSS pixels
+    if (x - colW * z < left || x + colW * z > left + w) wrap.scrollLeft = Math.max(0, x - w / 2);
   }
   lastStep.set(canvas, step);
   return {

@@ -6,7 +6,7 @@
 // Marker are markers: a triangle on the steps where the value is
 // non-zero. Tooltips name x by the meta "axes" col_title ("rank", "n", "day"), else
 // "t = …" on a time axis and "step …" on the scrubber's.
-import { fit, fmt, tick, empty, niceTicks, optStatic, timeSteps, hasTimeAxis, timeOf, nowTime, axisOf, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
+import { fit, flexHeight, fmt, tick, empty, niceTicks, optStatic, timeSteps, hasTimeAxis, timeOf, nowTime, axisOf, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
 import { SERIES } from "../colors.js";
 
 const LEFT = 52, RIGHT = 12, BOTTOM = 26, HEIGHT = 200;
@@ -36,7 +36,7 @@ function curves(cfg, view) {
 }
 
 export function draw(canvas, cfg, view) {
-  const { ctx, width, height } = fit(canvas, HEIGHT);
+  const { ctx, width, height } = fit(canvas, flexHeight(canvas, HEIGHT));
   const cs = curves(cfg, view);
   const lines = cs.filter((c) => !c.marker);
   const pts = lines.flatMap((c) => c.ys.filter((v) => Number.isFinite(v) && (!cfg.logy || v > 0)));

@@ -6,7 +6,7 @@
 // reference), the reference words the credited ones matched, and a table of count,
 // clip and matched per distinct n-gram; the step after shows the WER alignment. All
 // numbers come from the server; this module only lays them out.
-import { fit, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, room, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const BOX = 26, GAP = 4, LABEL = 92, LANE = 7, ROWGAP = 10, LINE = 18;
 const GREEN = "#16a34a", ORANGE = "#ea580c", GREY = "#9ca3af";
@@ -53,7 +53,7 @@ export function draw(canvas, cfg, view) {
   const maxN = st.max_n || 0;
   const probe = canvas.getContext("2d");
   probe.font = FONT;
-  const width = Math.max(120, canvas.parentElement.clientWidth);
+  const width = room(canvas);
   if (!cand) { const { ctx } = fit(canvas, 50); empty(ctx, width, 50, "no candidate"); return null; }
   if (view.step > maxN) return drawAlignment(canvas, width, st.edits || [], view.meta);
 

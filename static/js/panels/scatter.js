@@ -8,7 +8,7 @@
 // "focus" {word, neighbours} marks the typed word and its nearest neighbours.
 // Labels are placed greedily in priority order (marked words, then by frequency:
 // words come most frequent first) and skipped where they would overlap.
-import { fit, fmt, empty, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
+import { fit, flexHeight, fmt, empty, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
 import { SERIES } from "../colors.js";
 
 const HEIGHT = 520, PAD = 14, LEGEND = 22, DOT = 3.2;
@@ -27,7 +27,7 @@ function points(cfg, view) {
 }
 
 export function draw(canvas, cfg, view) {
-  const { ctx, width, height } = fit(canvas, HEIGHT);
+  const { ctx, width, height } = fit(canvas, flexHeight(canvas, HEIGHT));
   const pts = points(cfg, view);
   const words = view.static.words || [];
   if (!pts.length) { empty(ctx, width, height, "no embeddings yet"); return null; }

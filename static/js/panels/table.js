@@ -4,7 +4,7 @@
 // cells: [{text, sub?, mark?}], inline?, mark?}]}. Inline rows are text drawn
 // character by character; other rows are boxes. Marks colour a cell: changed,
 // inserted, unk, special, pad, cut, on, off; a row marked "now" is highlighted.
-import { fit, empty, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, room, empty, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const MINLABEL = 60, BOX = 22, SUBBOX = 34, GAP = 3, TITLE = 20, ROWGAP = 5, TABLEGAP = 12;
 const FILL = {
@@ -72,7 +72,7 @@ function layout(ctx, ts, width) {
 
 export function draw(canvas, cfg, view) {
   const ts = tables(cfg, view);
-  const width = Math.max(120, canvas.parentElement.clientWidth);
+  const width = room(canvas);
   const probe = canvas.getContext("2d");
   const { items, height, right } = layout(probe, ts, width);
   const { ctx, width: drawn } = fit(canvas, Math.max(50, height), right + 4);

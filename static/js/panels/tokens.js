@@ -4,7 +4,7 @@
 // computed step (per-step meta "pred" or "prediction"; green when meta "correct" is
 // true, orange when false). A <unk> token is drawn red, and emoji, which classroom
 // fonts often lack, as their code points (common.js's shown).
-import { fit, empty, shown as token, timeOf, inputShown, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, room, empty, shown as token, timeOf, inputShown, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const UNK = "<unk>", UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
 
@@ -35,7 +35,7 @@ export function draw(canvas, cfg, view) {
   const nowT = new Set((cfg.arrays.length ? cfg.arrays.map((n) => timeOf(view, n, view.step)) : [view.step]).filter((t) => t > 0));
   const probe = canvas.getContext("2d");
   probe.font = FONT;
-  const width = Math.max(120, canvas.parentElement.clientWidth);
+  const width = room(canvas);
   // lay out each row, wrapping at the panel's width
   const laid = [];
   let y = 6;

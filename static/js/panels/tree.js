@@ -9,7 +9,7 @@
 // each parent's expansions sit next to it, and at the last step the path of the best
 // hypothesis ŷ is outlined (the lesson's step after the search's last); greedy's
 // path (nodes with greedy: true) is underlined.
-import { fit, fmt, empty, FONT, SMALL, INK, MUTED, NOW } from "./common.js";
+import { fit, room, fmt, empty, FONT, SMALL, INK, MUTED, NOW } from "./common.js";
 import { SERIES } from "../colors.js";
 
 const LEGEND = 24, HEAD = 46, ROOT_W = 56, HGAP = 30, VGAP = 4, GROUPGAP = 8, PAD = 6;
@@ -96,7 +96,7 @@ function legend(ctx, width) {
 
 export function draw(canvas, cfg, view) {
   const tree = view.static[cfg.id];
-  const width = Math.max(120, canvas.parentElement.clientWidth);
+  const width = room(canvas);
   if (!tree || !Array.isArray(tree.nodes) || !Array.isArray(tree.counts)) {
     const { ctx } = fit(canvas, 50); empty(ctx, width, 50, "no search to show"); return null;
   }

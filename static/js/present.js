@@ -1,0 +1,223 @@
+// present.js is the lecture hall's view of a lesson page: presenter mode (a stage for
+// a projector: no navigation, the prose folded into a one-line caption, the equations
+// beside the panels, every canvas text at least 18 CSS px) and the spotlight (one
+// panel fills the stage, its equations beside it). Both are in the URL, present=1 and
+// spot=ID, like the rest of the view; the server renders the first paint from them.
+//
+// The stage never scrolls: the panels that do not fit below the first ones leave it,
+// and their titles wait in a strip under it (click one, or press S, to spotlight it).
+import { $, $$, tid } from "./dom.js";
+import { setZoom, zoomOf } from "./panels/common.js";
+import { fitEquation } from "./math.js";
+
+const SMALLEST_FONT = 11; // common.js's SMALL, the smallest text any panel draws
+const STAGE_FONT = 18; // CSS px: the smallest text on a projector, 1280×720, read from the back
+const STAGE_W = 1280, STAGE_H = 720; // the projector the stage is laid out for
+const SPOT_MAX_ZOOM = 2.5; // a spotlit panel grows until it fills the stage, and no further than this over the stage's zoom
+const FIT_PASSES = 7; // a spotlit panel's zoom settles in at most this many redraws
+const SAME_ZOOM = 0.02; // zooms this close (relative) draw alike: no redraw for less
+const STAGE_CHROME = 104; // CSS px around a chart on the stage: its title, a note, padding, and the strip of panels off the stage
+
+// stageZoom is presenter mode's zoom for this window: SMALL drawn at STAGE_FONT on a
+// 1280×720 screen, and growing (gently: the square root) on larger ones.
+function stageZoom() {
+  const grow = Math.max(1, Math.min(window.innerWidth / STAGE_W, window.innerHeight / STAGE_H));
+  return (STAGE_FONT / SMALLEST_FONT) * Math.sqrt(grow);
+}
+
+// bindPresenter reads the view from the page, wires the buttons and the panels'
+// titles, and returns the key bindings (keys.js rows), query (the view's part of the
+// URL), afterDraw (the stage's fitting, after every drawing) and onChange (called with
+// the view whenever it changes: a room relays it to its followers).
+export function bindPresenter({ panels, schedule, writeURL }) {
+  const root = $("#lesson");
+  const view = { present: root.classList.contains("present"), spot: root.dataset.spot || "" };
+  const listeners = [];
+  const help = tid("keys-help");
+  let fitted = ""; // the spotlight and window size the spotlit panel's zoom was fitted for
+  let passes = 0;
+
+  function apply(how) {
+    root.classList.toggle("present", view.present);
+    root.classList.toggle("spotlit", view.spot !== "");
+    root.dataset.spot = view.spot;
+    const button = tid("present");
+    button.setAttribute("aria-pressed", String(view.present));
+    button.textContent = view.present ? "Exit presenter" : "Present";
+    const staged = view.present || view.spot !== "";
+    setZoom(staged ? stageZoom() : 1);
+    const box = $(".panels").getBoundingClientRect();
+    // the spotlit panel's equations: those with its symbol (links.js ties the two)
+    const spot = panels.find((p) => p.id === view.spot);
+    for (const eq of $$(".equation")) eq.classList.toggle("eq-spot", Boolean(spot?.symbol && $(`.sym-${CSS.escape(spot.symbol)}`, eq)));
+    for (const p of panels) {
+      const on = p.id === view.spot;
+      p.el.classList.toggle("spot", on);
+      $(".spot-toggle", p.el)?.setAttribute("aria-pressed", String(on));
+      if (!p.canvas) continue;
+      delete p.canvas.dataset.zoom;
+      delete p.canvas.dataset.maxHeight;
+    }
+    if (staged) stageHeight();
+    fitted = ""; passes = 0;
+    requestAnimationFrame(() => $$(".equation[data-tex]").forEach(fitEquation)); // the equations' column changed width
+    schedule();
+    if (how) writeURL(how);
+    for (const f of listeners) f({ ...view });
+  }
+
+  function set(changes, how = "push") {
+    const next = { ...view, ...changes };
+    if (next.present === view.present && next.spot === view.spot) return;
+    Object.assign(view, next);
+    apply(how);
+  }
+
+  const togglePresent = () => set({ present: !view.present });
+  // spotNext spotlights the panel after the spotlit one (the first when none is), and
+  // none after the last; only panels that draw something count.
+  function spotNext() {
+    const ids = panels.filter((p) => p.canvas && !p.source).map((p) => p.id);
+    const i = ids.indexOf(view.spot);
+    set({ spot: i + 1 < ids.length ? ids[i + 1] : "" });
+  }
+  function escape() {
+    if (help.open) help.close();
+    else if (view.spot) set({ spot: "" });
+  }
+  function fullscreen() {
+    if (document.fullscreenElement) document.exitFullscreen?.();
+    else document.documentElement.requestFullscreen?.().catch(() => {}); // refused outside a key press: nothing to do
+  }
+  const showHelp = () => (help.open ? help.close() : help.showModal());
+
+  tid("present").addEventListener("click", togglePresent);
+  tid("keys-open").addEventListener("click", showHelp);
+  for (const b of $$(".spot-toggle")) b.addEventListener("click", () => set({ spot: view.spot === b.dataset.spot ? "" : b.dataset.spot }));
+  tid("offstage").addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-spot]");
+    if (b) set({ spot: b.dataset.spot });
+  });
+  window.addEventListener("popstate", () => { // back and forward: the view follows the URL too
+    const q = new URLSearchParams(location.search);
+    set({ present: q.get("present") === "1", spot: panels.some((p) => p.id === q.get("spot")) ? q.get("spot") : "" }, null);
+  });
+  let resizeTimer = 0;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { if (view.present || view.spot) apply(null); }, 100);
+  });
+  apply(null);
+
+  // afterDraw fits the stage after a drawing: in presenter mode the panels that do not
+  // fit leave it for the strip; a spotlit panel's zoom grows until it fills the stage.
+  function afterDraw() {
+    if ((view.present || view.spot) && stageHeight()) { schedule(); return; } // the stage's room changed (the facts above it wrapped): draw again
+    const strip = tid("offstage");
+    if (!view.present || view.spot) {
+      for (const p of panels) p.el.classList.remove("offstage");
+      strip.hidden = true;
+    } else if (offstage(panels, strip)) {
+      schedule(); // a panel came back on the stage: draw it
+    }
+    if (view.spot) fitSpot();
+  }
+
+  // stageHeight gives every canvas the stage's room as its most height (common.js,
+  // flexHeight: a chart or a map takes that at most) and reports whether it changed.
+  function stageHeight() {
+    const room = Math.floor(($(".panels").getBoundingClientRect().height - STAGE_CHROME) / stageZoom());
+    let changed = false;
+    for (const p of panels) {
+      if (!p.canvas || room <= 0 || Number(p.canvas.dataset.maxHeight) === room) continue;
+      p.canvas.dataset.maxHeight = String(room);
+      changed = true;
+    }
+    return changed;
+  }
+
+  // fitSpot searches the spotlit panel's zoom, a redraw at a time: the largest from the
+  // stage's zoom up to SPOT_MAX_ZOOM times it at which the panel still fits the stage
+  // (a drawing's height need not grow in proportion: a narrower drawing may wrap).
+  // A drawing whose own height changed at the same zoom (the model's first frame, a
+  // search tree that grew) starts the search again.
+  let search = null; // {lo, hi}: the largest zoom known to fit, the smallest known not to
+  let last = { zoom: 0, height: 0 }; // the spotlit drawing's zoom and height (drawing px) when last measured
+  function fitSpot() {
+    const p = panels.find((q) => q.id === view.spot);
+    if (!p?.canvas) return;
+    const z = zoomOf(p.canvas), height = p.canvas.getBoundingClientRect().height / z;
+    if (z === last.zoom && Math.abs(height - last.height) > 0.05 * last.height) fitted = "";
+    last = { zoom: z, height };
+    const key = `${view.spot} ${window.innerWidth}×${window.innerHeight}`;
+    if (fitted !== key) { fitted = key; passes = 0; search = { lo: stageZoom(), hi: stageZoom() * SPOT_MAX_ZOOM }; }
+    if (passes >= FIT_PASSES) return;
+    passes++;
+    const box = $(".panels").getBoundingClientRect();
+    const c = p.canvas.getBoundingClientRect();
+    const note = $(".note", p.el);
+    const rest = (note ? note.getBoundingClientRect().height + 6 : 0) + 8; // the note under the canvas, the padding
+    if (c.height <= 0) return;
+    const now = zoomOf(p.canvas);
+    const fits = c.bottom + rest <= box.bottom + 1;
+    if (fits) search.lo = Math.max(search.lo, now); else search.hi = Math.min(search.hi, now);
+    let next = passes === 1 && fits ? Math.min(search.hi, now * ((box.bottom - rest - c.top) / c.height)) : (search.lo + search.hi) / 2;
+    if (passes >= FIT_PASSES || search.hi / search.lo < 1.04) { next = search.lo; passes = FIT_PASSES; }
+    if (Math.abs(next - now) / now < SAME_ZOOM) return;
+    p.canvas.dataset.zoom = String(next);
+    schedule();
+  }
+
+  return {
+    keys: [
+      { keys: ["p", "P"], run: togglePresent, whileTraining: true },
+      { keys: ["s", "S"], run: spotNext, whileTraining: true },
+      { keys: ["f", "F"], run: fullscreen, whileTraining: true },
+      { keys: ["?"], run: showHelp, whileTraining: true },
+      { keys: ["Escape"], run: escape, whileTraining: true },
+    ],
+    query: (q) => {
+      if (view.present) q.set("present", "1");
+      if (view.spot) q.set("spot", view.spot);
+    },
+    afterDraw,
+    onChange: (f) => listeners.push(f),
+    view: () => ({ ...view }),
+    set: (changes) => set(changes, "replace"),
+  };
+}
+
+// offstage keeps on the stage the panels that fit wholly inside the panels' box, in
+// order, each taking the first place it fits in (a panel too tall for the stage leaves
+// it, and smaller ones after it may stay), and lists the others' titles in the strip.
+// A panel off the stage is not drawn (draw.js), so it is measured at the size it had
+// when it last was; offstage reports whether the panels on the stage changed.
+function offstage(panels, strip) {
+  const onStage = panels.filter((p) => p.el.closest(".panels")); // the training section's loss chart is not a stage panel
+  const box = $(".panels").getBoundingClientRect();
+  for (const p of onStage) p.el.classList.add("offstage");
+  const off = [];
+  for (const p of onStage) {
+    p.el.classList.remove("offstage");
+    const r = p.el.getBoundingClientRect();
+    if (r.bottom > box.bottom + 1 || r.right > box.right + 1) { p.el.classList.add("offstage"); off.push(p); }
+  }
+  if (off.length === onStage.length && off.length) { off[0].el.classList.remove("offstage"); off.shift(); } // nothing fits: the first, cut
+  strip.hidden = off.length === 0;
+  const want = off.map((p) => p.id).join(" ");
+  if (strip.dataset.panels === want) return false;
+  strip.dataset.panels = want;
+  const label = document.createElement("span");
+  label.textContent = "More panels:";
+  strip.replaceChildren(label, ...off.map((p) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.spot = p.id;
+    const title = $(".spot-toggle", p.el);
+    if (title) b.append(...[...title.childNodes].map((n) => n.cloneNode(true))); // the title with its rendered maths
+    else b.textContent = p.id;
+    b.title = "Spotlight this panel";
+    return b;
+  }));
+  return true;
+}
