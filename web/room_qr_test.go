@@ -65,7 +65,10 @@ func decodeQR(t *testing.T, img image.Image) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := qrcode.NewQRCodeReader().Decode(bmp, nil)
+	// PURE_BARCODE: the image is the code alone, as drawn, not a photograph. (gozxing's
+	// detector for photographs misses about 1 % of such clean synthetic images, whatever
+	// the error correction or the scale, measured on 300 codes each.)
+	res, err := qrcode.NewQRCodeReader().Decode(bmp, map[gozxing.DecodeHintType]any{gozxing.DecodeHintType_PURE_BARCODE: true})
 	if err != nil {
 		t.Fatalf("decoding the QR code: %v", err)
 	}
