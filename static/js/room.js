@@ -35,7 +35,6 @@ import { wsURL } from "./url.js";
 import { tid } from "./dom.js";
 
 const STORE = "unroll.room"; // sessionStorage: this tab's room, {code, role: "lead" | "explorer", join}
-const CLOSE_ENDED = 4002; // the room has ended; the socket does not reconnect
 
 let mine = { code: "", role: "" };
 let sock = null; // the proxy open returns
@@ -78,7 +77,7 @@ export function open(root, handlers) {
   if (slot?.dataset.roomRole === "follower") mine = { code: slot.dataset.roomCode, role: "follower" };
   else {
     const s = stored();
-    if (s && (s.role === "lead" || s.role === "explorer") && /^[A-Z0-9]{6}$/.test(s.code)) mine = s;
+    if (s && (s.role === "lead" || s.role === "explorer") && /^[A-Z0-9]+$/.test(s.code)) mine = s;
   }
   const ui = createUI(slot);
   const seen = { session: "", seq: -1, params: {}, step: 0, trained: 0 }; // what the current socket showed
