@@ -95,7 +95,7 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	roomTrained := run != nil
 	if rm != nil { // the room's run, kept while this page reconnected
 		if held, bytes, trained, ok := rm.claim(l); !ok {
-			rm = nil
+			rm, refused = nil, noRoom.msg // it ended meanwhile
 		} else if held != nil {
 			run, cost, roomTrained = held, bytes+sessionOverhead, trained
 		}
