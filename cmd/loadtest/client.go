@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"unroll/sim"
+)
+
+// Timing of one load client's websocket.
+const (
+	dialWait     = 10 * time.Second // the handshake and the first snapshot; a server that takes longer is refusing work
+	writeWait    = 3 * time.Second  // as the server's own: a command that cannot be sent in 3 s means the server is gone
+	readSlack    = 30 * time.Second // how long past the window's end a client keeps reading (the end phase is shorter)
+	endWait      = 10 * time.Second // a paused trainer's snapshot; the server answers a pause within one training step
+	closeWait    = 2 * time.Second  // the server's echo of our close frame
+	readBufBytes = 4 << 10          // a gru frame is ~0.6 KB, a seq2seq progress message a few KB
+)
+
+// header is what the load generator reads of a server message's JSON header
+// (docs/protocol.md); the arrays are not decoded.
+type header struct {
+	Type    sim.MessageType `json:"type"`
+	Seq     uint64          `json:"seq"`
+	Step    int             `json:"step"`
+	Steps   int             `json:"steps"`
+	Playing bool            `json:"playing"`
+	Trained int             `json:"trained"`
+	Sent    sim.UnixMillis  `json:"sent"`
+	Meta    struct {
+		Done    int    `json:"done"`
+		Message string `json:"message"`
+	} `json:"meta"`
+}
+
+// parseHeader reads the header of a binary message: a uint32 little-endian length,
+// then the JSON.
+func parseHeader(b []byte) (header, error) {
+	var h header
+	if len(b) < 4 {
+		return h, errors.New("loadtest: a message shorter than its length prefix")
+	}
+	n := int(binary.LittleEndian.Uint32(b))
+	if n > len(b)-4 {
+		return h, fmt.Errorf("loadtest: header length %d in a message of %d bytes", n, len(b))
+	}
+	if err := json.Unmarshal(b[4:4+n], &h); err != nil {
+		return h, fmt.Errorf("loadtest: message header: %w", err)
+	}
+	return h, nil
+}
+
+// clientStats is what one client saw. The reader goroutine writes it; it is read
+// only after the reader has ended (client.done).
+type clientStats struct {
+	messages     int       // every server message in the window
+	frames       int       // frame messages in the window
+	coalesced    int       // seq numbers skipped: messages the server replaced with newer ones
+	unstamped    int       // frames without "sent": their delay is unknown
+	bad          int       // messages that do not follow docs/protocol.md (undecodable, seq going back)
+	errors       []string  // the error messages' sentences (the first few)
+	errorCount   int       // error messages in all
+	delays       histogram // frame delay: receive time minus "sent"
+	progress     int       // train messages in the window
+	trained      int       // the last snapshot's "trained": optimisation steps since the model was built
+	longestGap   time.Duration
+	lastTrain    time.Time // the last train message (or the window's start)
+	lastSnapshot time.Time // the last snapshot in the window (a trainer's: its training ended)
+	last         header    // the last message's header
+	lastSeq      uint64
+	dropped      error // why reading ended, when it was not our close
+}
+
+// keptErrors is how many error sentences a client keeps for the report.
+const keptErrors = 3
+
+// client is one page's websocket: the run dials it, starts its reader, and closes it.
+type client struct {
+	id     int
+	conn   *websocket.Conn
+	role   role
+	window *window
+
+	snapshots chan struct{} // a snapshot arrived after the first (capacity 1; a trainer's end waits on it)
+	closing   atomic.Bool   // we are closing: a read error is the end, not a drop
+	wmu       sync.Mutex    // data messages are sent by the run (begin, end) and the reader (a player's replay)
+	done      chan struct{} // closed when the reader has ended
+	stats     clientStats
+}
+
+// window is the measurement window all clients share: messages are counted while it
+// is open, and roles react to them only then.
+type window struct {
+	open  atomic.Bool
+	start time.Time // set before open
+}
+
+// dial opens a websocket to url and reads the first message: the snapshot, or the
+// server's 1013 "full" close (refused reports true).
+func dial(ctx context.Context, url string) (conn *websocket.Conn, refused bool, err error) {
+	d := websocket.Dialer{HandshakeTimeout: dialWait, ReadBufferSize: readBufBytes, WriteBufferSize: readBufBytes}
+	ctx, cancel := context.WithTimeout(ctx, dialWait)
+	defer cancel()
+	conn, resp, err := d.DialContext(ctx, url, nil)
+	if err != nil {
+		if resp != nil {
+			return nil, false, fmt.Errorf("loadtest: %s: %v (HTTP %d)", url, err, resp.StatusCode)
+		}
+		return nil, false, fmt.Errorf("loadtest: %s: %w", url, err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(dialWait))
+	_, data, err := conn.ReadMessage()
+	if err != nil {
+		conn.Close()
+		var ce *websocket.CloseError
+		if errors.As(err, &ce) && ce.Code == websocket.CloseTryAgainLater {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("loadtest: %s: the first message: %w", url, err)
+	}
+	if h, err := parseHeader(data); err != nil || h.Type != sim.SnapshotMessage {
+		conn.Close()
+		return nil, false, fmt.Errorf("loadtest: %s: the first message is %q (%v), want a snapshot", url, h.Type, err)
+	}
+	return conn, false, nil
+}
+
+func newClient(id int, conn *websocket.Conn, r role, w *window) *client {
+	return &client{id: id, conn: conn, role: r, window: w, snapshots: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// send writes one command as a JSON text message.
+func (c *client) send(cmd sim.Command) error {
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	return c.conn.WriteMessage(websocket.TextMessage, b)
+}
+
+// read is the client's reader goroutine: it reads until the connection ends (close,
+// or the deadline readSlack past the window), counts what the window brings, and
+// passes each message to the role. The run owns it: close ends it.
+func (c *client) read(until time.Time) {
+	defer close(c.done)
+	s := &c.stats
+	_ = c.conn.SetReadDeadline(until)
+	for {
+		typ, data, err := c.conn.ReadMessage()
+		now := time.Now()
+		if err != nil {
+			if !c.closing.Load() {
+				s.dropped = err
+			}
+			return
+		}
+		if typ != websocket.BinaryMessage {
+			s.bad++
+			continue
+		}
+		h, err := parseHeader(data)
+		if err != nil || (s.lastSeq != 0 && h.Seq <= s.lastSeq) {
+			s.bad++
+			continue
+		}
+		if s.lastSeq != 0 {
+			s.coalesced += int(h.Seq - s.lastSeq - 1)
+		}
+		s.lastSeq, s.last = h.Seq, h
+		if h.Type == sim.SnapshotMessage {
+			s.trained = h.Trained
+			select { // for a trainer's end, which waits for its pause's answer
+			case c.snapshots <- struct{}{}:
+			default:
+			}
+		}
+		if !c.window.open.Load() {
+			continue
+		}
+		s.messages++
+		switch h.Type {
+		case sim.FrameMessage:
+			s.frames++
+			if h.Sent == 0 {
+				s.unstamped++
+			} else {
+				s.delays.add(max(0, now.Sub(h.Sent.Time())))
+			}
+		case sim.TrainMessage:
+			s.progress++
+			if s.lastTrain.IsZero() {
+				s.lastTrain = c.window.start
+			}
+			s.longestGap = max(s.longestGap, now.Sub(s.lastTrain))
+			s.lastTrain = now
+		case sim.SnapshotMessage:
+			s.lastSnapshot = now
+		case sim.ErrorMessage:
+			if s.errorCount++; len(s.errors) < keptErrors {
+				s.errors = append(s.errors, h.Meta.Message)
+			}
+		}
+		c.role.message(c, &h)
+	}
+}
+
+// close sends a normal close frame, waits a little for the server's echo (the reader
+// sees it and ends), then closes the connection and waits for the reader.
+func (c *client) close() {
+	c.closing.Store(true)
+	_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(writeWait))
+	select {
+	case <-c.done:
+	case <-time.After(closeWait):
+	}
+	c.conn.Close()
+	<-c.done
+}
