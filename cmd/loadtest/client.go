@@ -17,10 +17,13 @@ import (
 
 // Timing of one load client's websocket.
 const (
-	dialWait     = 10 * time.Second // the handshake and the first snapshot; a server that takes longer is refusing work
+	handshakeWait = 10 * time.Second // the websocket upgrade; a server that takes longer is refusing work
+	// firstWait bounds the wait for the first snapshot: the server builds the page's
+	// model before it, and a class arriving at once queues for the CPU (60 seq2seq pages,
+	// each scoring its untrained model on held-out pairs, took up to 10 s on 2 busy cores).
+	firstWait    = 30 * time.Second
 	writeWait    = 3 * time.Second  // as the server's own: a command that cannot be sent in 3 s means the server is gone
 	readSlack    = 30 * time.Second // how long past the window's end a client keeps reading (the end phase is shorter)
-	endWait      = 10 * time.Second // a paused trainer's snapshot; the server answers a pause within one training step
 	closeWait    = 2 * time.Second  // the server's echo of our close frame
 	readBufBytes = 4 << 10          // a gru frame is ~0.6 KB, a seq2seq progress message a few KB
 )
@@ -33,10 +36,10 @@ type header struct {
 	Step    int             `json:"step"`
 	Steps   int             `json:"steps"`
 	Playing bool            `json:"playing"`
-	Trained int             `json:"trained"`
 	Sent    sim.UnixMillis  `json:"sent"`
 	Meta    struct {
-		Done    int    `json:"done"`
+		Done    int    `json:"done"` // train: steps taken of "of"
+		Of      int    `json:"of"`
 		Message string `json:"message"`
 	} `json:"meta"`
 }
@@ -61,22 +64,22 @@ func parseHeader(b []byte) (header, error) {
 // clientStats is what one client saw. The reader goroutine writes it; it is read
 // only after the reader has ended (client.done).
 type clientStats struct {
-	messages     int       // every server message in the window
-	frames       int       // frame messages in the window
-	coalesced    int       // seq numbers skipped: messages the server replaced with newer ones
-	unstamped    int       // frames without "sent": their delay is unknown
-	bad          int       // messages that do not follow docs/protocol.md (undecodable, seq going back)
-	errors       []string  // the error messages' sentences (the first few)
-	errorCount   int       // error messages in all
-	delays       histogram // frame delay: receive time minus "sent"
-	progress     int       // train messages in the window
-	trained      int       // the last snapshot's "trained": optimisation steps since the model was built
-	longestGap   time.Duration
-	lastTrain    time.Time // the last train message (or the window's start)
-	lastSnapshot time.Time // the last snapshot in the window (a trainer's: its training ended)
-	last         header    // the last message's header
-	lastSeq      uint64
-	dropped      error // why reading ended, when it was not our close
+	messages   int       // every server message in the window
+	frames     int       // frame messages in the window
+	coalesced  int       // seq numbers skipped: messages the server replaced with newer ones
+	unstamped  int       // frames without "sent": their delay is unknown
+	bad        int       // messages that do not follow docs/protocol.md (undecodable, seq going back)
+	errors     []string  // the error messages' sentences (the first few)
+	errorCount int       // error messages in all
+	delays     histogram // frame delay: receive time minus "sent"
+	progress   int       // train messages in the window
+	trained    int       // the last train message's "done": steps of the train command taken within the window
+	longestGap time.Duration
+	lastTrain  time.Time // the last train message (or the window's start)
+	finished   bool      // a train message said the command was done ("done" = "of")
+	last       header    // the last message's header
+	lastSeq    uint64
+	dropped    error // why reading ended, when it was not our close
 }
 
 // keptErrors is how many error sentences a client keeps for the report.
@@ -86,14 +89,14 @@ const keptErrors = 3
 type client struct {
 	id     int
 	conn   *websocket.Conn
+	first  header // the snapshot the server sent on connect
 	role   role
 	window *window
 
-	snapshots chan struct{} // a snapshot arrived after the first (capacity 1; a trainer's end waits on it)
-	closing   atomic.Bool   // we are closing: a read error is the end, not a drop
-	wmu       sync.Mutex    // data messages are sent by the run (begin, end) and the reader (a player's replay)
-	done      chan struct{} // closed when the reader has ended
-	stats     clientStats
+	closing atomic.Bool   // we are closing: a read error is the end, not a drop
+	wmu     sync.Mutex    // data messages are sent by the run (begin, end) and the reader (a player's replay)
+	done    chan struct{} // closed when the reader has ended
+	stats   clientStats
 }
 
 // window is the measurement window all clients share: messages are counted while it
@@ -103,38 +106,40 @@ type window struct {
 	start time.Time // set before open
 }
 
-// dial opens a websocket to url and reads the first message: the snapshot, or the
-// server's 1013 "full" close (refused reports true).
-func dial(ctx context.Context, url string) (conn *websocket.Conn, refused bool, err error) {
-	d := websocket.Dialer{HandshakeTimeout: dialWait, ReadBufferSize: readBufBytes, WriteBufferSize: readBufBytes}
-	ctx, cancel := context.WithTimeout(ctx, dialWait)
+// dial opens a websocket to url and reads the first message: the snapshot (first is
+// its header), or the server's 1013 "full" close (refused reports true).
+func dial(ctx context.Context, url string) (conn *websocket.Conn, first header, refused bool, err error) {
+	d := websocket.Dialer{HandshakeTimeout: handshakeWait, ReadBufferSize: readBufBytes, WriteBufferSize: readBufBytes}
+	ctx, cancel := context.WithTimeout(ctx, handshakeWait)
 	defer cancel()
 	conn, resp, err := d.DialContext(ctx, url, nil)
 	if err != nil {
 		if resp != nil {
-			return nil, false, fmt.Errorf("loadtest: %s: %v (HTTP %d)", url, err, resp.StatusCode)
+			return nil, first, false, fmt.Errorf("loadtest: %s: %v (HTTP %d)", url, err, resp.StatusCode)
 		}
-		return nil, false, fmt.Errorf("loadtest: %s: %w", url, err)
+		return nil, first, false, fmt.Errorf("loadtest: %s: %w", url, err)
 	}
-	_ = conn.SetReadDeadline(time.Now().Add(dialWait))
+	_ = conn.SetReadDeadline(time.Now().Add(firstWait))
 	_, data, err := conn.ReadMessage()
 	if err != nil {
 		conn.Close()
 		var ce *websocket.CloseError
 		if errors.As(err, &ce) && ce.Code == websocket.CloseTryAgainLater {
-			return nil, true, nil
+			return nil, first, true, nil
 		}
-		return nil, false, fmt.Errorf("loadtest: %s: the first message: %w", url, err)
+		return nil, first, false, fmt.Errorf("loadtest: %s: the first message: %w", url, err)
 	}
-	if h, err := parseHeader(data); err != nil || h.Type != sim.SnapshotMessage {
+	if first, err = parseHeader(data); err != nil || first.Type != sim.SnapshotMessage {
 		conn.Close()
-		return nil, false, fmt.Errorf("loadtest: %s: the first message is %q (%v), want a snapshot", url, h.Type, err)
+		return nil, first, false, fmt.Errorf("loadtest: %s: the first message is %q (%v), want a snapshot", url, first.Type, err)
 	}
-	return conn, false, nil
+	return conn, first, false, nil
 }
 
-func newClient(id int, conn *websocket.Conn, r role, w *window) *client {
-	return &client{id: id, conn: conn, role: r, window: w, snapshots: make(chan struct{}, 1), done: make(chan struct{})}
+func newClient(id int, conn *websocket.Conn, first header, r role, w *window) *client {
+	c := &client{id: id, conn: conn, first: first, role: r, window: w, done: make(chan struct{})}
+	c.stats.lastSeq, c.stats.last = first.Seq, first
+	return c
 }
 
 // send writes one command as a JSON text message.
@@ -178,13 +183,6 @@ func (c *client) read(until time.Time) {
 			s.coalesced += int(h.Seq - s.lastSeq - 1)
 		}
 		s.lastSeq, s.last = h.Seq, h
-		if h.Type == sim.SnapshotMessage {
-			s.trained = h.Trained
-			select { // for a trainer's end, which waits for its pause's answer
-			case c.snapshots <- struct{}{}:
-			default:
-			}
-		}
 		if !c.window.open.Load() {
 			continue
 		}
@@ -204,8 +202,7 @@ func (c *client) read(until time.Time) {
 			}
 			s.longestGap = max(s.longestGap, now.Sub(s.lastTrain))
 			s.lastTrain = now
-		case sim.SnapshotMessage:
-			s.lastSnapshot = now
+			s.trained, s.finished = h.Meta.Done, h.Meta.Done == h.Meta.Of
 		case sim.ErrorMessage:
 			if s.errorCount++; len(s.errors) < keptErrors {
 				s.errors = append(s.errors, h.Meta.Message)

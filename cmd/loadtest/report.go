@@ -51,6 +51,7 @@ type GroupResult struct {
 	Failed    int      `json:"failed"`  // could not connect, or a command could not be sent
 	Dropped   int      `json:"dropped"` // the connection ended before we closed it
 	Problems  []string `json:"problems,omitempty"`
+	Connect   Connect  `json:"connect_ms"`
 
 	Messages   int      `json:"messages"`
 	Frames     int      `json:"frames"`
@@ -63,6 +64,13 @@ type GroupResult struct {
 	FrameRate *Spread         `json:"frame_rate,omitempty"` // frames per second per client
 	Delay     DelayResult     `json:"delay"`
 	Training  *TrainingResult `json:"training,omitempty"`
+}
+
+// Connect is how long a client took to connect: the websocket handshake and the first
+// snapshot (the server builds the page's model first), in milliseconds.
+type Connect struct {
+	P50 float64 `json:"p50"`
+	Max float64 `json:"max"`
 }
 
 // Spread is the minimum, median and maximum over clients.
@@ -169,8 +177,8 @@ func (r *Result) writeText(w io.Writer) {
 		fmt.Fprintf(w, "the whole machine: %.0f %% of one core busy, %.0f %% of it neither the server nor the generator\n", *b, max(0, other))
 	}
 	for _, g := range r.Groups {
-		fmt.Fprintf(w, "%s (%d × %s): %d connected, %d refused, %d failed, %d dropped\n",
-			g.Name, g.Clients, g.Path, g.Connected, g.Refused, g.Failed, g.Dropped)
+		fmt.Fprintf(w, "%s (%d × %s): %d connected (handshake and first snapshot p50 %.0f ms, max %.0f ms), %d refused, %d failed, %d dropped\n",
+			g.Name, g.Clients, g.Path, g.Connected, g.Connect.P50, g.Connect.Max, g.Refused, g.Failed, g.Dropped)
 		for _, p := range g.Problems {
 			fmt.Fprintf(w, "  ! %s\n", p)
 		}

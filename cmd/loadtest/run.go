@@ -51,7 +51,9 @@ type running struct {
 	refused  int
 	failed   int
 	problems []string
-	mu       sync.Mutex
+	// connectTimes are the handshakes plus first messages (or failures), g.mu.
+	connectTimes histogram
+	mu           sync.Mutex
 }
 
 func (g *running) problem(format string, args ...any) {
@@ -61,6 +63,41 @@ func (g *running) problem(format string, args ...any) {
 	if len(g.problems) < keptProblems {
 		g.problems = append(g.problems, fmt.Sprintf(format, args...))
 	}
+}
+
+// connect opens the group's clients, dialParallel at a time, and starts each one's
+// reader (joined by readers); it returns when every client has connected or failed.
+func (g *running) connect(ctx context.Context, ws string, w *window, readUntil time.Time, readers *sync.WaitGroup) {
+	next := make(chan int)
+	var dialers sync.WaitGroup
+	for range min(dialParallel, g.count) {
+		dialers.Go(func() {
+			for i := range next {
+				began := time.Now()
+				conn, first, refused, err := dial(ctx, ws+g.path(i))
+				g.mu.Lock()
+				g.connectTimes.add(time.Since(began))
+				g.mu.Unlock()
+				switch {
+				case err != nil:
+					g.problem("%v", err)
+				case refused:
+					g.mu.Lock()
+					g.refused++
+					g.mu.Unlock()
+				default:
+					c := newClient(i, conn, first, g.role(), w)
+					g.clients[i] = c
+					readers.Go(func() { c.read(readUntil) })
+				}
+			}
+		})
+	}
+	for i := range g.count {
+		next <- i
+	}
+	close(next)
+	dialers.Wait()
 }
 
 // run carries out one scenario: start the server (unless one is given), connect every
@@ -98,36 +135,10 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	w := &window{}
 	readUntil := time.Now().Add(connectBudget + cfg.duration + readSlack)
 	cctx, cancel := context.WithTimeout(ctx, connectBudget)
-	var readers, dialers sync.WaitGroup
-	jobs := make(chan func())
-	for range dialParallel {
-		dialers.Go(func() {
-			for job := range jobs {
-				job()
-			}
-		})
+	var readers sync.WaitGroup
+	for _, g := range groups { // one group after another: a later one may need an earlier one's (a room's followers)
+		g.connect(cctx, ws, w, readUntil, &readers)
 	}
-	for _, g := range groups {
-		for i := range g.count {
-			jobs <- func() {
-				conn, refused, err := dial(cctx, ws+g.path(i))
-				switch {
-				case err != nil:
-					g.problem("%v", err)
-				case refused:
-					g.mu.Lock()
-					g.refused++
-					g.mu.Unlock()
-				default:
-					c := newClient(i, conn, g.role(), w)
-					g.clients[i] = c
-					readers.Go(func() { c.read(readUntil) })
-				}
-			}
-		}
-	}
-	close(jobs)
-	dialers.Wait()
 	cancel()
 	defer func() { // every client closed and every reader ended, whatever happened
 		closeAll(groups)
@@ -229,7 +240,8 @@ func closeAll(groups []*running) {
 // summarize adds up a group's clients once their readers have ended.
 func summarize(g *running, start, end time.Time) *GroupResult {
 	window := end.Sub(start)
-	res := &GroupResult{Name: g.name, Path: g.path(0), Clients: g.count, Refused: g.refused, Failed: g.failed, Problems: g.problems}
+	res := &GroupResult{Name: g.name, Path: g.path(0), Clients: g.count, Refused: g.refused, Failed: g.failed, Problems: g.problems,
+		Connect: Connect{P50: ms(g.connectTimes.quantile(0.5)), Max: ms(g.connectTimes.max)}}
 	var all histogram
 	var rates []float64
 	var trained []int
@@ -267,7 +279,7 @@ func summarize(g *running, start, end time.Time) *GroupResult {
 			training = true
 			trained = append(trained, s.trained)
 			wait := s.longestGap
-			if s.lastSnapshot.IsZero() { // still training at the end: the wait since its last progress counts
+			if !s.finished { // still training at the end: the wait since its last progress counts
 				from := s.lastTrain
 				if from.IsZero() {
 					from = start
