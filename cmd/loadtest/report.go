@@ -21,6 +21,9 @@ type Result struct {
 		// BusyPercent is how busy all processors were over the window, in % of one
 		// (100 × CPUs is all): the server, the generator and whatever else ran.
 		BusyPercent *float64 `json:"busy_percent,omitempty"`
+		// Wakeup is how late a goroutine of the generator woke from its 5 ms sleeps
+		// over the window (wakeups): the machine's own scheduling delay.
+		Wakeup DelayResult `json:"wakeup_lateness"`
 	} `json:"machine"`
 	Server    ServerResult `json:"server"`
 	Generator struct {
@@ -175,6 +178,9 @@ func (r *Result) writeText(w io.Writer) {
 			}
 		}
 		fmt.Fprintf(w, "the whole machine: %.0f %% of one core busy, %.0f %% of it neither the server nor the generator\n", *b, max(0, other))
+	}
+	if k := r.Machine.Wakeup; k.Samples > 0 {
+		fmt.Fprintf(w, "a goroutine sleeping 5 ms woke late by p50 %.2f ms, p99 %.2f ms, max %.1f ms (the machine's scheduling delay)\n", k.P50, k.P99, k.Max)
 	}
 	for _, g := range r.Groups {
 		fmt.Fprintf(w, "%s (%d × %s): %d connected (handshake and first snapshot p50 %.0f ms, max %.0f ms), %d refused, %d failed, %d dropped\n",
