@@ -64,20 +64,19 @@ func parseHeader(b []byte) (header, error) {
 // clientStats is what one client saw. The reader goroutine writes it; it is read
 // only after the reader has ended (client.done).
 type clientStats struct {
-	messages   int       // every server message in the window
-	frames     int       // frame messages in the window
-	coalesced  int       // seq numbers skipped: messages the server replaced with newer ones
-	unstamped  int       // frames without "sent": their delay is unknown
-	bad        int       // messages that do not follow docs/protocol.md (undecodable, seq going back)
-	errors     []string  // the error messages' sentences (the first few)
-	errorCount int       // error messages in all
-	delays     histogram // frame delay: receive time minus "sent"
-	progress   int       // train messages in the window
-	trained    int       // the last train message's "done": steps of the train command taken within the window
-	longestGap time.Duration
-	lastTrain  time.Time // the last train message (or the window's start)
-	finished   bool      // a train message said the command was done ("done" = "of")
-	last       header    // the last message's header
+	messages   int           // every server message in the window
+	frames     int           // frame messages in the window
+	coalesced  int           // seq numbers skipped: messages the server replaced with newer ones
+	unstamped  int           // frames without "sent": their delay is unknown
+	bad        int           // messages that do not follow docs/protocol.md (undecodable, seq going back)
+	errors     []string      // the error messages' sentences (the first few)
+	errorCount int           // error messages in all
+	delays     histogram     // frame delay: receive time minus "sent"
+	trained    int           // the last train message's "done": steps of the train command taken within the window
+	longestGap time.Duration // the longest time without a train message in the window
+	lastTrain  time.Time     // the last train message (or the window's start)
+	finished   bool          // a train message said the command was done ("done" = "of")
+	last       header        // the last message's header
 	lastSeq    uint64
 	dropped    error // why reading ended, when it was not our close
 }
@@ -89,7 +88,7 @@ const keptErrors = 3
 type client struct {
 	id     int
 	conn   *websocket.Conn
-	first  header // the snapshot the server sent on connect
+	first  header // the snapshot the server sent on connect (a room's name, for its followers)
 	role   role
 	window *window
 
@@ -196,7 +195,6 @@ func (c *client) read(until time.Time) {
 				s.delays.add(max(0, now.Sub(h.Sent.Time())))
 			}
 		case sim.TrainMessage:
-			s.progress++
 			if s.lastTrain.IsZero() {
 				s.lastTrain = c.window.start
 			}
