@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"time"
 )
 
 // Version is the protocol version every message carries in "v" (docs/protocol.md).
@@ -49,6 +51,27 @@ type Header struct {
 	// (Timeline), with snapshots only.
 	StaticFacts []Fact `json:"static_facts,omitempty"`
 	Passes      []Pass `json:"passes,omitempty"`
+	// Sent is when the message was made (Run.SetClock), in any message type; zero (and
+	// no key) for a run without a clock, so that the same commands still give the same
+	// bytes.
+	Sent UnixMillis `json:"sent,omitempty"`
+}
+
+// UnixMillis is a moment as milliseconds since the Unix epoch — the unit of a
+// browser's Date.now() — with a microsecond fraction: t = ms + µs/1000. On the wire it
+// is a JSON number with exactly three decimals, 1764088021123.456 (a float64 holds the
+// microseconds of any date before the year 2100 exactly).
+type UnixMillis float64
+
+// MillisOf is t as UnixMillis, to the microsecond.
+func MillisOf(t time.Time) UnixMillis { return UnixMillis(float64(t.UnixMicro()) / 1000) }
+
+// Time is m as a time.Time, to the microsecond.
+func (m UnixMillis) Time() time.Time { return time.UnixMicro(int64(math.Round(float64(m) * 1000))) }
+
+// MarshalJSON writes m with three decimals (microseconds), never in exponent form.
+func (m UnixMillis) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(m), 'f', 3, 64), nil
 }
 
 // ArraySpec names one float32 array of a message body and its row-major shape.
@@ -106,6 +129,7 @@ type wireHeader struct {
 	Session     string          `json:"session,omitempty"`      // snapshots, when named
 	StaticFacts []Fact          `json:"static_facts,omitempty"` // snapshots
 	Passes      []Pass          `json:"passes,omitempty"`       // snapshots
+	Sent        UnixMillis      `json:"sent,omitempty"`         // every type, when the run has a clock: the last key
 }
 
 // appendHeader appends h's JSON with encoding/json: the keys in a fixed order, maps
@@ -121,7 +145,7 @@ func appendHeader(b []byte, h Header, arrays []Array) []byte {
 			h.Arrays[i].Shape = []int{}
 		}
 	}
-	w := wireHeader{Header: h}
+	w := wireHeader{Header: h, Sent: h.Sent}
 	if h.Type == SnapshotMessage || h.Type == FrameMessage {
 		w.Playing = &h.Playing
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // MaxSteps bounds a model's Steps(): a Run caches every step's frame (so stepping
@@ -43,10 +44,11 @@ type Run struct {
 	playing    bool
 	speed      float64
 	train      trainState
-	seq        uint64 // the last seq used
-	trained    int    // TrainSteps taken since the model was built
-	maxTrained int    // the most TrainSteps the model may take since it was built (SetTrainLimit)
-	session    string // the name snapshots carry, set by the owner (SetSession)
+	seq        uint64           // the last seq used
+	trained    int              // TrainSteps taken since the model was built
+	maxTrained int              // the most TrainSteps the model may take since it was built (SetTrainLimit)
+	session    string           // the name snapshots carry, set by the owner (SetSession)
+	clock      func() time.Time // stamps every message's "sent" (SetClock); nil: no stamp
 
 	scratch []byte // EncodeMessage's buffer, reused
 }
@@ -373,6 +375,13 @@ func (r *Run) Trained() int { return r.trained }
 // lesson's MaxTrained; MaxTrainSteps until set): a train command past it is refused.
 func (r *Run) SetTrainLimit(n int) { r.maxTrained = max(0, min(n, MaxTrainSteps)) }
 
+// SetClock makes every message the run encodes from now on carry the time now gives
+// when it is encoded (the header's "sent", docs/protocol.md): a web session passes
+// time.Now, so that a client can measure how long a frame took to reach it, queueing
+// in the outbox included. A run without a clock (nil, the default) stamps nothing, and
+// its messages stay byte-identical for the same commands.
+func (r *Run) SetClock(now func() time.Time) { r.clock = now }
+
 // Session is the name SetSession gave.
 func (r *Run) Session() string { return r.session }
 
@@ -396,6 +405,9 @@ func (r *Run) Error(err error) Encoded {
 func (r *Run) encode(h Header, arrays []Array) Encoded {
 	r.seq++
 	h.Seq, h.Step, h.Steps = r.seq, r.step, r.Steps()
+	if r.clock != nil {
+		h.Sent = MillisOf(r.clock())
+	}
 	r.scratch = EncodeMessage(r.scratch, h, arrays)
 	return Encoded{Type: h.Type, Seq: h.Seq, Data: bytes.Clone(r.scratch)}
 }

@@ -3,11 +3,13 @@ package sim
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -414,5 +416,47 @@ func TestRunPasses(t *testing.T) {
 	}
 	if ps := PassesOf(stepsModel(5)); len(ps) != 1 || ps[0].Steps != 5 || ps[0].Index != "t" {
 		t.Errorf("a model without a Timeline: got passes %+v", ps)
+	}
+}
+
+// TestRunClockStampsEveryMessage: with a clock, every message type carries the time
+// its header was made as the last key, to the microsecond, read back by
+// DecodeMessage; without one there is no "sent" at all (the goldens hold that too).
+func TestRunClockStampsEveryMessage(t *testing.T) {
+	base := time.Date(2026, 11, 25, 16, 27, 1, 123456789, time.UTC)
+	calls := 0
+	r := newTestRun(t)
+	r.SetClock(func() time.Time {
+		calls++
+		return base.Add(time.Duration(calls) * 1500 * time.Microsecond)
+	})
+	msgs := []Encoded{r.Snapshot()}
+	step, _ := r.Apply(Command{Type: StepCommand})
+	msgs = append(msgs, step...)
+	r.Apply(Command{Type: TrainCommand, Steps: 1})
+	msgs = append(msgs, r.Continue()...) // train, snapshot
+	refusal, _ := r.Apply(Command{Type: SeekCommand, Step: 99})
+	msgs = append(msgs, refusal...)
+	types := map[MessageType]bool{}
+	for i, e := range msgs {
+		m := decode(t, e)
+		types[m.Header.Type] = true
+		want := base.Add(time.Duration(i+1) * 1500 * time.Microsecond).Truncate(time.Microsecond)
+		if got := m.Header.Sent.Time(); !got.Equal(want) {
+			t.Errorf("message %d (%s): sent %v, want %v", i, m.Header.Type, got, want)
+		}
+		n := binary.LittleEndian.Uint32(e.Data)
+		header := string(e.Data[4 : 4+n])
+		wantKey := fmt.Sprintf(`,"sent":%d.%03d}`, want.UnixMilli(), want.Nanosecond()/1000%1000)
+		if !strings.HasSuffix(header, wantKey) {
+			t.Errorf("message %d (%s): header %s does not end with %s", i, m.Header.Type, header, wantKey)
+		}
+	}
+	if len(types) != 4 || calls != len(msgs) {
+		t.Errorf("stamped %d messages of types %v with %d clock readings; want all four types, one reading each", len(msgs), types, calls)
+	}
+	plain := newTestRun(t)
+	if e := plain.Snapshot(); bytes.Contains(e.Data, []byte(`"sent"`)) {
+		t.Errorf("a run without a clock stamped its snapshot")
 	}
 }

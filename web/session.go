@@ -338,6 +338,7 @@ func (ss *session) simulate() {
 		r.Seek(ss.start)
 		r.SetSession(ss.name)
 		r.SetTrainLimit(ss.lesson.MaxTrained)
+		r.SetClock(time.Now) // every message says when it was made ("sent"): clients can measure delivery
 		run = r
 	} else {
 		ss.problem = nil // the parked run's values are the page's, already checked

@@ -31,11 +31,12 @@ var mayImport = map[string][]string{
 	"web":              {"templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
 	"cmd/server":       {"web", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
 	"cmd/train":        {"zoo", "data", "models"},
+	"cmd/loadtest":     {"sim"}, // a client of the server, over its websockets: never web
 }
 
 // httpAllowed are the packages that may import net/http themselves: the server's
 // surface. (templates reaches it only through templ's runtime, which is not ours.)
-var httpAllowed = []string{"web", "cmd/server", "cmd/release"}
+var httpAllowed = []string{"web", "cmd/server", "cmd/release", "cmd/loadtest"}
 
 // thirdParty lists the modules outside the standard library a numeric package may
 // import, directly or not; a package not listed here (figures: gonum/plot and its
