@@ -288,7 +288,9 @@ func (g *packedGRU) flush() {
 // softmaxCrossEntropyRows takes the logits o (rows×V, row-major) and a label per
 // row, and returns Σ_rows −log softmax(o)[y] = Σ_rows −((o_y − m) − log Σ_k
 // exp(o_k − m)), m = max_k o_k, as SoftmaxCrossEntropy computes it. It replaces each
-// row by scale·(softmax(o) − onehot(y)), the gradient of scale times that sum.
+// row by scale·(softmax(o) − onehot(y)), the gradient of scale times that sum
+// (scale·softmax(o)_k computed as exp(o_k − m)·(scale/Σ), within a rounding of
+// SoftmaxCrossEntropy's).
 func softmaxCrossEntropyRows(logits []float64, V int, labels []int, scale float64) float64 {
 	var loss float64
 	for r, y := range labels {
@@ -302,9 +304,9 @@ func softmaxCrossEntropyRows(logits []float64, V int, labels []int, scale float6
 			sum += ev
 		}
 		loss -= (oy - top) - math.Log(sum)
-		ey := o[y]
+		ey, f := o[y], scale/sum // one division a row, not one an entry
 		for k, ev := range o {
-			o[k] = ev / sum * scale
+			o[k] = ev * f
 		}
 		o[y] = (ey/sum - 1) * scale
 	}

@@ -28,7 +28,10 @@ steps, reported in ms/step, for float32 (the comparison of record) and float64
 
 Run with Debian's interpreter, which has python3-torch:
     /usr/bin/python3 bench/pytorch/seq2seq_train_step.py
+    /usr/bin/python3 bench/pytorch/seq2seq_train_step.py --src-steps 8 --tgt-steps 9
+The second pads to the corpus minibatches' usual lengths (see bench/README.md).
 """
+import argparse
 import time
 
 import torch
@@ -36,7 +39,8 @@ from torch import nn
 
 EMBED, HIDDEN = 32, 64
 SRC_VOCAB, TGT_VOCAB = 292, 508
-BATCH, SRC_STEPS, TGT_STEPS = 32, 10, 10
+BATCH = 32
+SRC_STEPS, TGT_STEPS = 10, 10   # padded lengths; --src-steps and --tgt-steps change them
 MIN_LEN = 3                     # shortest real sentence, in tokens
 PAD, BOS, EOS = 0, 1, 2         # as models/vocab.go numbers them
 LR, CLIP = 0.005, 1.0
@@ -105,6 +109,12 @@ def time_steps(step):
 
 
 def main():
+    global SRC_STEPS, TGT_STEPS
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--src-steps", type=int, default=SRC_STEPS, help="source length, padded")
+    args.add_argument("--tgt-steps", type=int, default=TGT_STEPS, help="target length, padded")
+    a = args.parse_args()
+    SRC_STEPS, TGT_STEPS = a.src_steps, a.tgt_steps
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, 1 thread; embed {EMBED}, hidden {HIDDEN}, vocab {SRC_VOCAB}/{TGT_VOCAB}, "
           f"batch {BATCH}, {SRC_STEPS}/{TGT_STEPS} steps; best of {ROUNDS} x {STEPS_PER_ROUND} steps")
