@@ -378,8 +378,10 @@ func (m *EncoderDecoder) LossAndGrad(b Batch) float64 {
 		return m.LossAndGradSteps(b)
 	}
 	p := seq2seqPasses.Get().(*seq2seqPass)
-	defer seq2seqPasses.Put(p)
-	return p.lossAndGrad(m, b)
+	loss := p.lossAndGrad(m, b)
+	p.enc.cell, p.dec.cell = nil, nil // the pool keeps buffers, not models
+	seq2seqPasses.Put(p)
+	return loss
 }
 
 // LossAndGradSteps is LossAndGrad by the step-by-step forward and backward passes

@@ -91,8 +91,8 @@ type TranslatorConfig struct {
 // Translator is an encoder-decoder (models.Seq2Seq, or models.AttentionSeq2Seq when
 // Attention) with its task and the vocabularies of the task's training split
 // (minimum frequency 1), which are rebuilt from the task rather than stored.
-// Translating only reads it; TrainStep writes its weights, its gradients and the
-// optimiser's state.
+// Translating only reads it; TrainStep writes its weights, its gradients, the
+// optimiser's state and the minibatch it keeps for the next step.
 type Translator struct {
 	Task     *TranslationTask
 	Config   TranslatorConfig
