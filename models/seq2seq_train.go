@@ -56,6 +56,7 @@ type seq2seqPass struct {
 	ctx, dCtx                                     []float64 // B×h: c and ∂L/∂c, decoder order
 	ctxIn, dASum                                  []float64 // B×3h: c W_x,c and Σ_t' ∂L/∂A_t'
 	logits                                        []float64 // N×V: o_t', then ∂L/∂o_t'
+	wOutT                                         []float64 // V×h: Wᵀ of the output layer
 	dS                                            []float64 // N×h: ∂L/∂s_t' from the output layer
 	dEnc                                          []float64 // N_enc×h: ∂L/∂c at each row's last step
 }
@@ -93,8 +94,7 @@ func (p *seq2seqPass) lossAndGrad(m *EncoderDecoder, b Batch) float64 {
 		copy(p.ctx[j*h:][:h], enc.hn[p.encLast(ex)*h:][:h])
 	}
 	clear(p.ctxIn)
-	wxc := general(h, 3*h, 3*h, dec.wx[e*3*h:])
-	addMul(general(B, h, h, p.ctx), wxc, general(B, 3*h, 3*h, p.ctxIn))
+	blockedMul(general(B, h, h, p.ctx), general(h, 3*h, 3*h, dec.wx[e*3*h:]), general(B, 3*h, 3*h, p.ctxIn))
 
 	// Decoder: s_t' = GRU([embedding(y_{t'−1}); c], s_{t'−1}), s_0 = c, y_0 = <bos>.
 	p.inIDs, p.labels = grow(p.inIDs, dec.rows), grow(p.labels, dec.rows)
@@ -118,17 +118,17 @@ func (p *seq2seqPass) lossAndGrad(m *EncoderDecoder, b Batch) float64 {
 		copy(p.logits[r*V:][:V], bias)
 	}
 	states := general(N, h, h, dec.hn)
-	addMul(states, m.Out.W.Value.RawMatrix(), general(N, V, V, p.logits))
+	blockedMul(states, m.Out.W.Value.RawMatrix(), general(N, V, V, p.logits))
 	scale := 1 / float64(N) // N = Σ_b TgtLen[b], the number of real labels
 	loss := softmaxCrossEntropyRows(p.logits, V, p.labels, scale)
 
 	// Output layer backward: ∂L/∂W += Sᵀ ∂L/∂O, ∂L/∂b += Σ_rows ∂L/∂O, ∂L/∂S = ∂L/∂O Wᵀ.
 	dO := general(N, V, V, p.logits)
-	addTMul(states, dO, m.Out.W.Grad.RawMatrix())
+	blockedTMul(states, dO, m.Out.W.Grad.RawMatrix())
 	addRowSums(m.Out.B.Grad.RawRowView(0), p.logits, N, V)
-	p.dS = grow(p.dS, N*h)
+	p.dS, p.wOutT = grow(p.dS, N*h), grow(p.wOutT, h*V)
 	clear(p.dS)
-	addMulT(dO, m.Out.W.Value.RawMatrix(), general(N, h, h, p.dS))
+	blockedMul(dO, transposeInto(p.wOutT, m.Out.W.Value.RawMatrix()), general(N, h, h, p.dS))
 
 	// Decoder backward; ∂L/∂c = ∂L/∂s_0 + (Σ_t' ∂L/∂A_t') W_x,cᵀ.
 	dec.backward(p.dS)
@@ -139,9 +139,9 @@ func (p *seq2seqPass) lossAndGrad(m *EncoderDecoder, b Batch) float64 {
 		addInto(p.dASum, dec.pre[dec.off[t]*3*h:][:n*3*h])
 	}
 	dASum := general(B, 3*h, 3*h, p.dASum)
-	addTMul(general(B, h, h, p.ctx), dASum, general(h, 3*h, 3*h, dec.gwx[e*3*h:]))
+	blockedTMul(general(B, h, h, p.ctx), dASum, general(h, 3*h, 3*h, dec.gwx[e*3*h:]))
 	copy(p.dCtx, dec.g[:B*h])
-	addMulT(dASum, wxc, general(B, h, h, p.dCtx))
+	blockedMul(dASum, general(3*h, h, dec.in, dec.wxT[e:]), general(B, h, h, p.dCtx))
 	dec.flush()
 	scatterRows(m.TgtEmbed.E.Grad.RawMatrix(), dec.dx, p.inIDs)
 
@@ -170,6 +170,7 @@ func (p *seq2seqPass) encLast(ex int) int {
 type packedGRU struct {
 	cell      *GRU
 	B, d, h   int // batch rows; d is the width of x (the cell's first d inputs)
+	in        int // the cell's inputs, d and the caller's
 	n, off    []int
 	rows      int // N = Σ_t n[t]
 	x, dx     []float64
@@ -179,6 +180,10 @@ type packedGRU struct {
 	rh        []float64 // N×h: R_t ⊙ H_{t-1}
 	g, dRH    []float64 // B×h: ∂L/∂H_t carried back, and scratch
 	wx, whrz  []float64 // [W_xr | W_xz | W_xh] (all inputs × 3h) and [W_hr | W_hz] (h×2h)
+	wxT       []float64 // wxᵀ, 3h × all inputs
+	whrzT     []float64 // [W_hr | W_hz]ᵀ (2h×h)
+	whhT      []float64 // W_hhᵀ
+	rec       gruRecurrent
 	bias      []float64 // [b_r | b_z | b_h]
 	gwx, gwhh []float64 // gradients of wx and W_hh
 	gwhrz, gb []float64 // gradients of whrz and bias
@@ -189,7 +194,7 @@ type packedGRU struct {
 // the decoder's other inputs, the context, are the caller's rowTerms).
 func (g *packedGRU) setup(c *GRU, d int, lens []int, B int) {
 	in, h := c.InputSize(), c.HiddenSize()
-	g.cell, g.B, g.d, g.h = c, B, d, h
+	g.cell, g.B, g.d, g.h, g.in = c, B, d, h, in
 	T := lens[0]
 	g.n, g.off = grow(g.n, T), grow(g.off, T)
 	g.rows = 0
@@ -205,11 +210,15 @@ func (g *packedGRU) setup(c *GRU, d int, lens []int, B int) {
 	g.x, g.dx, g.pre = grow(g.x, N*d), grow(g.dx, N*d), grow(g.pre, N*3*h)
 	g.hp, g.hn, g.r, g.z, g.ht, g.rh = grow(g.hp, N*h), grow(g.hn, N*h), grow(g.r, N*h), grow(g.z, N*h), grow(g.ht, N*h), grow(g.rh, N*h)
 	g.g, g.dRH = grow(g.g, B*h), grow(g.dRH, B*h)
-	g.wx, g.whrz, g.bias = grow(g.wx, in*3*h), grow(g.whrz, h*2*h), grow(g.bias, 3*h)
+	g.wx, g.wxT, g.whrz, g.bias = grow(g.wx, in*3*h), grow(g.wxT, 3*h*in), grow(g.whrz, h*2*h), grow(g.bias, 3*h)
 	g.gwx, g.gwhrz, g.gwhh, g.gb = grow(g.gwx, in*3*h), grow(g.gwhrz, h*2*h), grow(g.gwhh, h*h), grow(g.gb, 3*h)
 	packColumns(g.wx, c.Wxr.Value, c.Wxz.Value, c.Wxh.Value)
 	packColumns(g.whrz, c.Whr.Value, c.Whz.Value)
 	packColumns(g.bias, c.Br.Value, c.Bz.Value, c.Bh.Value)
+	transposeInto(g.wxT, general(in, 3*h, 3*h, g.wx))
+	g.whrzT, g.whhT = grow(g.whrzT, 2*h*h), grow(g.whhT, h*h)
+	whrz, whh := general(h, 2*h, 2*h, g.whrz), c.Whh.Value.RawMatrix()
+	g.rec = gruRecurrent{whrz: whrz, whh: whh, whrzT: transposeInto(g.whrzT, whrz), whhT: transposeInto(g.whhT, whh), blocked: true}
 }
 
 // forward runs the time loop from H_0 = h0 (B×h; nil is zero) on the inputs in x;
@@ -225,8 +234,7 @@ func (g *packedGRU) forward(h0, rowTerms []float64) {
 			}
 		}
 	}
-	addMul(general(N, d, d, g.x), general(d, 3*h, 3*h, g.wx), general(N, 3*h, 3*h, g.pre))
-	whh := g.cell.Whh.Value.RawMatrix()
+	blockedMul(general(N, d, d, g.x), general(d, 3*h, 3*h, g.wx), general(N, 3*h, 3*h, g.pre))
 	for t, n := range g.n {
 		row := g.off[t]
 		hp := g.hp[row*h:][:n*h]
@@ -238,7 +246,7 @@ func (g *packedGRU) forward(h0, rowTerms []float64) {
 		default:
 			clear(hp)
 		}
-		gruStepRows(n, h, g.pre[row*3*h:], hp, g.r[row*h:], g.z[row*h:], g.ht[row*h:], g.rh[row*h:], g.hn[row*h:], g.whrz, whh)
+		gruStepRows(n, h, g.pre[row*3*h:], hp, g.r[row*h:], g.z[row*h:], g.ht[row*h:], g.rh[row*h:], g.hn[row*h:], &g.rec)
 	}
 }
 
@@ -247,12 +255,11 @@ func (g *packedGRU) forward(h0, rowTerms []float64) {
 func (g *packedGRU) backward(dOut []float64) {
 	h := g.h
 	clear(g.g) // a row joins the carry, at zero, at its last step
-	whh := g.cell.Whh.Value.RawMatrix()
 	for t := len(g.n) - 1; t >= 0; t-- {
 		n, row := g.n[t], g.off[t]
 		carry := g.g[:n*h]
 		addInto(carry, dOut[row*h:][:n*h])
-		gruStepBackRows(n, h, carry, g.hp[row*h:], g.r[row*h:], g.z[row*h:], g.ht[row*h:], g.pre[row*3*h:], g.dRH, g.whrz, whh)
+		gruStepBackRows(n, h, carry, g.hp[row*h:], g.r[row*h:], g.z[row*h:], g.ht[row*h:], g.pre[row*3*h:], g.dRH, &g.rec)
 	}
 }
 
@@ -268,12 +275,11 @@ func (g *packedGRU) weightGrads() {
 	clear(g.gb)
 	clear(g.dx)
 	dA := general(N, 3*h, 3*h, g.pre)
-	wx := general(d, 3*h, 3*h, g.wx)
-	addTMul(general(N, d, d, g.x), dA, general(d, 3*h, 3*h, g.gwx))
-	addTMul(general(N, h, h, g.hp), general(N, 2*h, 3*h, g.pre), general(h, 2*h, 2*h, g.gwhrz))
-	addTMul(general(N, h, h, g.rh), general(N, h, 3*h, g.pre[2*h:]), general(h, h, h, g.gwhh))
+	blockedTMul(general(N, d, d, g.x), dA, general(d, 3*h, 3*h, g.gwx))
+	blockedTMul(general(N, h, h, g.hp), general(N, 2*h, 3*h, g.pre), general(h, 2*h, 2*h, g.gwhrz))
+	blockedTMul(general(N, h, h, g.rh), general(N, h, 3*h, g.pre[2*h:]), general(h, h, h, g.gwhh))
 	addRowSums(g.gb, g.pre, N, 3*h)
-	addMulT(dA, wx, general(N, d, d, g.dx))
+	blockedMul(dA, general(3*h, d, g.in, g.wxT), general(N, d, d, g.dx))
 }
 
 // flush adds the packed gradients to the cell's parameters.
