@@ -379,7 +379,8 @@ func (m *EncoderDecoder) LossAndGrad(b Batch) float64 {
 	}
 	p := seq2seqPasses.Get().(*seq2seqPass)
 	loss := p.lossAndGrad(m, b)
-	p.enc.cell, p.dec.cell = nil, nil // the pool keeps buffers, not models
+	p.enc.release()
+	p.dec.release()
 	seq2seqPasses.Put(p)
 	return loss
 }

@@ -169,7 +169,7 @@ func (p *seq2seqPass) encLast(ex int) int {
 // buffer stacks the steps (see the top of this file).
 type packedGRU struct {
 	cell      *GRU
-	B, d, h   int // batch rows; d is the width of x (the cell's first d inputs)
+	d, h      int // d is the width of x (the cell's first d inputs)
 	in        int // the cell's inputs, d and the caller's
 	n, off    []int
 	rows      int // N = Σ_t n[t]
@@ -194,7 +194,7 @@ type packedGRU struct {
 // the decoder's other inputs, the context, are the caller's rowTerms).
 func (g *packedGRU) setup(c *GRU, d int, lens []int, B int) {
 	in, h := c.InputSize(), c.HiddenSize()
-	g.cell, g.B, g.d, g.h, g.in = c, B, d, h, in
+	g.cell, g.d, g.h, g.in = c, d, h, in
 	T := lens[0]
 	g.n, g.off = grow(g.n, T), grow(g.off, T)
 	g.rows = 0
@@ -219,6 +219,12 @@ func (g *packedGRU) setup(c *GRU, d int, lens []int, B int) {
 	g.whrzT, g.whhT = grow(g.whrzT, 2*h*h), grow(g.whhT, h*h)
 	whrz, whh := general(h, 2*h, 2*h, g.whrz), c.Whh.Value.RawMatrix()
 	g.rec = gruRecurrent{whrz: whrz, whh: whh, whrzT: transposeInto(g.whrzT, whrz), whhT: transposeInto(g.whhT, whh), blocked: true}
+}
+
+// release drops what points into the model, so that the pool keeps buffers, not
+// models.
+func (g *packedGRU) release() {
+	g.cell, g.rec = nil, gruRecurrent{}
 }
 
 // forward runs the time loop from H_0 = h0 (B×h; nil is zero) on the inputs in x;
