@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -162,7 +163,7 @@ func (c *GRU) forwardSequence(xs []*mat.Dense, s0 State) *Trace {
 		splitRows(n, inputTerms)
 	}
 
-	whh := c.Whh.Value.RawMatrix()
+	rec := &gruRecurrent{whrz: general(h, 2*h, 2*h, whrz), whh: c.Whh.Value.RawMatrix()}
 	loop := func(_, lo, hi int) {
 		m := hi - lo
 		for t := range T {
@@ -170,25 +171,81 @@ func (c *GRU) forwardSequence(xs []*mat.Dense, s0 State) *Trace {
 			if laterSteps != nil && t*B == half {
 				<-laterSteps
 			}
-			hp, hn := s.hs[row*h:][:m*h], s.hs[(row+B)*h:][:m*h]
-			p := pre[row*3*h:][:m*3*h]
-			r, z, ht, rh := s.r[row*h:][:m*h], s.z[row*h:][:m*h], s.ht[row*h:][:m*h], s.rh[row*h:][:m*h]
-			// [A_r | A_z] += H_{t-1} [W_hr | W_hz]
-			addMul(general(m, h, h, hp), general(h, 2*h, 2*h, whrz), general(m, 2*h, 3*h, p))
-			for i := range m {
-				pr, k := p[i*3*h:], i*h
-				gruGates(pr[:h], pr[h:2*h], hp[k:k+h], r[k:k+h], z[k:k+h], rh[k:k+h])
-			}
-			// A_h += (R_t ⊙ H_{t-1}) W_hh
-			addMul(general(m, h, h, rh), whh, general(m, h, 3*h, p[2*h:]))
-			for i := range m {
-				k := i * h
-				gruCandidate(p[i*3*h+2*h:][:h], hp[k:k+h], z[k:k+h], ht[k:k+h], hn[k:k+h])
-			}
+			gruStepRows(m, h, pre[row*3*h:], s.hs[row*h:], s.r[row*h:], s.z[row*h:], s.ht[row*h:], s.rh[row*h:], s.hs[(row+B)*h:], rec)
 		}
 	}
 	splitRows(B, loop)
 	return s.trace(xs)
+}
+
+// gruRecurrent is a lecture-form GRU's recurrent weights as the time loops use them:
+// [W_hr | W_hz] packed (h×2h) and W_hh (h×h). With blocked set the products are
+// blockedMul's, with the transposes whrzT and whhT for the backward pass; without,
+// one matrix–vector product per row (addMul, addMulT).
+type gruRecurrent struct {
+	whrz, whh, whrzT, whhT blas64.General
+	blocked                bool
+}
+
+// mul sets c += a·b.
+func (w *gruRecurrent) mul(a, b, c blas64.General) {
+	if w.blocked {
+		blockedMul(a, b, c)
+	} else {
+		addMul(a, b, c)
+	}
+}
+
+// mulT sets c += a·bᵀ, where bT is bᵀ.
+func (w *gruRecurrent) mulT(a, b, bT, c blas64.General) {
+	if w.blocked {
+		blockedMul(a, bT, c)
+	} else {
+		addMulT(a, b, c)
+	}
+}
+
+// gruStepRows is one forward step of the lecture-form GRU for m batch rows, each
+// buffer m consecutive rows from its start: p holds [A_r | A_z | A_h] (m×3h) with
+// the input terms and biases already in; from H_{t-1} = hp it adds the recurrent
+// terms and sets R_t, Z_t, H̃_t, R_t ⊙ H_{t-1} and H_t = hn (each m×h).
+func gruStepRows(m, h int, p, hp, r, z, ht, rh, hn []float64, w *gruRecurrent) {
+	p, hp, hn = p[:m*3*h], hp[:m*h], hn[:m*h]
+	r, z, ht, rh = r[:m*h], z[:m*h], ht[:m*h], rh[:m*h]
+	// [A_r | A_z] += H_{t-1} [W_hr | W_hz]
+	w.mul(general(m, h, h, hp), w.whrz, general(m, 2*h, 3*h, p))
+	for i := range m {
+		pr, k := p[i*3*h:], i*h
+		gruGates(pr[:h], pr[h:2*h], hp[k:k+h], r[k:k+h], z[k:k+h], rh[k:k+h])
+	}
+	// A_h += (R_t ⊙ H_{t-1}) W_hh
+	w.mul(general(m, h, h, rh), w.whh, general(m, h, 3*h, p[2*h:]))
+	for i := range m {
+		k := i * h
+		gruCandidate(p[i*3*h+2*h:][:h], hp[k:k+h], z[k:k+h], ht[k:k+h], hn[k:k+h])
+	}
+}
+
+// gruStepBackRows is one backward step of the lecture-form GRU for m batch rows
+// (buffers as in gruStepRows): it takes G = ∂L/∂H_t in g, sets
+// da = [∂L/∂A_r | ∂L/∂A_z | ∂L/∂A_h] (m×3h) and leaves ∂L/∂H_{t-1} in g.
+// dRH (m×h) is scratch for ∂L/∂(R_t ⊙ H_{t-1}).
+func gruStepBackRows(m, h int, g, hp, r, z, ht, da, dRH []float64, w *gruRecurrent) {
+	g, hp, da, dRH = g[:m*h], hp[:m*h], da[:m*3*h], dRH[:m*h]
+	r, z, ht = r[:m*h], z[:m*h], ht[:m*h]
+	for i := range m {
+		dar, k := da[i*3*h:], i*h
+		gruBackOutput(g[k:k+h], hp[k:k+h], z[k:k+h], ht[k:k+h], dar[h:2*h], dar[2*h:3*h])
+	}
+	// ∂L/∂(R_t ⊙ H_{t-1}) = ∂L/∂A_h W_hhᵀ
+	clear(dRH)
+	w.mulT(general(m, h, 3*h, da[2*h:]), w.whh, w.whhT, general(m, h, h, dRH))
+	for i := range m {
+		k := i * h
+		gruBackReset(dRH[k:k+h], hp[k:k+h], r[k:k+h], da[i*3*h:][:h], g[k:k+h])
+	}
+	// G_{t-1} += [∂L/∂A_r | ∂L/∂A_z] [W_hr | W_hz]ᵀ
+	w.mulT(general(m, 2*h, 3*h, da), w.whrz, w.whrzT, general(m, h, h, g))
 }
 
 // gruGates sets, for one batch row, R_t = σ(A_r), Z_t = σ(A_z) and R_t ⊙ H_{t-1}.
@@ -345,7 +402,7 @@ func (s *gruSequence) backward(tr *Trace, dH []*mat.Dense) *Grads {
 		handed++
 	}
 
-	whh := c.Whh.Value.RawMatrix()
+	rec := &gruRecurrent{whrz: general(h, 2*h, 2*h, whrz), whh: c.Whh.Value.RawMatrix()}
 	loop := func(w, lo, hi int) {
 		m := hi - lo
 		g := ds0[lo*h:][:m*h] // G = ∂L/∂H_t for rows lo..hi, carried back
@@ -365,22 +422,7 @@ func (s *gruSequence) backward(tr *Trace, dH []*mat.Dense) *Grads {
 				sq[t] += v * v
 			}
 			row := t*B + lo
-			hp := s.hs[row*h:][:m*h]
-			r, z, ht := s.r[row*h:][:m*h], s.z[row*h:][:m*h], s.ht[row*h:][:m*h]
-			da := dA[row*3*h:][:m*3*h] // [∂L/∂A_r | ∂L/∂A_z | ∂L/∂A_h]
-			for i := range m {
-				dar, k := da[i*3*h:], i*h
-				gruBackOutput(g[k:k+h], hp[k:k+h], z[k:k+h], ht[k:k+h], dar[h:2*h], dar[2*h:3*h])
-			}
-			// ∂L/∂(R_t ⊙ H_{t-1}) = ∂L/∂A_h W_hhᵀ
-			clear(dRH)
-			addMulT(general(m, h, 3*h, da[2*h:]), whh, general(m, h, h, dRH))
-			for i := range m {
-				k := i * h
-				gruBackReset(dRH[k:k+h], hp[k:k+h], r[k:k+h], da[i*3*h:][:h], g[k:k+h])
-			}
-			// G_{t-1} += [∂L/∂A_r | ∂L/∂A_z] [W_hr | W_hz]ᵀ
-			addMulT(general(m, 2*h, 3*h, da), general(h, 2*h, 2*h, whrz), general(m, h, h, g))
+			gruStepBackRows(m, h, g, s.hs[row*h:], s.r[row*h:], s.z[row*h:], s.ht[row*h:], dA[row*3*h:], dRH, rec)
 			if workers == 1 && ((T-t)%pieceSteps == 0 || t == 0) {
 				handOver(t, done)
 				done = t

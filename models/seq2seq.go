@@ -48,22 +48,31 @@ type Batch struct {
 // is the label sequence y_1 … y_T' and should end with <eos> so the model learns to
 // stop. It returns an error for no pairs, unequal counts or an empty sequence.
 func NewBatch(src, tgt [][]int) (Batch, error) {
-	if len(src) == 0 || len(src) != len(tgt) {
-		return Batch{}, fmt.Errorf("models: batch of %d sources and %d targets, want the same number > 0", len(src), len(tgt))
-	}
 	var b Batch
-	var err error
-	if b.Src, b.SrcLen, err = padRows("source", src); err != nil {
-		return Batch{}, err
-	}
-	if b.Tgt, b.TgtLen, err = padRows("target", tgt); err != nil {
+	if err := b.Fill(src, tgt); err != nil {
 		return Batch{}, err
 	}
 	return b, nil
 }
 
-// padRows pads every row to the longest with PadID.
-func padRows(what string, rows [][]int) ([][]int, []int, error) {
+// Fill is NewBatch into b, reusing b's rows where they are large enough: a
+// training loop that fills one Batch allocates nothing once its rows have grown.
+// On an error b is left unusable.
+func (b *Batch) Fill(src, tgt [][]int) error {
+	if len(src) == 0 || len(src) != len(tgt) {
+		return fmt.Errorf("models: batch of %d sources and %d targets, want the same number > 0", len(src), len(tgt))
+	}
+	var err error
+	if b.Src, b.SrcLen, err = padRows("source", b.Src, b.SrcLen, src); err != nil {
+		return err
+	}
+	b.Tgt, b.TgtLen, err = padRows("target", b.Tgt, b.TgtLen, tgt)
+	return err
+}
+
+// padRows pads every row to the longest with PadID, into out and lens where they
+// are large enough.
+func padRows(what string, out [][]int, lens []int, rows [][]int) ([][]int, []int, error) {
 	steps := 0
 	for i, r := range rows {
 		if len(r) == 0 {
@@ -71,10 +80,12 @@ func padRows(what string, rows [][]int) ([][]int, []int, error) {
 		}
 		steps = max(steps, len(r))
 	}
-	out := make([][]int, len(rows))
-	lens := make([]int, len(rows))
+	out, lens = grow(out, len(rows)), grow(lens, len(rows))
 	for i, r := range rows {
-		out[i], lens[i] = TruncatePad(r, steps, PadID)
+		out[i] = grow(out[i], steps)
+		for t := copy(out[i], r); t < steps; t++ {
+			out[i][t] = PadID
+		}
 		lens[i] = len(r) // a real PadID inside r still counts
 	}
 	return out, lens, nil
@@ -358,8 +369,26 @@ func (m *EncoderDecoder) Loss(b Batch) float64 {
 }
 
 // LossAndGrad returns Loss(b) and adds its gradient with respect to every parameter
-// to Params()[i].Grad (call Params().ZeroGrad first to start afresh).
+// to Params()[i].Grad (call Params().ZeroGrad first to start afresh). A Seq2Seq of
+// lecture-form GRUs runs the fused pass of seq2seq_train.go, which computes the
+// numbers of LossAndGradSteps up to the order of floating-point sums; any other
+// model runs LossAndGradSteps.
 func (m *EncoderDecoder) LossAndGrad(b Batch) float64 {
+	if !m.fusedTraining() {
+		return m.LossAndGradSteps(b)
+	}
+	p := seq2seqPasses.Get().(*seq2seqPass)
+	loss := p.lossAndGrad(m, b)
+	p.enc.release()
+	p.dec.release()
+	seq2seqPasses.Put(p)
+	return loss
+}
+
+// LossAndGradSteps is LossAndGrad by the step-by-step forward and backward passes
+// (decodeStep, Cell.Step and StepBack at every step, padding included) for every
+// model.
+func (m *EncoderDecoder) LossAndGradSteps(b Batch) float64 {
 	fp := m.forward(b)
 	scale := 1 / float64(fp.tokens)
 	m.backward(fp, scale)
@@ -371,8 +400,17 @@ func (m *EncoderDecoder) LossAndGrad(b Batch) float64 {
 // the gradient norm before clipping and whether it clipped. A NaN or infinite
 // gradient norm skips the update.
 func (m *EncoderDecoder) TrainStep(b Batch, opt Optimizer, clip float64) (loss, gradNorm float64, clipped bool) {
+	return m.trainStep(b, opt, clip, false)
+}
+
+// trainStep is TrainStep with LossAndGradSteps when steps is set, else LossAndGrad.
+func (m *EncoderDecoder) trainStep(b Batch, opt Optimizer, clip float64, steps bool) (loss, gradNorm float64, clipped bool) {
 	m.params.ZeroGrad()
-	loss = m.LossAndGrad(b)
+	if steps {
+		loss = m.LossAndGradSteps(b)
+	} else {
+		loss = m.LossAndGrad(b)
+	}
 	if clip > 0 {
 		gradNorm, clipped = ClipGradNorm(m.params, clip)
 	} else {

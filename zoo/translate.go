@@ -91,13 +91,22 @@ type TranslatorConfig struct {
 // Translator is an encoder-decoder (models.Seq2Seq, or models.AttentionSeq2Seq when
 // Attention) with its task and the vocabularies of the task's training split
 // (minimum frequency 1), which are rebuilt from the task rather than stored.
-// Translating only reads it; TrainStep writes its weights, its gradients and the
-// optimiser's state.
+// Translating only reads it; TrainStep writes its weights, its gradients, the
+// optimiser's state and the minibatch it keeps for the next step.
 type Translator struct {
 	Task     *TranslationTask
 	Config   TranslatorConfig
 	Model    *models.EncoderDecoder
 	Src, Tgt *models.Vocab
+
+	minibatch *translatorMinibatch // TrainStep's, reused; nil until the first step
+}
+
+// translatorMinibatch is TrainStep's minibatch, reused from step to step: the pairs
+// drawn and the padded Batch.
+type translatorMinibatch struct {
+	src, tgt [translatorBatch][]int
+	batch    models.Batch
 }
 
 // WithoutWeights is tr's task, sizes and vocabularies without its model: what a page
@@ -208,17 +217,19 @@ const translatorClip = 1
 // one optimiser step; it returns the mean per-token loss.
 func (tr *Translator) TrainStep(opt models.Optimizer, rng *rand.Rand) float64 {
 	pairs := tr.Task.trainingIDs()
-	src := make([][]int, translatorBatch)
-	tgt := make([][]int, translatorBatch)
-	for i := range src {
+	mb := tr.minibatch
+	if mb == nil {
+		mb = new(translatorMinibatch)
+		tr.minibatch = mb
+	}
+	for i := range mb.src {
 		p := pairs[rng.IntN(len(pairs))]
-		src[i], tgt[i] = p[0], p[1]
+		mb.src[i], mb.tgt[i] = p[0], p[1]
 	}
-	b, err := models.NewBatch(src, tgt)
-	if err != nil {
-		panic(err)
+	if err := mb.batch.Fill(mb.src[:], mb.tgt[:]); err != nil {
+		panic(err) // the task's pairs are never empty
 	}
-	loss, _, _ := tr.Model.TrainStep(b, opt, translatorClip)
+	loss, _, _ := tr.Model.TrainStep(mb.batch, opt, translatorClip)
 	return loss
 }
 

@@ -42,11 +42,16 @@ var httpAllowed = []string{"web", "cmd/server", "cmd/release", "cmd/loadtest"}
 // import, directly or not; a package not listed here (figures: gonum/plot and its
 // fonts) may import any.
 var thirdParty = map[string][]string{
-	"models": {"gonum.org/"},
+	"models": numeric,
 	"sim":    {},
-	"data":   {"gonum.org/"},
-	"zoo":    {"gonum.org/", "github.com/google/renameio/"}, // renameio: atomic checkpoint writes
+	"data":   numeric,
+	"zoo":    append([]string{"github.com/google/renameio/"}, numeric...), // renameio: atomic checkpoint writes
 }
+
+// numeric is what models imports, and every package that imports models with it:
+// gonum, and golang.org/x/sys/cpu, which says whether the CPU has AVX2 and FMA for the
+// one assembly kernel (models/gemm_amd64.s).
+var numeric = []string{"gonum.org/", "golang.org/x/sys/cpu"}
 
 // deps lists the packages pkg imports, directly or not (go list -deps), pkg included.
 func deps(t *testing.T, pkg string) []string {
