@@ -16,7 +16,7 @@ import (
 
 // trainedRun is l's run at its defaults, trained n steps (lessons that train), at its
 // middle step.
-func trainedRun(t *testing.T, l *Lesson, n int) *sim.Run {
+func trainedRun(t testing.TB, l *Lesson, n int) *sim.Run {
 	t.Helper()
 	r, err := sim.NewRun(l.Params, l.Model, l.Params.Defaults())
 	if err != nil {
@@ -31,7 +31,7 @@ func trainedRun(t *testing.T, l *Lesson, n int) *sim.Run {
 }
 
 // trainAll runs a train command of n steps to its end and returns its messages.
-func trainAll(t *testing.T, r *sim.Run, n int) [][]byte {
+func trainAll(t testing.TB, r *sim.Run, n int) [][]byte {
 	t.Helper()
 	if _, err := r.Apply(sim.Command{Type: sim.TrainCommand, Steps: n}); err != nil {
 		t.Fatal(err)
@@ -156,6 +156,34 @@ func TestLessonFork(t *testing.T) {
 			}
 			wg.Wait()
 			sameMessages(t, "2 steps each at the same time", out[0], out[1])
+		})
+	}
+}
+
+// BenchmarkLessonFork is what a fork costs the instructor's simulator, per lesson that
+// trains: the copy of a run trained a few steps (its own weights and optimiser state),
+// against one of its training steps (BenchmarkLessonFork/<slug>/train-step), the least
+// a retrained copy would cost.
+func BenchmarkLessonFork(b *testing.B) {
+	for _, l := range Catalog() {
+		if !l.Trains {
+			continue
+		}
+		r := trainedRun(b, l, 2)
+		b.Run(l.Slug+"/fork", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.Fork(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(l.Slug+"/train-step", func(b *testing.B) {
+			tr := r.Model().(sim.Trainer)
+			for b.Loop() {
+				if _, err := tr.TrainStep(); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // forkWait bounds how long a student's socket waits for its copy: the instructor's
 // simulator answers after the training step under way (a seq2seq step takes ~35 ms)
-// once the copies asked before it are made (~3 ms each for the largest model), so a
+// once the copies asked before it are made (~1 ms each for the largest model), so a
 // class of 50 forking at once waits well under a second; longer means it is stuck.
 const forkWait = 5 * time.Second
 

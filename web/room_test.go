@@ -558,8 +558,7 @@ func TestRoomForkAndRejoin(t *testing.T) {
 	// (trained=N stays for sharing), and the room's code.
 	inUse := s.memory.inUse()
 	trainedBefore := tinyTrainSteps.Load()
-	q := roomSnap.h.Params.Query() + fmt.Sprintf("&step=%d&trained=%d&fork=%s", roomSnap.h.Step, roomSnap.h.Trained, created.Code)
-	fork := dialWith(t, ts, "/lessons/tiny/ws?"+q, nil)
+	fork := dialWith(t, ts, "/lessons/tiny/ws?"+forkQuery(roomSnap.h, created.Code), nil)
 	forked := until(t, fork, "the forked model", isType(sim.SnapshotMessage))
 	if len(forked) != 1 || forked[0].h.Trained != 40 || forked[0].h.Session == "" || forked[0].h.Seq != 1 {
 		t.Fatalf("the fork's first message: %+v (after %d others), want a snapshot trained 40, seq 1, with a session of its own", forked[len(forked)-1].h, len(forked)-1)
@@ -608,7 +607,7 @@ func TestRoomForkAndRejoin(t *testing.T) {
 	until(t, lead, "one follower again", roomCounts(1, 0))
 }
 
-// forkQuery is a fork's socket query for the room at the lead's last snapshot h.
+// forkQuery is the query of a follower's fork socket, from the room's snapshot h.
 func forkQuery(h sim.Header, code string) string {
 	return h.Params.Query() + fmt.Sprintf("&step=%d&trained=%d&fork=%s", h.Step, h.Trained, code)
 }
