@@ -312,9 +312,11 @@ func (ss *session) read() {
 }
 
 // simulate is the simulator goroutine, the only owner of the sim.Run: it answers
-// commands, ticks while playing, trains one step at a time between commands, and
-// puts every encoded message on the outbox. A panic in the lesson's model ends this
-// session only: the page gets an error message and close code 1011.
+// commands, ticks while playing, trains one step at a time between commands, copies
+// the run for the students who explore its room on their own (before its next
+// training turn: room_fork.go), and puts every encoded message on the outbox. A panic
+// in the lesson's model ends this session only: the page gets an error message and
+// close code 1011.
 func (ss *session) simulate() {
 	defer close(ss.simDone)
 	run := ss.run
