@@ -74,7 +74,7 @@ func (l *Lesson) Model(v sim.Values) (sim.Model, error) {
 }
 
 // labelled is m seen through the fact table ft, with m's TrainStep and Passes when it
-// has them and no others.
+// has them and no others, and Fork (which fails when m has none).
 func labelled(m sim.Model, ft factTable) sim.Model {
 	view := &factView{inner: m, facts: ft}
 	_, trains := m.(sim.Trainer)
@@ -100,6 +100,9 @@ func (v *factView) Steps() int         { return v.inner.Steps() }
 func (v *factView) Static() sim.Frame  { return v.facts.staticFacts(v.inner.Static()) }
 func (v *factView) At(t int) sim.Frame { return v.facts.stepFacts(v.inner.At(t)) }
 func (v *factView) unwrap() sim.Model  { return v.inner }
+
+// Fork forks the inner model (sim.Forker) and labels the copy alike (fork.go).
+func (v *factView) Fork() (sim.Model, error) { return forkLabelled(v.inner, v.facts) }
 
 // trainStep and passes are the inner model's, for the views that have them.
 func (v *factView) trainStep() (sim.Frame, error) { return v.inner.(sim.Trainer).TrainStep() }

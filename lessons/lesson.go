@@ -267,10 +267,11 @@ func (c *lossCurve) add(loss float64) sim.Array {
 	return sim.Vector("loss_curve", slices.Clone(*c))
 }
 
-// scratch is what a page that trains from scratch keeps: its training stream (nil
-// until the first TrainStep, which also starts a fresh model from the seed), the steps
-// taken and the loss curve.
+// scratch is what a page that trains from scratch keeps: its training stream and its
+// source (nil until the first TrainStep, which also starts a fresh model from the
+// seed), the steps taken and the loss curve.
 type scratch struct {
+	trainSrc  *rand.PCG // trainRng's source, kept so that a fork continues the stream (fork.go)
 	trainRng  *rand.Rand
 	trained   int
 	lossCurve lossCurve
@@ -282,7 +283,8 @@ type scratch struct {
 func (s *scratch) stream(seed uint64, fresh func()) *rand.Rand {
 	if s.trainRng == nil {
 		fresh()
-		s.trainRng = zoo.TrainRNG(seed)
+		s.trainSrc = zoo.TrainSource(seed)
+		s.trainRng = rand.New(s.trainSrc)
 	}
 	return s.trainRng
 }

@@ -73,6 +73,7 @@ type seq2seqModel struct {
 	static map[string]any
 
 	opt       *models.Adam
+	rngSrc    *rand.PCG // rng's source, kept so that a fork continues the stream (fork.go)
 	rng       *rand.Rand
 	trained   int
 	lossCurve lossCurve
@@ -437,7 +438,8 @@ func (m *seq2seqModel) TrainStep() (sim.Frame, error) {
 			lr = seq2seqScratchLR
 		}
 		m.opt = models.NewAdam(lr)
-		m.rng = rand.New(rand.NewPCG(m.seed, seq2seqTrainShift))
+		m.rngSrc = rand.NewPCG(m.seed, seq2seqTrainShift)
+		m.rng = rand.New(m.rngSrc)
 	}
 	loss := m.tr.TrainStep(m.opt, m.rng)
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {

@@ -212,10 +212,11 @@ func waitForJS(t *testing.T, ctx context.Context, what, js string) {
 }
 
 // contextReplaced reports whether err is Chrome's answer to a call into a JavaScript
-// context that a navigation destroyed.
+// context that a navigation destroyed (or to one it made while navigating).
 func contextReplaced(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "Cannot find context with specified id") || strings.Contains(msg, "Execution context was destroyed")
+	return strings.Contains(msg, "Cannot find context with specified id") || strings.Contains(msg, "Execution context was destroyed") ||
+		strings.Contains(msg, "Inspected target navigated or closed")
 }
 
 const stepReadJS = `Number(document.querySelector('[data-testid=step]').textContent)`

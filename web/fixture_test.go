@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,8 +102,20 @@ func (m *tinyModel) At(t int) sim.Frame {
 	}
 }
 
+// tinyTrainSteps counts every TrainStep of every tiny model: a test that must see no
+// training (a fork is copied, never trained again) reads it before and after.
+var tinyTrainSteps atomic.Int64
+
+// Fork copies the GRU; the traces are computed again from the copy.
+func (m *tinyModel) Fork() (sim.Model, error) {
+	c := &tinyModel{cell: models.NewCopier().GRU(m.cell), tokens: m.tokens}
+	c.forward()
+	return c, nil
+}
+
 // TrainStep shrinks W_hz (a deterministic stand-in for an optimiser) and reports a loss.
 func (m *tinyModel) TrainStep() (sim.Frame, error) {
+	tinyTrainSteps.Add(1)
 	m.cell.Whz.Value.Scale(0.9, m.cell.Whz.Value)
 	m.forward()
 	return sim.Frame{Meta: map[string]any{"loss": mat.Norm(m.traces[len(m.traces)-1].Next.H, 2)}}, nil

@@ -159,9 +159,20 @@ func TestBrowserRoom(t *testing.T) {
 		waitForJS(t, tab, fmt.Sprintf("follower %d back from presenting", i), `!document.querySelector('#lesson').classList.contains("present") && document.querySelector('#lesson').dataset.spot === ""`)
 	}
 
-	// Explore on my own: the same trained model at the same step, then its own steps.
+	// Explore on my own: the same trained model at the same step, copied (its first
+	// and only message is the trained snapshot, seq 1: nothing was trained again), in a
+	// URL that shares it; then its own steps.
 	click(tabs[0], "room-explore")
 	waitForJS(t, tabs[0], "the fork", live+` && location.pathname === "/lessons/`+lesson.Slug+`" && document.body.dataset.room === "explorer" && `+trainedFact+` && `+stepReadJS+` === 3`)
+	if seq := evalJS[string](t, tabs[0], `document.body.dataset.seq`); seq != "1" {
+		t.Errorf("the explorer's page shows the trained model at seq %s, want 1: the room's run copied, not trained again", seq)
+	}
+	if q := evalJS[string](t, tabs[0], `location.search`); !strings.Contains(q, "trained=5") || !strings.Contains(q, "step=3") || strings.Contains(q, "fork=") {
+		t.Errorf("the explorer's URL is %s, want the room's state (trained=5, step=3) to share, without the fork", q)
+	}
+	if st := evalJS[string](t, tabs[0], `sessionStorage.getItem("unroll.room")`); st != `{"code":"`+code+`","role":"explorer"}` {
+		t.Errorf("the explorer's tab stores %s, want the room's code and its role, the fork done", st)
+	}
 	waitForJS(t, lead, "one exploring", `document.querySelector('[data-testid=room]').dataset.exploring === "1" && document.querySelector('[data-testid=room]').dataset.following === "1"`)
 	click(tabs[0], "step-forward")
 	waitForJS(t, tabs[0], "the explorer's own step", stepReadJS+` === 4`)

@@ -534,12 +534,13 @@ func TestRoomLateJoiner(t *testing.T) {
 	}
 }
 
-// TestRoomForkAndRejoin: "Explore on my own" opens the room's state as a private
-// page (its query, trained=N replayed): the same arrays as the room's, to the bit;
-// the fork changes things and the room does not move; the instructor counts the
-// explorer; "Back to the class" follows again.
+// TestRoomForkAndRejoin: a follower forks the room (its page's socket names the room
+// with fork=CODE): its own session starts from a copy of the room's run, trained
+// weights and step included, without a single training step taken again; the fork
+// changes, the room does not; and back in the class the follower gets the room's
+// snapshot, byte for byte as before.
 func TestRoomForkAndRejoin(t *testing.T) {
-	_, ts := roomServer(t, Options{})
+	s, ts := roomServer(t, Options{})
 	created, secret := startRoom(t, ts, "tiny")
 	lead := leadDial(t, ts, "/lessons/tiny/ws?hidden=6&seed=4", created.Code, secret)
 	until(t, lead, "the first snapshot", isType(sim.SnapshotMessage))
@@ -553,12 +554,23 @@ func TestRoomForkAndRejoin(t *testing.T) {
 	roomSnap := got[len(got)-1]
 	until(t, lead, "one follower", roomCounts(1, 0))
 
-	// The fork: the page's own query, as room.js builds it from the follower's URL.
-	q := roomSnap.h.Params.Query() + fmt.Sprintf("&step=%d&trained=%d", roomSnap.h.Step, roomSnap.h.Trained)
-	fork := dialWith(t, ts, "/lessons/tiny/ws?"+q, nil)
-	forked := until(t, fork, "the forked model", func(h sim.Header) bool { return h.Type == sim.SnapshotMessage && h.Trained == 40 })
+	// The fork: the page's own query, as room.js builds it from the follower's URL
+	// (trained=N stays for sharing), and the room's code.
+	inUse := s.memory.inUse()
+	trainedBefore := tinyTrainSteps.Load()
+	fork := dialWith(t, ts, "/lessons/tiny/ws?"+forkQuery(roomSnap.h, created.Code), nil)
+	forked := until(t, fork, "the forked model", isType(sim.SnapshotMessage))
+	if len(forked) != 1 || forked[0].h.Trained != 40 || forked[0].h.Session == "" || forked[0].h.Seq != 1 {
+		t.Fatalf("the fork's first message: %+v (after %d others), want a snapshot trained 40, seq 1, with a session of its own", forked[len(forked)-1].h, len(forked)-1)
+	}
+	if n := tinyTrainSteps.Load() - trainedBefore; n != 0 {
+		t.Fatalf("the fork took %d training steps, want none: it is a copy", n)
+	}
+	if charged, want := s.memory.inUse()-inUse, footprint(tinyLesson, true)+sessionOverhead; charged != want {
+		t.Errorf("the fork's session holds %d bytes of the budget, want %d (a trained run's footprint)", charged, want)
+	}
 	a, _ := sim.DecodeMessage(roomSnap.data)
-	b, _ := sim.DecodeMessage(forked[len(forked)-1].data)
+	b, _ := sim.DecodeMessage(forked[0].data)
 	if len(a.Arrays) == 0 || len(a.Arrays) != len(b.Arrays) {
 		t.Fatalf("the fork has %d arrays, the room %d", len(b.Arrays), len(a.Arrays))
 	}
@@ -570,11 +582,14 @@ func TestRoomForkAndRejoin(t *testing.T) {
 	if b.Header.Step != 5 {
 		t.Errorf("the fork is at step %d, want 5", b.Header.Step)
 	}
+	quiet(t, fork, 100*time.Millisecond) // no replay: no training progress, no error
 	explorer := dialWith(t, ts, "/rooms/"+created.Code+"/ws?explore=1", nil)
 	f.c.Close() // the page navigated to its fork
 	until(t, lead, "one explorer", roomCounts(0, 1))
 
-	// The fork is the student's own: it changes, the room does not.
+	// The fork is the student's own: it trains and changes, the room does not.
+	fork.do(t, sim.Command{Type: sim.TrainCommand, Steps: 3})
+	until(t, fork, "the fork trained on", func(h sim.Header) bool { return h.Type == sim.SnapshotMessage && h.Trained == 43 })
 	fork.do(t, sim.Command{Type: sim.SetCommand, Params: map[string]string{"hidden": "2"}})
 	until(t, fork, "the fork's new model", func(h sim.Header) bool { return h.Type == sim.SnapshotMessage && h.Params["hidden"] == "2" })
 	fork.do(t, stepCommand)
@@ -590,6 +605,125 @@ func TestRoomForkAndRejoin(t *testing.T) {
 		t.Errorf("back in the class, the snapshot differs from the one before the fork")
 	}
 	until(t, lead, "one follower again", roomCounts(1, 0))
+}
+
+// forkQuery is the query of a follower's fork socket, from the room's snapshot h.
+func forkQuery(h sim.Header, code string) string {
+	return h.Params.Query() + fmt.Sprintf("&step=%d&trained=%d&fork=%s", h.Step, h.Trained, code)
+}
+
+// TestRoomForkNoRetraining: students fork a run while the instructor trains it: each
+// fork is a copy of the run between two of the instructor's steps, and the only
+// training steps the server takes are the instructor's (none is taken again for a
+// fork), which carry on undisturbed.
+func TestRoomForkNoRetraining(t *testing.T) {
+	_, ts := roomServer(t, Options{})
+	created, secret := startRoom(t, ts, "tiny")
+	lead := leadDial(t, ts, "/lessons/tiny/ws?hidden=32&input="+strings.Repeat("abc", 20), created.Code, secret)
+	until(t, lead, "the first snapshot", isType(sim.SnapshotMessage))
+	const steps = 2000
+	before := tinyTrainSteps.Load()
+	lead.do(t, sim.Command{Type: sim.TrainCommand, Steps: steps})
+	until(t, lead, "training under way", isType(sim.TrainMessage))
+	for i := range 3 {
+		start := time.Now()
+		fork := dialWith(t, ts, "/lessons/tiny/ws?fork="+created.Code, nil)
+		got := until(t, fork, "the fork", isType(sim.SnapshotMessage))
+		h := got[len(got)-1].h
+		if len(got) != 1 || h.Trained <= 0 || h.Trained > steps || h.Params["hidden"] != "32" {
+			t.Fatalf("fork %d: trained %d at hidden=%s after %d messages; want the instructor's run, trained 1 to %d steps", i, h.Trained, h.Params["hidden"], len(got)-1, steps)
+		}
+		quiet(t, fork, 50*time.Millisecond) // paused, not training, nothing replayed
+		t.Logf("fork %d: a copy of the run at %d training steps in %v", i, h.Trained, time.Since(start))
+		fork.c.Close()
+	}
+	until(t, lead, "the end of training", func(h sim.Header) bool { return h.Type == sim.SnapshotMessage && h.Trained == steps })
+	if taken := tinyTrainSteps.Load() - before; taken != steps {
+		t.Errorf("the server took %d training steps, want the instructor's %d only", taken, steps)
+	}
+}
+
+// TestRoomForkFallback: a fork that cannot be honoured — a wrong code, a room on
+// another lesson — builds the page from its query (trained=N trained again) and says
+// why, in an error message after the first snapshot.
+func TestRoomForkFallback(t *testing.T) {
+	_, ts := roomServer(t, Options{})
+	created, secret := startRoom(t, ts, "tiny")
+	lead := leadDial(t, ts, "/lessons/tiny/ws", created.Code, secret)
+	until(t, lead, "the first snapshot", isType(sim.SnapshotMessage))
+	for _, c := range []struct {
+		name, path, why string
+		trained         int // the URL's trained=N, trained again
+	}{
+		{"a wrong code", "/lessons/tiny/ws?seed=3&trained=2&fork=ZZZZZZ", "there is no class with that code", 2},
+		{"another lesson", "/lessons/big/ws?fork=" + created.Code, "the class is on another lesson now", 0},
+	} {
+		p := dialWith(t, ts, c.path, nil)
+		got := until(t, p, c.name+": the reason", isType(sim.ErrorMessage))
+		msg, _ := got[len(got)-1].h.Meta["message"].(string)
+		if !strings.HasPrefix(msg, "The class's model could not be copied") || !strings.Contains(msg, c.why) {
+			t.Errorf("%s: the page is told %q, want why (%s)", c.name, msg, c.why)
+		}
+		if c.trained == 0 {
+			if got[0].h.Type != sim.SnapshotMessage {
+				t.Errorf("%s: the first message is a %s, want the snapshot built from the query", c.name, got[0].h.Type)
+			}
+		} else { // the first snapshot gave way to the trained one in the outbox, or comes before it
+			until(t, p, c.name+": the URL's model trained again", func(h sim.Header) bool { return h.Type == sim.SnapshotMessage && h.Trained == c.trained })
+		}
+		p.c.Close()
+	}
+}
+
+// TestRoomForkInstructorAway: while the instructor's page reconnects, a fork copies
+// the run the room keeps.
+func TestRoomForkInstructorAway(t *testing.T) {
+	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testCatalog, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, conns := dropper(t, s)
+	created, secret := startRoom(t, ts, "tiny")
+	lead := leadDial(t, ts, "/lessons/tiny/ws?seed=9", created.Code, secret)
+	until(t, lead, "the first snapshot", isType(sim.SnapshotMessage))
+	lead.do(t, sim.Command{Type: sim.TrainCommand, Steps: 7})
+	until(t, lead, "trained", func(h sim.Header) bool { return h.Type == sim.SnapshotMessage && h.Trained == 7 })
+	lead.do(t, sim.Command{Type: sim.SeekCommand, Step: 3})
+	until(t, lead, "step 3", func(h sim.Header) bool { return h.Type == sim.FrameMessage && h.Step == 3 })
+	f := dialWith(t, ts, "/rooms/"+created.Code+"/ws", nil)
+	until(t, f, "the snapshot", isType(sim.SnapshotMessage))
+	conns.closeAll()
+	until(t, f, "the instructor is reconnecting", func(h sim.Header) bool { return h.Type == roomMessage && h.Meta["instructor"] == "away" })
+
+	before := tinyTrainSteps.Load()
+	fork := dialWith(t, ts, "/lessons/tiny/ws?fork="+created.Code, nil)
+	got := until(t, fork, "the fork", isType(sim.SnapshotMessage))
+	if h := got[len(got)-1].h; h.Trained != 7 || h.Step != 3 || h.Params["seed"] != "9" || tinyTrainSteps.Load() != before {
+		t.Errorf("the fork of the kept run: trained %d, step %d, seed %s, %d steps retrained; want 7, 3, 9, none", h.Trained, h.Step, h.Params["seed"], tinyTrainSteps.Load()-before)
+	}
+	quiet(t, fork, 100*time.Millisecond)
+}
+
+// TestRoomForkFull: a fork the memory budget has no room for is refused with 1013 and
+// a reason that says so, before the room is asked; with room again, it opens.
+func TestRoomForkFull(t *testing.T) {
+	s, ts := roomServer(t, Options{})
+	created, secret := startRoom(t, ts, "tiny")
+	lead := leadDial(t, ts, "/lessons/tiny/ws", created.Code, secret)
+	until(t, lead, "the first snapshot", isType(sim.SnapshotMessage))
+	free := s.memory.limit - s.memory.inUse()
+	if !s.memory.take(free) {
+		t.Fatal("could not fill the budget")
+	}
+	p := dialWith(t, ts, "/lessons/tiny/ws?fork="+created.Code, nil)
+	var ce *websocket.CloseError
+	if err := p.closed(t); !errorsAs(err, &ce) || ce.Code != closeFull || ce.Text != closeForkFullText {
+		t.Fatalf("a fork on a full server: got %v, want 1013 %q", err, closeForkFullText)
+	}
+	s.memory.give(free)
+	p = dialWith(t, ts, "/lessons/tiny/ws?fork="+created.Code, nil)
+	until(t, p, "the fork", isType(sim.SnapshotMessage))
+	quiet(t, p, 100*time.Millisecond)
 }
 
 // dropper remembers the hijacked connections of the lesson sockets, to drop them as

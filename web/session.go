@@ -50,14 +50,22 @@ var upgrader = websocket.Upgrader{
 
 // Close codes and reasons for a session the server will not open.
 const (
-	closeFull     = websocket.CloseTryAgainLater // 1013: the page shows the reason and tries again
-	closeFullText = "the server is full: it has no memory for another lesson now; this page tries again by itself"
+	closeFull         = websocket.CloseTryAgainLater // 1013: the page shows the reason and tries again
+	closeFullText     = "the server is full: it has no memory for another lesson now; this page tries again by itself"
+	closeForkFullText = "the server is full: it has no memory for your own copy of the class's model now; this page tries again by itself"
 )
+
+// refuseFull closes a session the budget has no room for (closeFull, with why).
+func refuseFull(conn *websocket.Conn, text string) {
+	_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeFull, text), time.Now().Add(writeWait))
+	_ = conn.Close()
+}
 
 // lessonSocket serves GET /lessons/{slug}/ws: it builds the lesson's run from the
 // query (the page's state), or takes back the run its page left when the connection
-// dropped, and runs the session until the connection ends. A session is admitted
-// only while the server's memory budget has room for it.
+// dropped, or starts from a copy of a room's run (fork=CODE: a student exploring on
+// their own, room_fork.go), and runs the session until the connection ends. A
+// session is admitted only while the server's memory budget has room for it.
 func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.lesson(r.PathValue("slug"))
 	if !ok {
@@ -76,7 +84,8 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil && problem == nil {
 		problem = err
 	}
-	rm, refused := s.roomOfQuery(r, q) // room=CODE: the instructor's page leads a room (room.go)
+	rm, refused := s.roomOfQuery(r, q)       // room=CODE: the instructor's page leads a room (room.go)
+	forkFrom, forkErr := s.forkOfQuery(r, q) // fork=CODE: a student's own copy of a room's run (room_fork.go)
 	conn, err := upgrader.Upgrade(hijacker(w), r, nil)
 	if err != nil {
 		return // the upgrader has answered
@@ -93,6 +102,20 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	roomTrained := run != nil
+	charged, forked := false, false // the fork's memory is taken before the room is asked
+	if run == nil && forkFrom != nil {
+		copied, bytes, full, err := s.takeFork(r.Context(), forkFrom, l)
+		switch {
+		case full:
+			refuseFull(conn, closeForkFullText)
+			s.log.Warn("lesson websocket refused: the memory budget is full", "lesson", l.Slug, "fork", true, "in_use", s.memory.inUse())
+			return
+		case err != nil:
+			forkErr = err
+		default:
+			run, cost, roomTrained, charged, forked = copied, bytes, copied.Trained() > 0, true, true
+		}
+	}
 	if rm != nil { // the room's run, kept while this page reconnected
 		if held, bytes, trained, ok := rm.claim(l); !ok {
 			rm, refused = nil, noRoom.msg // it ended meanwhile
@@ -100,20 +123,25 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 			run, cost, roomTrained = held, bytes+sessionOverhead, trained
 		}
 	}
-	if !s.memory.take(cost) {
+	if !charged && !s.memory.take(cost) {
 		if run != nil { // not lost: it waits for a later try
 			s.parked.park(run.Session(), l.Slug, client, run, cost-sessionOverhead)
 		}
-		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(closeFull, closeFullText), time.Now().Add(writeWait))
-		_ = conn.Close()
+		refuseFull(conn, closeFullText)
 		s.log.Warn("lesson websocket refused: the memory budget is full", "lesson", l.Slug, "in_use", s.memory.inUse())
 		return
 	}
 	ss := newSession(s, conn, l, values, problem, start)
 	ss.run, ss.seen, ss.replay, ss.client, ss.charged = run, min(seen, sim.MaxSeq), replay, client, cost
 	ss.trainCharged = roomTrained // a parked run has trained, and was counted so
-	if run != nil {
+	switch {
+	case forked:
+		run.SetSession(ss.name) // a new page's run
+	case run != nil:
 		ss.name = run.Session() // the run keeps its name, so the page can come back again
+	}
+	if forkErr != nil {
+		ss.notice = &sim.CommandError{Msg: "the class's model could not be copied (" + forkErr.Error() + "), so this page starts from its link"}
 	}
 	if !s.sessions.add(ss) {
 		ss.closeWith(websocket.CloseGoingAway, "the server is shutting down")
@@ -157,6 +185,7 @@ type session struct {
 	start   int      // the step in the URL
 	seen    uint64   // the last seq the page drew before it reconnected, or 0
 	replay  int      // training steps the URL says the model had taken (trained=N), retaken on start
+	notice  error    // told after the first snapshot whatever the run: why a fork=CODE was not honoured
 	run     *sim.Run // a parked run the page reconnected to, or nil: build one from values
 	name    string   // the run's session name, for a page that reconnects
 	client  string   // the address the page connects from (clientOf), for parking
@@ -173,6 +202,7 @@ type session struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	commands chan incoming
+	forks    chan forkRequest // copies of the run asked for by students leaving the room it leads
 	box      *outbox
 
 	mu        sync.Mutex
@@ -184,7 +214,7 @@ func newSession(s *Server, conn *websocket.Conn, l *lessons.Lesson, v sim.Values
 	ctx, cancel := context.WithCancel(context.Background())
 	return &session{
 		srv: s, conn: conn, lesson: l, values: v, problem: problem, start: start, name: rand.Text(),
-		ctx: ctx, cancel: cancel, commands: make(chan incoming, commandBuffer), box: newOutbox(outboxSize),
+		ctx: ctx, cancel: cancel, commands: make(chan incoming, commandBuffer), forks: make(chan forkRequest, forkBuffer), box: newOutbox(outboxSize),
 		simDone: make(chan struct{}),
 	}
 }
@@ -282,9 +312,11 @@ func (ss *session) read() {
 }
 
 // simulate is the simulator goroutine, the only owner of the sim.Run: it answers
-// commands, ticks while playing, trains one step at a time between commands, and
-// puts every encoded message on the outbox. A panic in the lesson's model ends this
-// session only: the page gets an error message and close code 1011.
+// commands, ticks while playing, trains one step at a time between commands, copies
+// the run for the students who explore its room on their own (before its next
+// training turn: room_fork.go), and puts every encoded message on the outbox. A panic
+// in the lesson's model ends this session only: the page gets an error message and
+// close code 1011.
 func (ss *session) simulate() {
 	defer close(ss.simDone)
 	run := ss.run
@@ -354,6 +386,9 @@ func (ss *session) simulate() {
 	if ss.problem != nil && !send(run.Error(ss.problem)) {
 		return
 	}
+	if ss.notice != nil && !send(run.Error(ss.notice)) {
+		return
+	}
 	if ss.run == nil && ss.replay > 0 {
 		// The URL shows a model trained N steps: train it again, with the progress on screen.
 		if !send(ss.apply(run, incoming{cmd: sim.Command{Type: sim.TrainCommand, Steps: ss.replay}})...) {
@@ -370,6 +405,12 @@ func (ss *session) simulate() {
 		}
 	}()
 	for {
+		select { // a student waiting for a copy of the run goes before the next training turn
+		case req := <-ss.forks:
+			req.reply <- ss.forkOf(run)
+			continue
+		default:
+		}
 		tick := pace.follow(run)
 		var ready <-chan struct{} // a training turn's start; nil (never) unless training
 		switch {
@@ -393,7 +434,7 @@ func (ss *session) simulate() {
 				return
 			}
 		case <-ready:
-			for end := time.Now().Add(sim.TrainSlice); run.Training() && len(ss.commands) == 0 && time.Now().Before(end); {
+			for end := time.Now().Add(sim.TrainSlice); run.Training() && len(ss.commands) == 0 && len(ss.forks) == 0 && time.Now().Before(end); {
 				if !send(run.Continue()...) {
 					return
 				}
@@ -409,6 +450,8 @@ func (ss *session) simulate() {
 			}
 		case <-ss.roomWants(): // a follower joined late, or fell behind
 			ss.room.answer(ss, run)
+		case req := <-ss.forks: // a student explores on their own from this run
+			req.reply <- ss.forkOf(run)
 		}
 	}
 }

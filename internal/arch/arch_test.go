@@ -22,6 +22,7 @@ var mayImport = map[string][]string{
 	"internal/arch":    {},
 	"internal/docs":    {},
 	"internal/machine": {},
+	"internal/alias":   {},
 	"cmd/release":      {},
 	"data":             {"models"},
 	"check":            {"models"},

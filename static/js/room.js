@@ -10,9 +10,11 @@
 //             /rooms/{code}/ws, and it draws the instructor's messages. What it sends is
 //             refused by the server (the page's error banner says why), except resume.
 //   explorer  this tab forked the room ("Explore on my own"): a private lesson page at
-//             the room's state (its query, trained=N replayed by the server: the same
-//             weights), with a small socket to the room (explore=1) for its news, and
-//             "Back to the class".
+//             the room's state. Its first socket names the room (fork=CODE) and the
+//             server starts it from a copy of the room's run, trained weights and all,
+//             without training again; its URL is the room's query (trained=N included)
+//             so that it can be shared. A small socket to the room (explore=1) brings
+//             its news, and "Back to the class" follows again.
 //
 // What other modules use:
 //   open(root, { onMessage, onStatus })  the page's socket, in place of socket.js's
@@ -34,7 +36,7 @@ import { connect } from "./socket.js";
 import { wsURL } from "./url.js";
 import { tid } from "./dom.js";
 
-const STORE = "unroll.room"; // sessionStorage: this tab's room, {code, role: "lead" | "explorer", join}
+const STORE = "unroll.room"; // sessionStorage: this tab's room, {code, role: "lead" | "explorer", join, fork}
 
 let mine = { code: "", role: "" };
 let sock = null; // the proxy open returns
@@ -82,6 +84,9 @@ export function open(root, handlers) {
   const ui = createUI(slot);
   const seen = { session: "", seq: -1, params: {}, step: 0, trained: 0 }; // what the current socket showed
   let takeover = ""; // the private run's session and seq, named once by the lead socket that replaces it
+  // The room whose run the explorer's first socket copies (fork=CODE), until a snapshot
+  // has come: a reconnect then names its own session, and a reload its own URL.
+  let forkFrom = mine.role === "explorer" && mine.fork ? mine.code : "";
   let viewSent = false;
   let inner = null;
   let retired = null; // the socket reopen replaced, closed once the new one is live
@@ -91,6 +96,7 @@ export function open(root, handlers) {
     if (mine.role === "follower") return roomSocketURL(mine.code);
     let u = wsURL(slug);
     if (mine.role === "lead") u = withParam(u, `room=${mine.code}`);
+    if (forkFrom) u = withParam(u, `fork=${encodeURIComponent(forkFrom)}`);
     if (takeover) { u = withParam(u, takeover); takeover = ""; }
     return u;
   }
@@ -109,6 +115,10 @@ export function open(root, handlers) {
           if (h.session) seen.session = h.session;
           seen.params = h.params || {}; seen.trained = h.trained || 0; seen.step = h.step;
           if (mine.role === "lead" && !viewSent && Object.keys(view).length) proxy.sendView();
+          if (forkFrom) { // copied: from now on this page's own run
+            forkFrom = "";
+            if (mine.role === "explorer") { mine = { code: mine.code, role: "explorer" }; store(mine); }
+          }
         } else if (h.type === "frame") seen.step = h.step;
         handlers.onMessage(msg);
       },
@@ -174,14 +184,14 @@ export function open(root, handlers) {
     async endRoom() {
       await fetch(`/api/v1/rooms/${mine.code}/end`, { method: "POST" });
     },
-    explore() { // the room's state as this student's own page
-      const q = new URLSearchParams();
+    explore() { // the room's state as this student's own page: a copy of its run (fork=CODE)
+      const q = new URLSearchParams(); // the room's state, for the URL to share
       for (const k of Object.keys(seen.params).sort()) q.set(k, seen.params[k]);
       if (seen.step > 0) q.set("step", String(seen.step));
       if (seen.trained > 0) { q.set("trained", String(seen.trained)); q.set("trained_on", root.dataset.machine || ""); }
       if (view.present === true) q.set("present", "1"); // the instructor's view too (present.js reads it)
       if (typeof view.spot === "string" && view.spot) q.set("spot", view.spot);
-      if (!ended) store({ code: mine.code, role: "explorer" });
+      if (!ended) store({ code: mine.code, role: "explorer", fork: true }); // an ended room has no run: the URL's is trained again
       location.assign(`/lessons/${encodeURIComponent(slug)}?${q}`);
     },
     back() {
