@@ -56,8 +56,10 @@ func (m *FillBlank) Clone() *FillBlank {
 // it); the task and the vocabularies are shared. A translator without weights
 // (WithoutWeights) copies to one without weights.
 //
-// It is written against Translator's fields (Task, Config, Model, Src, Tgt) and
-// models.EncoderDecoder's; zoo's TestCloneKnowsEveryField fails when one is added.
+// It is written against Translator's fields (Task, Config, Model, Src, Tgt, and
+// minibatch, TrainStep's reused buffers, which the copy does not share: it makes its
+// own at its first step) and models.EncoderDecoder's; zoo's TestCloneKnowsEveryField
+// fails when one is added.
 func (tr *Translator) Clone(c *models.Copier) *Translator {
 	out := &Translator{Task: tr.Task, Config: tr.Config, Src: tr.Src, Tgt: tr.Tgt}
 	if tr.Model != nil {
