@@ -58,6 +58,8 @@ type GroupResult struct {
 
 	Messages   int      `json:"messages"`
 	Frames     int      `json:"frames"`
+	Snapshots  int      `json:"snapshots"` // in the window: a follower that fell behind is sent one
+	News       int      `json:"room_news"` // a room's room and view messages
 	Coalesced  int      `json:"coalesced"` // seq gaps: messages replaced by newer ones before they were sent
 	Unstamped  int      `json:"unstamped"` // frames without "sent"
 	Bad        int      `json:"bad"`       // messages against the protocol
@@ -67,6 +69,16 @@ type GroupResult struct {
 	FrameRate *Spread         `json:"frame_rate,omitempty"` // frames per second per client
 	Delay     DelayResult     `json:"delay"`
 	Training  *TrainingResult `json:"training,omitempty"`
+	Final     *FinalResult    `json:"final,omitempty"` // a room's followers
+}
+
+// FinalResult is the room's final state, as its instructor's page saw it after its
+// pause, and how many followers ended on it.
+type FinalResult struct {
+	Seq       uint64 `json:"seq"` // 0: the instructor's page did not settle
+	Step      int    `json:"step"`
+	Steps     int    `json:"steps"`
+	Followers int    `json:"followers"`
 }
 
 // Connect is how long a client took to connect: the websocket handshake and the first
@@ -188,8 +200,8 @@ func (r *Result) writeText(w io.Writer) {
 		for _, p := range g.Problems {
 			fmt.Fprintf(w, "  ! %s\n", p)
 		}
-		fmt.Fprintf(w, "  messages %d, frames %d, coalesced %d, unstamped %d, against the protocol %d, error messages %d\n",
-			g.Messages, g.Frames, g.Coalesced, g.Unstamped, g.Bad, g.Errors)
+		fmt.Fprintf(w, "  messages %d, frames %d, snapshots %d, room news %d, coalesced %d, unstamped %d, against the protocol %d, error messages %d\n",
+			g.Messages, g.Frames, g.Snapshots, g.News, g.Coalesced, g.Unstamped, g.Bad, g.Errors)
 		for _, e := range g.ErrorTexts {
 			fmt.Fprintf(w, "  error: %s\n", e)
 		}
@@ -204,6 +216,9 @@ func (r *Result) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  training steps per session: min %d, median %d, max %d; fair share %.1f (min = %.2f of it); %d in all, %.1f steps/s\n",
 				t.Min, t.Median, t.Max, t.FairShare, t.MinOverFair, t.Total, t.StepsPerSecond)
 			fmt.Fprintf(w, "  longest wait for progress per session: median %.2f s, max %.2f s\n", t.LongestWait.Median, t.LongestWait.Max)
+		}
+		if f := g.Final; f != nil {
+			fmt.Fprintf(w, "  on the instructor's final frame (seq %d, step %d of %d): %d of %d\n", f.Seq, f.Step, f.Steps, f.Followers, g.Clients)
 		}
 	}
 	fmt.Fprintln(w, "checks:")

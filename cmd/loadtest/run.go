@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"slices"
@@ -75,7 +76,11 @@ func (g *running) connect(ctx context.Context, ws string, w *window, readUntil t
 		dialers.Go(func() {
 			for i := range next {
 				began := time.Now()
-				conn, first, refused, err := dial(ctx, ws+g.path(i))
+				var hdr http.Header
+				if g.header != nil {
+					hdr = g.header(i)
+				}
+				conn, first, refused, err := dial(ctx, ws+g.path(i), hdr)
 				g.mu.Lock()
 				g.connectTimes.add(time.Since(began))
 				g.mu.Unlock()
@@ -136,15 +141,24 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	w := &window{}
 	readUntil := time.Now().Add(connectBudget + cfg.duration + readSlack)
 	cctx, cancel := context.WithTimeout(ctx, connectBudget)
+	defer cancel()
 	var readers sync.WaitGroup
-	for _, g := range groups { // one group after another: a later one may need an earlier one's (a room's followers)
-		g.connect(cctx, ws, w, readUntil, &readers)
-	}
-	cancel()
 	defer func() { // every client closed and every reader ended, whatever happened
 		closeAll(groups)
 		readers.Wait()
 	}()
+	for _, g := range groups { // one group after another: a later one may need an earlier one's (a room's followers)
+		if g.open != nil {
+			if err := g.open(cctx, srv.base); err != nil {
+				return nil, err
+			}
+		}
+		g.connect(cctx, ws, w, readUntil, &readers)
+		if g.required && slices.IndexFunc(g.clients, func(c *client) bool { return c != nil }) < 0 {
+			return nil, fmt.Errorf("loadtest: no %s client connected, and the run needs one: %s", g.name, strings.Join(g.problems, "; "))
+		}
+	}
+	cancel()
 
 	// The window.
 	serverCPU0, cpuErr := cpuTime(srv.pid)
@@ -206,6 +220,13 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	}
 	enders.Wait()
 	readers.Wait()
+	for _, g := range groups {
+		if g.close != nil {
+			if err := g.close(ctx, srv.base); err != nil {
+				g.problem("%v", err)
+			}
+		}
+	}
 	peak, peakErr := memory(srv.pid, "VmHWM")
 
 	if cpuErr == nil && peakErr == nil {
@@ -271,6 +292,8 @@ func summarize(g *running, start, end time.Time) *GroupResult {
 	var trained []int
 	var waits []float64
 	training := false
+	var room *roomRun // a room's followers: the room, and how many ended on its final state
+	onFinal := 0
 	for _, c := range g.clients {
 		if c == nil {
 			continue
@@ -285,6 +308,8 @@ func summarize(g *running, start, end time.Time) *GroupResult {
 		}
 		res.Messages += s.messages
 		res.Frames += s.frames
+		res.Snapshots += s.snapshots
+		res.News += s.news
 		res.Coalesced += s.coalesced
 		res.Unstamped += s.unstamped
 		res.Bad += s.bad
@@ -296,8 +321,15 @@ func summarize(g *running, start, end time.Time) *GroupResult {
 		}
 		all.merge(&s.delays)
 		res.Delay.WorstClientP99 = max(res.Delay.WorstClientP99, ms(s.delays.quantile(0.99)))
-		if _, ok := c.role.(player); ok {
+		switch r := c.role.(type) {
+		case player, *instructor:
 			rates = append(rates, float64(s.frames)/window.Seconds())
+		case follower:
+			rates = append(rates, float64(s.frames)/window.Seconds())
+			room = r.rm
+			if c.onFinal {
+				onFinal++
+			}
 		}
 		if _, ok := c.role.(trainer); ok {
 			training = true
@@ -312,6 +344,10 @@ func summarize(g *running, start, end time.Time) *GroupResult {
 			}
 			waits = append(waits, wait.Seconds())
 		}
+	}
+	if room != nil {
+		f := room.final
+		res.Final = &FinalResult{Seq: f.Seq, Step: f.Step, Steps: f.Steps, Followers: onFinal}
 	}
 	res.Delay.Samples = all.n
 	res.Delay.P50, res.Delay.P99, res.Delay.Max = ms(all.quantile(0.5)), ms(all.quantile(0.99)), ms(all.max)
