@@ -27,7 +27,8 @@ type Result struct {
 	} `json:"machine"`
 	Server    ServerResult `json:"server"`
 	Generator struct {
-		CPUPercent *float64 `json:"cpu_percent,omitempty"` // of one core, over the window
+		CPUPercent     *float64 `json:"cpu_percent,omitempty"`      // of one core, over the window
+		CPUWaitPercent *float64 `json:"cpu_wait_percent,omitempty"` // as ServerResult's
 	} `json:"generator"`
 	Groups []*GroupResult `json:"groups"`
 	Checks []Check        `json:"checks"`
@@ -35,13 +36,17 @@ type Result struct {
 
 // ServerResult is what the server's process did over the window.
 type ServerResult struct {
-	URL         string   `json:"url"`
-	Started     bool     `json:"started"`               // this run built and started it
-	CPUPercent  *float64 `json:"cpu_percent,omitempty"` // user + system, of one core, over the window
-	PeakRSSMiB  *float64 `json:"peak_rss_mib,omitempty"`
-	RSSMiB      *float64 `json:"rss_mib,omitempty"` // at the window's end
-	Unavailable string   `json:"unavailable,omitempty"`
-	LogWarnings int      `json:"log_warnings"` // WARN and ERROR lines of a server it started
+	URL        string   `json:"url"`
+	Started    bool     `json:"started"`               // this run built and started it
+	CPUPercent *float64 `json:"cpu_percent,omitempty"` // user + system, of one core, over the window
+	// CPUWaitPercent is the time its threads were ready to run but waited for a
+	// processor, over the window, in % of it (schedstat): 100 % is a thread's worth
+	// of waiting throughout.
+	CPUWaitPercent *float64 `json:"cpu_wait_percent,omitempty"`
+	PeakRSSMiB     *float64 `json:"peak_rss_mib,omitempty"`
+	RSSMiB         *float64 `json:"rss_mib,omitempty"` // at the window's end
+	Unavailable    string   `json:"unavailable,omitempty"`
+	LogWarnings    int      `json:"log_warnings"` // WARN and ERROR lines of a server it started
 }
 
 // GroupResult sums up one group's clients.
@@ -179,8 +184,15 @@ func (r *Result) writeText(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "  CPU and RSS %s\n", s.Unavailable)
 	}
+	if c := s.CPUWaitPercent; c != nil {
+		fmt.Fprintf(w, "  its threads waited for a processor %.0f %% of the window (ready to run, while others ran)\n", *c)
+	}
 	if c := r.Generator.CPUPercent; c != nil {
-		fmt.Fprintf(w, "load generator: CPU %.0f %% of one core\n", *c)
+		fmt.Fprintf(w, "load generator: CPU %.0f %% of one core", *c)
+		if c := r.Generator.CPUWaitPercent; c != nil {
+			fmt.Fprintf(w, ", waited for a processor %.0f %%", *c)
+		}
+		fmt.Fprintln(w)
 	}
 	if b := r.Machine.BusyPercent; b != nil {
 		other := *b

@@ -163,6 +163,8 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	// The window.
 	serverCPU0, cpuErr := cpuTime(srv.pid)
 	selfCPU0, selfErr := cpuTime(os.Getpid())
+	serverWait0, serverWaitErr := cpuWait(srv.pid)
+	selfWait0, selfWaitErr := cpuWait(os.Getpid())
 	allCPU0, allErr := machineCPU()
 	w.start = time.Now()
 	w.open.Store(true)
@@ -200,6 +202,8 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	r.Seconds = end.Sub(w.start).Seconds()
 	serverCPU1, _ := cpuTime(srv.pid)
 	selfCPU1, _ := cpuTime(os.Getpid())
+	serverWait1, _ := cpuWait(srv.pid)
+	selfWait1, _ := cpuWait(os.Getpid())
 	allCPU1, _ := machineCPU()
 	rss, _ := memory(srv.pid, "VmRSS")
 
@@ -238,6 +242,14 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	if selfErr == nil {
 		cpu := 100 * (selfCPU1 - selfCPU0).Seconds() / r.Seconds
 		r.Generator.CPUPercent = &cpu
+	}
+	if serverWaitErr == nil {
+		wait := 100 * (serverWait1 - serverWait0).Seconds() / r.Seconds
+		r.Server.CPUWaitPercent = &wait
+	}
+	if selfWaitErr == nil {
+		wait := 100 * (selfWait1 - selfWait0).Seconds() / r.Seconds
+		r.Generator.CPUWaitPercent = &wait
 	}
 	if allErr == nil {
 		cpu := 100 * (allCPU1 - allCPU0).Seconds() / r.Seconds
