@@ -95,8 +95,10 @@ func checkRoom(t *testing.T, r *Result, while string) {
 		t.Errorf("the slowest follower got %.1f frames/s, the worst p99 delay was %.1f ms (the machine's own wake-ups up to %.0f ms late), with %s",
 			f.FrameRate.Min, f.Delay.WorstClientP99, r.Machine.Wakeup.Max, while)
 	}
-	// The same frames: a follower may get fewer (its outbox coalesces them), never more.
-	if f.Frames > f.Clients*in.Frames || f.Frames < f.Clients*in.Frames/2 {
+	// The same frames: a follower may get fewer (its outbox coalesces them), never more
+	// but for one in flight as the window opened (its page read it after the
+	// instructor's) and one as it closed.
+	if f.Frames > f.Clients*(in.Frames+2) || f.Frames < f.Clients*in.Frames/2 {
 		t.Errorf("%d followers got %d frames in all, the instructor's page %d", f.Clients, f.Frames, in.Frames)
 	}
 	if f.Final == nil || f.Final.Seq == 0 || f.Final.Followers != f.Clients {
