@@ -50,6 +50,7 @@ func (cfg config) check() error {
 type running struct {
 	group
 	clients  []*client
+	opened   bool // open has run and close has not
 	refused  int
 	failed   int
 	problems []string
@@ -143,15 +144,21 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	cctx, cancel := context.WithTimeout(ctx, connectBudget)
 	defer cancel()
 	var readers sync.WaitGroup
-	defer func() { // every client closed and every reader ended, whatever happened
+	defer func() { // every client closed and every reader ended, whatever happened, and every room ended
 		closeAll(groups)
 		readers.Wait()
+		for _, g := range groups {
+			if g.opened {
+				_ = g.close(context.Background(), srv.base) // the run has failed already
+			}
+		}
 	}()
 	for _, g := range groups { // one group after another: a later one may need an earlier one's (a room's followers)
 		if g.open != nil {
 			if err := g.open(cctx, srv.base); err != nil {
 				return nil, err
 			}
+			g.opened = g.close != nil
 		}
 		g.connect(cctx, ws, w, readUntil, &readers)
 		if g.required && slices.IndexFunc(g.clients, func(c *client) bool { return c != nil }) < 0 {
@@ -225,7 +232,8 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	enders.Wait()
 	readers.Wait()
 	for _, g := range groups {
-		if g.close != nil {
+		if g.opened {
+			g.opened = false
 			if err := g.close(ctx, srv.base); err != nil {
 				g.problem("%v", err)
 			}
