@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,20 @@ const (
 	readSlack    = 30 * time.Second // how long past the window's end a client keeps reading (the end phase is shorter)
 	closeWait    = 2 * time.Second  // the server's echo of our close frame
 	readBufBytes = 4 << 10          // a gru frame is ~0.6 KB, a seq2seq progress message a few KB
+	// maxLeading bounds the room and view messages a socket may send before its first
+	// snapshot: a room's socket sends its news first, and they coalesce in its outbox.
+	maxLeading = 16
 )
+
+// A room's own messages (docs/protocol.md, "Rooms"): they carry the seq of the last
+// run message the room published and never advance it.
+const (
+	roomMessage sim.MessageType = "room"
+	viewMessage sim.MessageType = "view"
+)
+
+// roomNews reports whether t is one of a room's own messages.
+func roomNews(t sim.MessageType) bool { return t == roomMessage || t == viewMessage }
 
 // header is what the load generator reads of a server message's JSON header
 // (docs/protocol.md); the arrays are not decoded.
@@ -41,6 +55,7 @@ type header struct {
 		Done    int    `json:"done"` // train: steps taken of "of"
 		Of      int    `json:"of"`
 		Message string `json:"message"`
+		Ended   string `json:"ended"` // room: why it has ended (or refused this page)
 	} `json:"meta"`
 }
 
@@ -66,6 +81,8 @@ func parseHeader(b []byte) (header, error) {
 type clientStats struct {
 	messages   int           // every server message in the window
 	frames     int           // frame messages in the window
+	snapshots  int           // snapshots in the window: a follower that fell behind gets one
+	news       int           // a room's room and view messages in the window
 	coalesced  int           // seq numbers skipped: messages the server replaced with newer ones
 	unstamped  int           // frames without "sent": their delay is unknown
 	bad        int           // messages that do not follow docs/protocol.md (undecodable, seq going back)
@@ -76,7 +93,7 @@ type clientStats struct {
 	longestGap time.Duration // the longest time without a train message in the window
 	lastTrain  time.Time     // the last train message (or the window's start)
 	finished   bool          // a train message said the command was done ("done" = "of")
-	last       header        // the last message's header
+	last       header        // the last message's header (a room's news aside)
 	lastSeq    uint64
 	dropped    error // why reading ended, when it was not our close
 }
@@ -96,6 +113,14 @@ type client struct {
 	wmu     sync.Mutex    // data messages are sent by the run (begin, end) and the reader (a player's replay)
 	done    chan struct{} // closed when the reader has ended
 	stats   clientStats
+
+	// latest is the last run message's header, window open or not, and moved is
+	// signalled after each: what a role's end waits on (a room's final frame).
+	latest atomic.Pointer[header]
+	moved  chan struct{}
+	// onFinal: the role's end found the room's final frame on this follower (set by
+	// end, read once every client has ended).
+	onFinal bool
 }
 
 // window is the measurement window all clients share: messages are counted while it
@@ -105,13 +130,16 @@ type window struct {
 	start time.Time // set before open
 }
 
-// dial opens a websocket to url and reads the first message: the snapshot (first is
-// its header), or the server's 1013 "full" close (refused reports true).
-func dial(ctx context.Context, url string) (conn *websocket.Conn, first header, refused bool, err error) {
+// dial opens a websocket to url, sending hdr with the handshake (nil: none), and
+// reads the first snapshot (first is its header), after the room and view messages a
+// room's socket sends before it; or the server's 1013 "full" close (refused reports
+// true). A room message that says the room refused this page is an error: the page
+// would go on as a private one.
+func dial(ctx context.Context, url string, hdr http.Header) (conn *websocket.Conn, first header, refused bool, err error) {
 	d := websocket.Dialer{HandshakeTimeout: handshakeWait, ReadBufferSize: readBufBytes, WriteBufferSize: readBufBytes}
 	ctx, cancel := context.WithTimeout(ctx, handshakeWait)
 	defer cancel()
-	conn, resp, err := d.DialContext(ctx, url, nil)
+	conn, resp, err := d.DialContext(ctx, url, hdr)
 	if err != nil {
 		if resp != nil {
 			return nil, first, false, fmt.Errorf("loadtest: %s: %v (HTTP %d)", url, err, resp.StatusCode)
@@ -119,25 +147,37 @@ func dial(ctx context.Context, url string) (conn *websocket.Conn, first header, 
 		return nil, first, false, fmt.Errorf("loadtest: %s: %w", url, err)
 	}
 	_ = conn.SetReadDeadline(time.Now().Add(firstWait))
-	_, data, err := conn.ReadMessage()
-	if err != nil {
-		conn.Close()
-		var ce *websocket.CloseError
-		if errors.As(err, &ce) && ce.Code == websocket.CloseTryAgainLater {
-			return nil, first, true, nil
+	for range maxLeading + 1 {
+		_, data, err := conn.ReadMessage()
+		if err != nil {
+			conn.Close()
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) && ce.Code == websocket.CloseTryAgainLater {
+				return nil, first, true, nil
+			}
+			return nil, first, false, fmt.Errorf("loadtest: %s: the first message: %w", url, err)
 		}
-		return nil, first, false, fmt.Errorf("loadtest: %s: the first message: %w", url, err)
-	}
-	if first, err = parseHeader(data); err != nil || first.Type != sim.SnapshotMessage {
+		first, err = parseHeader(data)
+		switch {
+		case err == nil && first.Type == roomMessage && first.Meta.Ended != "":
+			conn.Close()
+			return nil, first, false, fmt.Errorf("loadtest: %s: the room refused the page: %s", url, first.Meta.Ended)
+		case err == nil && roomNews(first.Type):
+			continue
+		case err == nil && first.Type == sim.SnapshotMessage:
+			return conn, first, false, nil
+		}
 		conn.Close()
 		return nil, first, false, fmt.Errorf("loadtest: %s: the first message is %q (%v), want a snapshot", url, first.Type, err)
 	}
-	return conn, first, false, nil
+	conn.Close()
+	return nil, first, false, fmt.Errorf("loadtest: %s: %d room messages and no snapshot", url, maxLeading+1)
 }
 
 func newClient(id int, conn *websocket.Conn, first header, r role, w *window) *client {
-	c := &client{id: id, conn: conn, first: first, role: r, window: w, done: make(chan struct{})}
+	c := &client{id: id, conn: conn, first: first, role: r, window: w, done: make(chan struct{}), moved: make(chan struct{}, 1)}
 	c.stats.lastSeq, c.stats.last = first.Seq, first
+	c.latest.Store(&first)
 	return c
 }
 
@@ -174,19 +214,40 @@ func (c *client) read(until time.Time) {
 			continue
 		}
 		h, err := parseHeader(data)
+		if err == nil && roomNews(h.Type) {
+			// Numbered with the last seq the room published, which may trail a frame
+			// already queued for the instructor's page: no order to check.
+			if c.window.open.Load() {
+				s.messages++
+				s.news++
+			}
+			continue
+		}
 		if err != nil || (s.lastSeq != 0 && h.Seq <= s.lastSeq) {
 			s.bad++
 			continue
 		}
+		skipped := 0
 		if s.lastSeq != 0 {
-			s.coalesced += int(h.Seq - s.lastSeq - 1)
+			skipped = int(h.Seq - s.lastSeq - 1)
 		}
 		s.lastSeq, s.last = h.Seq, h
+		if h.Type != sim.ErrorMessage { // an error answers this page's command: not the run's
+			latest := h
+			c.latest.Store(&latest)
+			select {
+			case c.moved <- struct{}{}:
+			default:
+			}
+		}
 		if !c.window.open.Load() {
 			continue
 		}
 		s.messages++
+		s.coalesced += skipped // within the window (a room's end replaces the pause's frame with a snapshot)
 		switch h.Type {
+		case sim.SnapshotMessage:
+			s.snapshots++
 		case sim.FrameMessage:
 			s.frames++
 			if h.Sent == 0 {

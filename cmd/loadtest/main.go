@@ -3,18 +3,21 @@
 // does, a bounded number of them for a bounded time. It reports, per group of
 // clients, the frame delay (the frame's "sent" against the time it arrived: p50, p99,
 // max), the frames coalesced (seq gaps), the frames per second, the training steps each
-// session took against its fair share, and the server's CPU and peak RSS (from
-// /proc, on Linux), then checks the targets.
+// session took against its fair share, whether a room's followers ended on its
+// instructor's final frame, and the server's CPU and peak RSS (from /proc, on Linux),
+// then checks the targets.
 //
 //	go run ./cmd/loadtest                           # scenario "sessions": 300 gru players, 30 s
-//	go run ./cmd/loadtest -scenario train           # 60 seq2seq trainers and one player, 60 s
+//	go run ./cmd/loadtest -scenario room            # one room: its instructor and 500 followers, 30 s
+//	go run ./cmd/loadtest -scenario train           # 60 seq2seq trainers beside a room of 30, 60 s
 //	go run ./cmd/loadtest -scenario a -clients 20 -duration 3s -json
 //	go run ./cmd/loadtest -server http://127.0.0.1:8080 -pid 4242
 //
 // Without -server it builds ./cmd/server into a temporary folder, runs it on a free
 // port of 127.0.0.1 and stops it at the end (run it inside the unroll module). All
-// clients connect from 127.0.0.1: the server limits nothing per address but parked
-// runs, and a run closes every socket normally, so nothing parks.
+// clients connect from 127.0.0.1: the server limits per address only parked runs and
+// rooms (4), a run closes every socket normally, so nothing parks, and it ends the
+// room it created.
 //
 // The exit status is 0 when every check passed, 1 when one failed, 2 when the run
 // could not be made.

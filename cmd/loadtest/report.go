@@ -27,7 +27,8 @@ type Result struct {
 	} `json:"machine"`
 	Server    ServerResult `json:"server"`
 	Generator struct {
-		CPUPercent *float64 `json:"cpu_percent,omitempty"` // of one core, over the window
+		CPUPercent     *float64 `json:"cpu_percent,omitempty"`      // of one core, over the window
+		CPUWaitPercent *float64 `json:"cpu_wait_percent,omitempty"` // as ServerResult's
 	} `json:"generator"`
 	Groups []*GroupResult `json:"groups"`
 	Checks []Check        `json:"checks"`
@@ -35,13 +36,17 @@ type Result struct {
 
 // ServerResult is what the server's process did over the window.
 type ServerResult struct {
-	URL         string   `json:"url"`
-	Started     bool     `json:"started"`               // this run built and started it
-	CPUPercent  *float64 `json:"cpu_percent,omitempty"` // user + system, of one core, over the window
-	PeakRSSMiB  *float64 `json:"peak_rss_mib,omitempty"`
-	RSSMiB      *float64 `json:"rss_mib,omitempty"` // at the window's end
-	Unavailable string   `json:"unavailable,omitempty"`
-	LogWarnings int      `json:"log_warnings"` // WARN and ERROR lines of a server it started
+	URL        string   `json:"url"`
+	Started    bool     `json:"started"`               // this run built and started it
+	CPUPercent *float64 `json:"cpu_percent,omitempty"` // user + system, of one core, over the window
+	// CPUWaitPercent is the time its threads were ready to run but waited for a
+	// processor, over the window, in % of it (schedstat): 100 % is a thread's worth
+	// of waiting throughout.
+	CPUWaitPercent *float64 `json:"cpu_wait_percent,omitempty"`
+	PeakRSSMiB     *float64 `json:"peak_rss_mib,omitempty"`
+	RSSMiB         *float64 `json:"rss_mib,omitempty"` // at the window's end
+	Unavailable    string   `json:"unavailable,omitempty"`
+	LogWarnings    int      `json:"log_warnings"` // WARN and ERROR lines of a server it started
 }
 
 // GroupResult sums up one group's clients.
@@ -58,6 +63,8 @@ type GroupResult struct {
 
 	Messages   int      `json:"messages"`
 	Frames     int      `json:"frames"`
+	Snapshots  int      `json:"snapshots"` // in the window: a follower that fell behind is sent one
+	News       int      `json:"room_news"` // a room's room and view messages
 	Coalesced  int      `json:"coalesced"` // seq gaps: messages replaced by newer ones before they were sent
 	Unstamped  int      `json:"unstamped"` // frames without "sent"
 	Bad        int      `json:"bad"`       // messages against the protocol
@@ -67,6 +74,16 @@ type GroupResult struct {
 	FrameRate *Spread         `json:"frame_rate,omitempty"` // frames per second per client
 	Delay     DelayResult     `json:"delay"`
 	Training  *TrainingResult `json:"training,omitempty"`
+	Final     *FinalResult    `json:"final,omitempty"` // a room's followers
+}
+
+// FinalResult is the room's final state, as its instructor's page saw it after its
+// pause, and how many followers ended on it.
+type FinalResult struct {
+	Seq       uint64 `json:"seq"` // 0: the instructor's page did not settle
+	Step      int    `json:"step"`
+	Steps     int    `json:"steps"`
+	Followers int    `json:"followers"`
 }
 
 // Connect is how long a client took to connect: the websocket handshake and the first
@@ -167,8 +184,15 @@ func (r *Result) writeText(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "  CPU and RSS %s\n", s.Unavailable)
 	}
+	if c := s.CPUWaitPercent; c != nil {
+		fmt.Fprintf(w, "  its threads waited for a processor %.0f %% of the window (ready to run, while others ran)\n", *c)
+	}
 	if c := r.Generator.CPUPercent; c != nil {
-		fmt.Fprintf(w, "load generator: CPU %.0f %% of one core\n", *c)
+		fmt.Fprintf(w, "load generator: CPU %.0f %% of one core", *c)
+		if c := r.Generator.CPUWaitPercent; c != nil {
+			fmt.Fprintf(w, ", waited for a processor %.0f %%", *c)
+		}
+		fmt.Fprintln(w)
 	}
 	if b := r.Machine.BusyPercent; b != nil {
 		other := *b
@@ -188,8 +212,8 @@ func (r *Result) writeText(w io.Writer) {
 		for _, p := range g.Problems {
 			fmt.Fprintf(w, "  ! %s\n", p)
 		}
-		fmt.Fprintf(w, "  messages %d, frames %d, coalesced %d, unstamped %d, against the protocol %d, error messages %d\n",
-			g.Messages, g.Frames, g.Coalesced, g.Unstamped, g.Bad, g.Errors)
+		fmt.Fprintf(w, "  messages %d, frames %d, snapshots %d, room news %d, coalesced %d, unstamped %d, against the protocol %d, error messages %d\n",
+			g.Messages, g.Frames, g.Snapshots, g.News, g.Coalesced, g.Unstamped, g.Bad, g.Errors)
 		for _, e := range g.ErrorTexts {
 			fmt.Fprintf(w, "  error: %s\n", e)
 		}
@@ -204,6 +228,9 @@ func (r *Result) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  training steps per session: min %d, median %d, max %d; fair share %.1f (min = %.2f of it); %d in all, %.1f steps/s\n",
 				t.Min, t.Median, t.Max, t.FairShare, t.MinOverFair, t.Total, t.StepsPerSecond)
 			fmt.Fprintf(w, "  longest wait for progress per session: median %.2f s, max %.2f s\n", t.LongestWait.Median, t.LongestWait.Max)
+		}
+		if f := g.Final; f != nil {
+			fmt.Fprintf(w, "  on the instructor's final frame (seq %d, step %d of %d): %d of %d\n", f.Seq, f.Step, f.Steps, f.Followers, g.Clients)
 		}
 	}
 	fmt.Fprintln(w, "checks:")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"slices"
@@ -49,6 +50,7 @@ func (cfg config) check() error {
 type running struct {
 	group
 	clients  []*client
+	opened   bool // open has run and close has not
 	refused  int
 	failed   int
 	problems []string
@@ -75,7 +77,11 @@ func (g *running) connect(ctx context.Context, ws string, w *window, readUntil t
 		dialers.Go(func() {
 			for i := range next {
 				began := time.Now()
-				conn, first, refused, err := dial(ctx, ws+g.path(i))
+				var hdr http.Header
+				if g.header != nil {
+					hdr = g.header(i)
+				}
+				conn, first, refused, err := dial(ctx, ws+g.path(i), hdr)
 				g.mu.Lock()
 				g.connectTimes.add(time.Since(began))
 				g.mu.Unlock()
@@ -136,19 +142,36 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	w := &window{}
 	readUntil := time.Now().Add(connectBudget + cfg.duration + readSlack)
 	cctx, cancel := context.WithTimeout(ctx, connectBudget)
+	defer cancel()
 	var readers sync.WaitGroup
-	for _, g := range groups { // one group after another: a later one may need an earlier one's (a room's followers)
-		g.connect(cctx, ws, w, readUntil, &readers)
-	}
-	cancel()
-	defer func() { // every client closed and every reader ended, whatever happened
+	defer func() { // every client closed and every reader ended, whatever happened, and every room ended
 		closeAll(groups)
 		readers.Wait()
+		for _, g := range groups {
+			if g.opened {
+				_ = g.close(context.Background(), srv.base) // the run has failed already
+			}
+		}
 	}()
+	for _, g := range groups { // one group after another: a later one may need an earlier one's (a room's followers)
+		if g.open != nil {
+			if err := g.open(cctx, srv.base); err != nil {
+				return nil, err
+			}
+			g.opened = g.close != nil
+		}
+		g.connect(cctx, ws, w, readUntil, &readers)
+		if g.required && slices.IndexFunc(g.clients, func(c *client) bool { return c != nil }) < 0 {
+			return nil, fmt.Errorf("loadtest: no %s client connected, and the run needs one: %s", g.name, strings.Join(g.problems, "; "))
+		}
+	}
+	cancel()
 
 	// The window.
 	serverCPU0, cpuErr := cpuTime(srv.pid)
 	selfCPU0, selfErr := cpuTime(os.Getpid())
+	serverWait0, serverWaitErr := cpuWait(srv.pid)
+	selfWait0, selfWaitErr := cpuWait(os.Getpid())
 	allCPU0, allErr := machineCPU()
 	w.start = time.Now()
 	w.open.Store(true)
@@ -186,6 +209,8 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	r.Seconds = end.Sub(w.start).Seconds()
 	serverCPU1, _ := cpuTime(srv.pid)
 	selfCPU1, _ := cpuTime(os.Getpid())
+	serverWait1, _ := cpuWait(srv.pid)
+	selfWait1, _ := cpuWait(os.Getpid())
 	allCPU1, _ := machineCPU()
 	rss, _ := memory(srv.pid, "VmRSS")
 
@@ -206,6 +231,14 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	}
 	enders.Wait()
 	readers.Wait()
+	for _, g := range groups {
+		if g.opened {
+			g.opened = false
+			if err := g.close(ctx, srv.base); err != nil {
+				g.problem("%v", err)
+			}
+		}
+	}
 	peak, peakErr := memory(srv.pid, "VmHWM")
 
 	if cpuErr == nil && peakErr == nil {
@@ -217,6 +250,14 @@ func run(ctx context.Context, cfg config, log io.Writer) (*Result, error) {
 	if selfErr == nil {
 		cpu := 100 * (selfCPU1 - selfCPU0).Seconds() / r.Seconds
 		r.Generator.CPUPercent = &cpu
+	}
+	if serverWaitErr == nil {
+		wait := 100 * (serverWait1 - serverWait0).Seconds() / r.Seconds
+		r.Server.CPUWaitPercent = &wait
+	}
+	if selfWaitErr == nil {
+		wait := 100 * (selfWait1 - selfWait0).Seconds() / r.Seconds
+		r.Generator.CPUWaitPercent = &wait
 	}
 	if allErr == nil {
 		cpu := 100 * (allCPU1 - allCPU0).Seconds() / r.Seconds
@@ -271,6 +312,8 @@ func summarize(g *running, start, end time.Time) *GroupResult {
 	var trained []int
 	var waits []float64
 	training := false
+	var room *roomRun // a room's followers: the room, and how many ended on its final state
+	onFinal := 0
 	for _, c := range g.clients {
 		if c == nil {
 			continue
@@ -285,6 +328,8 @@ func summarize(g *running, start, end time.Time) *GroupResult {
 		}
 		res.Messages += s.messages
 		res.Frames += s.frames
+		res.Snapshots += s.snapshots
+		res.News += s.news
 		res.Coalesced += s.coalesced
 		res.Unstamped += s.unstamped
 		res.Bad += s.bad
@@ -296,8 +341,15 @@ func summarize(g *running, start, end time.Time) *GroupResult {
 		}
 		all.merge(&s.delays)
 		res.Delay.WorstClientP99 = max(res.Delay.WorstClientP99, ms(s.delays.quantile(0.99)))
-		if _, ok := c.role.(player); ok {
+		switch r := c.role.(type) {
+		case player, *instructor:
 			rates = append(rates, float64(s.frames)/window.Seconds())
+		case follower:
+			rates = append(rates, float64(s.frames)/window.Seconds())
+			room = r.rm
+			if c.onFinal {
+				onFinal++
+			}
 		}
 		if _, ok := c.role.(trainer); ok {
 			training = true
@@ -312,6 +364,10 @@ func summarize(g *running, start, end time.Time) *GroupResult {
 			}
 			waits = append(waits, wait.Seconds())
 		}
+	}
+	if room != nil {
+		f := room.final
+		res.Final = &FinalResult{Seq: f.Seq, Step: f.Step, Steps: f.Steps, Followers: onFinal}
 	}
 	res.Delay.Samples = all.n
 	res.Delay.P50, res.Delay.P99, res.Delay.Max = ms(all.quantile(0.5)), ms(all.quantile(0.99)), ms(all.max)

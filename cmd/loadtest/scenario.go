@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -25,8 +27,8 @@ const (
 
 // A scenario is one load the issue names: groups of clients that each do one thing,
 // and the targets their results must meet. The table below is the generator's whole
-// repertoire; a new scenario (a room and its followers, issue 12's (b)) is one more
-// entry with its groups, a role for what its clients do, and its targets.
+// repertoire; a new scenario is one more entry with its groups, a role for what its
+// clients do, and its targets.
 type scenario struct {
 	name     string        // the -scenario value
 	issue    string        // the issue's letter for it
@@ -51,6 +53,14 @@ type group struct {
 	count int
 	path  func(i int) string // client i's socket: /lessons/{slug}/ws?{query}
 	role  func() role        // a fresh role per client
+	// header, if set, is sent with client i's handshake (a room's cookie).
+	header func(i int) http.Header
+	// open, if set, runs before the group connects (it creates the room its path
+	// names), and close after every client of the run has closed (it ends the room);
+	// base is the server's URL.
+	open, close func(ctx context.Context, base string) error
+	// required: the run cannot go on without one of its clients (the room's instructor).
+	required bool
 }
 
 // role is what one client does: it starts its load when the window opens (begin),
@@ -79,21 +89,38 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "train", issue: "c", clients: 60, duration: 60 * time.Second,
-		about: fmt.Sprintf("students press Train (%d steps) on seq2seq from scratch at once, while one page plays gru at %d steps/s (the instructor's, until rooms exist)", trainSteps, playSpeed),
+		name: "room", issue: "b", clients: 500, duration: 30 * time.Second,
+		about: fmt.Sprintf("one room: its instructor plays gru at %d steps/s, its followers draw the same frames", playSpeed),
 		groups: func(n int) []group {
-			return []group{
-				{name: "trainers", count: n, path: seq2seqScratchPath, role: newTrainer},
-				{name: "instructor", count: 1, path: gruPath, role: newPlayer},
-			}
+			return newRoomRun(roomLesson).groups(n)
 		},
 		targets: func(r *Result) []Check {
-			t, in := r.group("trainers"), r.group("instructor")
+			f := r.group("followers")
+			return []Check{
+				delayBelow("every follower's p99 frame delay", f, f.Delay.WorstClientP99),
+				framesKeptUp(f),
+				everyFollowerOnFinal(f),
+				rssBelow(r),
+			}
+		},
+	},
+	{
+		name: "train", issue: "c", clients: 60, duration: 60 * time.Second,
+		about: fmt.Sprintf("students press Train (%d steps) on seq2seq from scratch at once, while an instructor's room of %d followers plays gru at %d steps/s",
+			trainSteps, classFollowers, playSpeed),
+		groups: func(n int) []group {
+			return append([]group{{name: "trainers", count: n, path: seq2seqScratchPath, role: newTrainer}},
+				newRoomRun(roomLesson).groups(classFollowers)...)
+		},
+		targets: func(r *Result) []Check {
+			t, in, f := r.group("trainers"), r.group("instructor"), r.group("followers")
 			return []Check{
 				everyTrainerProgressed(t),
 				fairShare(t),
 				delayBelow("the instructor's p99 frame delay", in, in.Delay.P99),
-				framesKeptUp(in),
+				delayBelow("every follower's p99 frame delay", f, f.Delay.WorstClientP99),
+				framesKeptUp(f),
+				everyFollowerOnFinal(f),
 			}
 		},
 	},
@@ -202,6 +229,17 @@ func everyTrainerProgressed(g *GroupResult) Check {
 	}
 	c.Got = fmt.Sprintf("the slowest took %d steps", g.Training.Min)
 	c.Status = verdict(g.Training.Min > 0 && g.Connected == g.Clients)
+	return c
+}
+
+func everyFollowerOnFinal(g *GroupResult) Check {
+	c := Check{Name: "every follower ends on the instructor's final frame"}
+	if g.Final == nil || g.Final.Seq == 0 {
+		c.Got, c.Status = "the instructor's page did not settle on a final frame", fail
+		return c
+	}
+	c.Got = fmt.Sprintf("%d of %d followers (seq %d, step %d of %d)", g.Final.Followers, g.Clients, g.Final.Seq, g.Final.Step, g.Final.Steps)
+	c.Status = verdict(g.Final.Followers == g.Clients)
 	return c
 }
 

@@ -200,6 +200,37 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * time.Second / clockTicks, nil
 }
 
+// cpuWait is the time a process's threads have spent runnable but waiting for a
+// processor (the second field of each /proc/PID/task/TID/schedstat, in ns): what the
+// rest of the machine took from it. A thread that has exited is no longer counted, and
+// Go's seldom do.
+func cpuWait(pid int) (time.Duration, error) {
+	if pid == 0 {
+		return 0, errNoProc
+	}
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, errNoProc
+	}
+	var wait int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread has just exited
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			return 0, fmt.Errorf("loadtest: %s is %q", t, b)
+		}
+		n, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("loadtest: %s: %q", t, f[1])
+		}
+		wait += n
+	}
+	return time.Duration(wait), nil
+}
+
 // machineCPU is the CPU time all of the machine's processors have been busy (not
 // idle, not waiting for I/O) since boot, from /proc/stat: over a window, what the
 // server and the load generator used plus everything else that ran meanwhile.
