@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,37 +21,18 @@ type follower struct {
 	box     *outbox
 	explore bool
 	ctx     context.Context
-	cancel  context.CancelFunc
 
 	// waiting belongs to the fanout (its mutex): the follower needs a snapshot
 	// before frames. lastSeq is the seq of the last run message it was given.
 	waiting bool
 	lastSeq atomic.Uint64
 
-	mu        sync.Mutex
-	closeCode int
-	closeText string
+	closer // cancel (ends the reader and the writer) and the close frame
 }
 
 func newFollower(conn *websocket.Conn, explore bool) *follower {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &follower{conn: conn, box: newOutbox(outboxSize), explore: explore, ctx: ctx, cancel: cancel}
-}
-
-// closeWith chooses the close frame (the first choice wins) and ends the connection.
-func (fl *follower) closeWith(code int, text string) {
-	fl.mu.Lock()
-	if fl.closeCode == 0 {
-		fl.closeCode, fl.closeText = code, text
-	}
-	fl.mu.Unlock()
-	fl.cancel()
-}
-
-func (fl *follower) closing() (int, string) {
-	fl.mu.Lock()
-	defer fl.mu.Unlock()
-	return fl.closeCode, fl.closeText
+	return &follower{conn: conn, box: newOutbox(outboxSize), explore: explore, ctx: ctx, closer: closer{cancel: cancel}}
 }
 
 // followRefused is the answer to a follower's command that would change the room.

@@ -200,21 +200,17 @@ type session struct {
 	trainCharged bool
 
 	ctx      context.Context
-	cancel   context.CancelFunc
+	closer   // cancel (ends the goroutines) and the close frame the writer sends
 	commands chan incoming
 	forks    chan forkRequest // copies of the run asked for by students leaving the room it leads
 	box      *outbox
-
-	mu        sync.Mutex
-	closeCode int // the close frame the writer sends; 0 = none chosen yet
-	closeText string
 }
 
 func newSession(s *Server, conn *websocket.Conn, l *lessons.Lesson, v sim.Values, problem error, start int) *session {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &session{
 		srv: s, conn: conn, lesson: l, values: v, problem: problem, start: start, name: rand.Text(),
-		ctx: ctx, cancel: cancel, commands: make(chan incoming, commandBuffer), forks: make(chan forkRequest, forkBuffer), box: newOutbox(outboxSize),
+		ctx: ctx, closer: closer{cancel: cancel}, commands: make(chan incoming, commandBuffer), forks: make(chan forkRequest, forkBuffer), box: newOutbox(outboxSize),
 		simDone: make(chan struct{}),
 	}
 }
@@ -227,20 +223,30 @@ func (ss *session) parkOnExit() bool {
 	return code == 0 || code == closeReplaced
 }
 
-// closeWith chooses the close frame (the first choice wins) and ends the session.
-func (ss *session) closeWith(code int, text string) {
-	ss.mu.Lock()
-	if ss.closeCode == 0 {
-		ss.closeCode, ss.closeText = code, text
-	}
-	ss.mu.Unlock()
-	ss.cancel()
+// closer ends a connection's goroutines (cancel, its context's) and keeps the close
+// frame its writer sends: a lesson session's and a room follower's.
+type closer struct {
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	code   int // 0 = none chosen yet
+	text   string
 }
 
-func (ss *session) closing() (int, string) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.closeCode, ss.closeText
+// closeWith chooses the close frame (the first choice wins) and ends the connection.
+func (c *closer) closeWith(code int, text string) {
+	c.mu.Lock()
+	if c.code == 0 {
+		c.code, c.text = code, text
+	}
+	c.mu.Unlock()
+	c.cancel()
+}
+
+// closing is the close frame chosen, code 0 when none is.
+func (c *closer) closing() (int, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.code, c.text
 }
 
 // serve starts the three goroutines and returns when all have ended and the connection
