@@ -37,7 +37,9 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   let fitted = ""; // the spotlight and window size the spotlit panel's zoom was fitted for
   let passes = 0;
 
-  function apply(how) {
+  // apply shows the view; how is the history entry it makes (none when null), and
+  // tell says whether it changed (listeners hear it) or only the window did.
+  function apply(how, tell = true) {
     root.classList.toggle("present", view.present);
     root.classList.toggle("spotlit", view.spot !== "");
     root.dataset.spot = view.spot;
@@ -46,7 +48,6 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     button.textContent = view.present ? "Exit presenter" : "Present";
     const staged = view.present || view.spot !== "";
     setZoom(staged ? stageZoom() : 1);
-    const box = $(".panels").getBoundingClientRect();
     // the spotlit panel's equations: those with its symbol (links.js ties the two)
     const spot = panels.find((p) => p.id === view.spot);
     for (const eq of $$(".equation")) eq.classList.toggle("eq-spot", Boolean(spot?.symbol && $(`.sym-${CSS.escape(spot.symbol)}`, eq)));
@@ -63,7 +64,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     requestAnimationFrame(() => $$(".equation[data-tex]").forEach(fitEquation)); // the equations' column changed width
     schedule();
     if (how) writeURL(how);
-    for (const f of listeners) f({ ...view });
+    if (tell) for (const f of listeners) f({ ...view });
   }
 
   function set(changes, how = "push") {
@@ -105,9 +106,9 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   let resizeTimer = 0;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { if (view.present || view.spot) apply(null); }, 100);
+    resizeTimer = setTimeout(() => { if (view.present || view.spot) apply(null, false); }, 100);
   });
-  apply(null);
+  apply(null, false);
 
   // afterDraw fits the stage after a drawing: in presenter mode the panels that do not
   // fit leave it for the strip; a spotlit panel's zoom grows until it fills the stage.
