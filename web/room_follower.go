@@ -127,45 +127,8 @@ func (fl *follower) refuse(command, msg string) {
 	offer(fl.box, sim.Encoded{Type: sim.ErrorMessage, Seq: seq, Data: sim.EncodeMessage(nil, sim.Header{Type: sim.ErrorMessage, Seq: seq, Meta: meta}, nil)})
 }
 
-// write is the only goroutine that writes to the connection: the outbox's messages
-// and pings, each under a deadline, and the close frame when the connection ends.
+// write is the follower's writer goroutine (writeOut); the room message that says why
+// it closes comes before the close frame.
 func (fl *follower) write() {
-	defer fl.cancel()
-	ping := time.NewTicker(pingPeriod)
-	defer ping.Stop()
-	flush := func(deadline time.Time) bool {
-		for {
-			m, ok := fl.box.pop()
-			if !ok {
-				return true
-			}
-			if deadline.IsZero() {
-				_ = fl.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			}
-			if err := fl.conn.WriteMessage(websocket.BinaryMessage, m.Data); err != nil {
-				return false
-			}
-		}
-	}
-	for {
-		select {
-		case <-fl.box.ready:
-			if !flush(time.Time{}) {
-				return
-			}
-		case <-ping.C:
-			if err := fl.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
-				return
-			}
-		case <-fl.ctx.Done():
-			code, text := fl.closing()
-			if code > 0 {
-				end := time.Now().Add(writeWait) // one deadline for all: shutdown waits for us
-				_ = fl.conn.SetWriteDeadline(end)
-				flush(end) // the room message that says why comes before the close
-				_ = fl.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
-			}
-			return
-		}
-	}
+	writeOut(fl.ctx, fl.conn, fl.box, &fl.closer, func(int) bool { return true })
 }

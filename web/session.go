@@ -512,43 +512,57 @@ func (p *pacer) stop() {
 	}
 }
 
-// write is the writer goroutine, the only one that writes to the connection: it sends
-// the outbox's messages and pings, each under a deadline, and the close frame when the
-// session ends. A failed write ends the session.
+// write is the session's writer goroutine (writeOut); before the close frame it sends
+// only the error message of a failed model (code 1011).
 func (ss *session) write() {
-	defer ss.cancel()
+	writeOut(ss.ctx, ss.conn, ss.box, &ss.closer, func(code int) bool { return code == websocket.CloseInternalServerErr })
+}
+
+// writeOut is a connection's writer goroutine, a lesson session's or a room
+// follower's, the only one that writes to conn: it sends box's messages and pings,
+// each under a deadline, until ctx ends. Then, when a close frame was chosen (c), it
+// sends first the messages still queued if flushFirst(code) says they must precede it,
+// all within one writeWait (shutdown waits for it), and the frame. A failed write ends
+// the connection.
+func writeOut(ctx context.Context, conn *websocket.Conn, box *outbox, c *closer, flushFirst func(code int) bool) {
+	defer c.cancel()
 	ping := time.NewTicker(pingPeriod)
 	defer ping.Stop()
-	flush := func() bool {
+	flush := func(end time.Time) bool { // end: one deadline for all, or zero for writeWait each
 		for {
-			m, ok := ss.box.pop()
+			m, ok := box.pop()
 			if !ok {
 				return true
 			}
-			_ = ss.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := ss.conn.WriteMessage(websocket.BinaryMessage, m.Data); err != nil {
+			deadline := end
+			if deadline.IsZero() {
+				deadline = time.Now().Add(writeWait)
+			}
+			_ = conn.SetWriteDeadline(deadline)
+			if err := conn.WriteMessage(websocket.BinaryMessage, m.Data); err != nil {
 				return false
 			}
 		}
 	}
 	for {
 		select {
-		case <-ss.box.ready:
-			if !flush() {
+		case <-box.ready:
+			if !flush(time.Time{}) {
 				return
 			}
 		case <-ping.C:
-			if err := ss.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
 				return
 			}
-		case <-ss.ctx.Done():
-			code, text := ss.closing()
-			if code == websocket.CloseInternalServerErr && !flush() { // the error message first
+		case <-ctx.Done():
+			code, text := c.closing()
+			if code <= 0 { // none chosen, or already sent (noCloseFrame)
 				return
 			}
-			if code > 0 {
-				_ = ss.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
+			if flushFirst(code) && !flush(time.Now().Add(writeWait)) {
+				return
 			}
+			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
 			return
 		}
 	}
