@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -81,40 +80,22 @@ func (fl *follower) serve(rm *room) {
 		fl.read(rm)
 	}()
 	fl.write()
-	select {
-	case <-readerDone: // the page answered the close
-	case <-time.After(closeGrace):
-	}
-	_ = fl.conn.Close() // unblocks the reader if the page did not answer
-	<-readerDone
+	awaitReader(fl.conn, readerDone)
 }
 
-// read reads the follower's commands: a resume (its page missed frames) gets a
-// fresh snapshot; anything that would change the room is refused, and the room is
-// unchanged.
+// read reads the follower's commands (readFrom): a resume (its page missed frames)
+// gets a fresh snapshot; anything that would change the room is refused, and the room
+// is unchanged.
 func (fl *follower) read(rm *room) {
-	defer fl.cancel()
-	c := fl.conn
-	c.SetReadLimit(sim.MaxCommandBytes)
-	_ = c.SetReadDeadline(time.Now().Add(pongWait))
-	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(pongWait)) })
-	for {
-		typ, data, err := c.ReadMessage()
-		if err != nil {
-			var ce *websocket.CloseError
-			if errors.Is(err, websocket.ErrReadLimit) || (errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure) {
-				fl.closeWith(noCloseFrame, "")
-			}
-			return
-		}
-		_ = c.SetReadDeadline(time.Now().Add(pongWait))
+	readFrom(fl.conn, &fl.closer, func(typ int, data []byte) bool {
 		cmd, err := sim.DecodeCommand(data)
 		if typ == websocket.TextMessage && err == nil && cmd.Type == sim.ResumeCommand {
 			rm.resync(fl)
-			continue
+		} else {
+			fl.refuse(string(cmd.Type), followRefused)
 		}
-		fl.refuse(string(cmd.Type), followRefused)
-	}
+		return true
+	})
 }
 
 // refuse queues an error message for this follower only.

@@ -262,45 +262,21 @@ func (ss *session) serve() {
 	wg.Go(ss.write)
 	<-ss.ctx.Done()
 	wg.Wait() // the writer has sent the close frame (or the connection is broken)
-	select {
-	case <-readerDone: // the page answered the close
-	case <-time.After(closeGrace):
-	}
-	_ = ss.conn.Close() // unblocks the reader if the page did not answer
-	<-readerDone
+	awaitReader(ss.conn, readerDone)
 }
 
-// read is the reader goroutine: it reads commands (at most sim.MaxCommandBytes each),
-// decodes them and hands them to the simulator. The read deadline moves forward with
-// every pong and every message. Any read error ends the session.
+// read is the reader goroutine (readFrom): it decodes each command and hands it to
+// the simulator; a view command of a room's instructor goes to the room.
 func (ss *session) read() {
-	defer ss.cancel()
-	c := ss.conn
-	c.SetReadLimit(sim.MaxCommandBytes)
-	_ = c.SetReadDeadline(time.Now().Add(pongWait))
-	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(pongWait)) })
-	for {
-		typ, data, err := c.ReadMessage()
-		if err != nil {
-			var ce *websocket.CloseError
-			switch {
-			case errors.Is(err, websocket.ErrReadLimit): // gorilla has sent 1009
-				ss.closeWith(noCloseFrame, "")
-			case errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure: // gorilla has echoed the page's close
-				ss.closeWith(noCloseFrame, "")
-			}
-			return
-		}
-		_ = c.SetReadDeadline(time.Now().Add(pongWait))
+	readFrom(ss.conn, &ss.closer, func(typ int, data []byte) bool {
 		var in incoming
 		if typ == websocket.TextMessage {
 			if ss.room != nil { // the instructor's view for the followers
 				if handled, err := ss.room.command(ss, data); handled {
-					if err != nil {
-						in.err = &sim.CommandError{Command: "view", Msg: err.Error()}
-					} else {
-						continue
+					if err == nil {
+						return true
 					}
+					in.err = &sim.CommandError{Command: "view", Msg: err.Error()}
 				}
 			}
 			if in.err == nil {
@@ -311,10 +287,50 @@ func (ss *session) read() {
 		}
 		select {
 		case ss.commands <- in:
+			return true
 		case <-ss.ctx.Done():
+			return false
+		}
+	})
+}
+
+// readFrom is a connection's reader goroutine, a lesson session's or a room
+// follower's: it reads messages of at most sim.MaxCommandBytes and hands each to each,
+// until each returns false or a read fails (which ends the connection). The read
+// deadline moves forward with every pong and every message. A message over the limit
+// and the page's own close are answered by gorilla (1009, or the echo of the close), so
+// no close frame of ours follows them.
+func readFrom(conn *websocket.Conn, c *closer, each func(typ int, data []byte) bool) {
+	defer c.cancel()
+	conn.SetReadLimit(sim.MaxCommandBytes)
+	_ = conn.SetReadDeadline(time.Now().Add(pongWait))
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	for {
+		typ, data, err := conn.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			if errors.Is(err, websocket.ErrReadLimit) || (errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure) {
+				c.closeWith(noCloseFrame, "")
+			}
+			return
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(pongWait))
+		if !each(typ, data) {
 			return
 		}
 	}
+}
+
+// awaitReader waits, once the writer has sent the close frame, up to closeGrace for
+// the page's answer (the reader ends), then closes conn, which unblocks a reader whose
+// page did not answer, and waits for the reader to end.
+func awaitReader(conn *websocket.Conn, readerDone <-chan struct{}) {
+	select {
+	case <-readerDone:
+	case <-time.After(closeGrace):
+	}
+	_ = conn.Close()
+	<-readerDone
 }
 
 // simulate is the simulator goroutine, the only owner of the sim.Run: it answers
