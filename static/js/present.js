@@ -35,6 +35,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   const listeners = [];
   const help = tid("keys-help");
   let fitted = ""; // the spotlight and window size the spotlit panel's zoom was fitted for
+  let sorted = ""; // the stage's and the drawings' sizes when offstage last sorted the panels
   let passes = 0;
 
   // apply shows the view; how is the history entry it makes (none when null), and
@@ -60,7 +61,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
       delete p.canvas.dataset.maxHeight;
     }
     if (staged) stageHeight();
-    fitted = ""; passes = 0;
+    fitted = ""; passes = 0; sorted = "";
     requestAnimationFrame(() => $$(".equation[data-tex]").forEach(fitEquation)); // the equations' column changed width
     schedule();
     if (how) writeURL(how);
@@ -118,8 +119,15 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     if (!view.present || view.spot) {
       for (const p of panels) p.el.classList.remove("offstage");
       strip.hidden = true;
-    } else if (offstage(panels, strip)) {
-      schedule(); // a panel came back on the stage: draw it
+    } else {
+      // Sorting the panels lays the page out once for each: only when a drawing's size
+      // or the stage's changed since the last sort, not on every frame of a play.
+      const box = $(".panels");
+      const key = `${box.clientWidth}×${box.clientHeight} ${panels.map((p) => `${p.canvas?.style.width}/${p.canvas?.style.height}`).join(" ")}`;
+      if (key !== sorted) {
+        sorted = key;
+        if (offstage(panels, strip)) schedule(); // a panel came back on the stage: draw it
+      }
     }
     if (view.spot) fitSpot();
   }
