@@ -99,11 +99,17 @@ type wireCommand struct {
 // type's field present and in range, no other fields, nothing after the object.
 // Every error is a *CommandError.
 func DecodeCommand(b []byte) (Command, error) {
+	if len(b) > MaxCommandBytes {
+		return Command{}, &CommandError{Msg: fmt.Sprintf("the command is %d bytes long; the limit is %d", len(b), MaxCommandBytes)}
+	}
+	return parseCommand(b)
+}
+
+// parseCommand is DecodeCommand without the length limit: the limit is on what a client
+// sends, and a command Go re-encodes may be longer (json.Marshal writes < as \u003c).
+func parseCommand(b []byte) (Command, error) {
 	bad := func(cmd, format string, args ...any) (Command, error) {
 		return Command{}, &CommandError{Command: cmd, Msg: fmt.Sprintf(format, args...)}
-	}
-	if len(b) > MaxCommandBytes {
-		return bad("", "the command is %d bytes long; the limit is %d", len(b), MaxCommandBytes)
 	}
 	var w wireCommand
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -106,7 +106,7 @@ func FuzzDecodeCommand(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted %q but cannot re-encode: %v", b, err)
 		}
-		c2, err := DecodeCommand(again)
+		c2, err := parseCommand(again) // the re-encoding may pass the wire limit (< becomes \u003c)
 		if err != nil || !reflect.DeepEqual(c, c2) {
 			t.Fatalf("round trip of %q: got %+v, %v; want %+v", b, c2, err, c)
 		}
