@@ -29,8 +29,9 @@ var mayImport = map[string][]string{
 	"zoo":              {"data", "models"},
 	"lessons":          {"zoo", "data", "sim", "models"},
 	"templates":        {"lessons", "zoo", "data", "sim", "models"},
-	"web":              {"templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
-	"cmd/server":       {"web", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
+	"exports":          {"figures", "lessons", "zoo", "data", "sim", "models"},
+	"web":              {"exports", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
+	"cmd/server":       {"web", "exports", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
 	"cmd/train":        {"zoo", "data", "models"},
 	"cmd/loadtest":     {"sim"}, // a client of the server, over its websockets: never web
 }

@@ -1,0 +1,116 @@
+package exports
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"unroll/figures"
+	"unroll/lessons"
+)
+
+// figureOf draws one panel kind: the panel's figure in view v.
+type figureOf func(v View, p lessons.Panel) (figures.Figure, error)
+
+// kinds lists what each panel kind exports; a kind missing here has no export yet.
+var kinds = map[lessons.PanelKind]figureOf{}
+
+// Exportable reports whether panel p of its lesson can be exported.
+func Exportable(p lessons.Panel) bool {
+	_, ok := kinds[p.Kind]
+	return ok
+}
+
+// Panel is panel p's figure in view v: what the page's panel shows at v's step, from
+// the same arrays, on the same fixed scale.
+func Panel(v View, p lessons.Panel) (figures.Figure, error) {
+	f, ok := kinds[p.Kind]
+	if !ok {
+		return figures.Figure{}, fmt.Errorf("exports: the %s panel %q cannot be exported yet", p.Kind, p.ID)
+	}
+	return f(v, p)
+}
+
+// Find is lesson l's panel with the given ID, and whether it has one.
+func Find(l *lessons.Lesson, id string) (lessons.Panel, bool) {
+	i := slices.IndexFunc(l.Panels, func(p lessons.Panel) bool { return p.ID == id })
+	if i < 0 {
+		return lessons.Panel{}, false
+	}
+	return l.Panels[i], true
+}
+
+// inlineMath finds the TeX between \( and \) in a title.
+var inlineMath = regexp.MustCompile(`\\\((.*?)\\\)`)
+
+// Text is a page title or label (prose with inline TeX between \( and \)) as a
+// figure's text: the TeX between $ signs, which figures typesets with sub- and
+// superscripts, and literal dollar signs escaped.
+func Text(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range inlineMath.FindAllStringSubmatchIndex(s, -1) {
+		b.WriteString(strings.ReplaceAll(s[last:m[0]], "$", `\$`))
+		b.WriteString("$" + s[m[2]:m[3]] + "$")
+		last = m[1]
+	}
+	b.WriteString(strings.ReplaceAll(s[last:], "$", `\$`))
+	return b.String()
+}
+
+// scaleOf is the panel's fixed value range, if its contract has one.
+func scaleOf(v View, p lessons.Panel) ([]float64, bool) {
+	c := v.Lesson.Contract(p)
+	return c.Scale, len(c.Scale) == 2
+}
+
+// fitted is the page's fitted scale for values without a fixed one: their range, made
+// symmetric around 0 when they change sign, widened by 1 when flat.
+func fitted(values []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range values {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	if !(lo <= hi) {
+		return 0, 1
+	}
+	if lo < 0 && hi > 0 {
+		m := max(-lo, hi)
+		lo, hi = -m, m
+	}
+	if lo == hi {
+		lo, hi = lo-1, hi+1
+	}
+	return lo, hi
+}
+
+// rangeOf is the panel's fixed scale, else the values' fitted one.
+func rangeOf(v View, p lessons.Panel, values []float64) (lo, hi float64) {
+	if s, ok := scaleOf(v, p); ok {
+		return s[0], s[1]
+	}
+	return fitted(values)
+}
+
+// stepTitle is the figure's title: the panel's, with the step it shows.
+func stepTitle(v View, p lessons.Panel) string {
+	title := Text(p.Title)
+	if v.Step() > 0 {
+		title += " — step " + strconv.Itoa(v.Step()) + " of " + strconv.Itoa(v.Steps)
+	}
+	return title
+}
+
+// legendOf is the name of the panel's i-th array in legends: its Legend entry, else
+// the array's label.
+func legendOf(v View, p lessons.Panel, i int) string {
+	if i < len(p.Legend) && p.Legend[i] != "" {
+		return Text(p.Legend[i])
+	}
+	return Text(v.label(p.Arrays[i]))
+}
