@@ -16,7 +16,13 @@ import (
 type figureOf func(v View, p lessons.Panel) (figures.Figure, error)
 
 // kinds lists what each panel kind exports; a kind missing here has no export yet.
-var kinds = map[lessons.PanelKind]figureOf{}
+var kinds = map[lessons.PanelKind]figureOf{
+	lessons.Heatmap:   heatmapFigure,
+	lessons.Alignment: alignmentFigure,
+	lessons.Line:      lineFigure,
+	lessons.Bars:      barsFigure,
+	lessons.Scatter:   scatterFigure,
+}
 
 // Exportable reports whether panel p of its lesson can be exported.
 func Exportable(p lessons.Panel) bool {

@@ -141,6 +141,25 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 		}
 		xs, ys = append(xs, x), append(ys, y)
 		legend = append(legend, s.Label)
+		if s.Marker {
+			var marks plotter.XYs
+			for _, pt := range pts {
+				if pt.Y != 0 {
+					marks = append(marks, pt)
+				}
+			}
+			if len(marks) == 0 {
+				continue
+			}
+			sc, err := plotter.NewScatter(marks)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: okabeIto[i%len(okabeIto)], Radius: vg.Points(5), Shape: draw.TriangleGlyph{}}
+			pl.Add(sc)
+			pl.Legend.Add(s.Label, sc)
+			continue
+		}
 		if f.Points {
 			if err := addPoints(pl, s, pts, okabeIto[i%len(okabeIto)], i); err != nil {
 				return nil, err
@@ -166,6 +185,15 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 		// widen the range to [y−1, y+1], which reaches 0 on a log axis: widen it by a decade.
 		pl.Y.Min, pl.Y.Max = pl.Y.Min/math.Sqrt(10), pl.Y.Max*math.Sqrt(10)
 	}
+	if len(f.XRange) == 2 {
+		pl.X.Min, pl.X.Max = f.XRange[0], f.XRange[1]
+	}
+	if len(f.YRange) == 2 { // the page's fixed axis: a 1 % dip stays a 1 % dip
+		pl.Y.Min, pl.Y.Max = f.YRange[0], f.YRange[1]
+	}
+	if f.Now > 0 {
+		pl.Add(nowLine{x: f.Now})
+	}
 	if wholeAxis(xs, pl.X.Min, pl.X.Max) {
 		pl.X.Tick.Marker = wholeTicks{}
 	}
@@ -186,7 +214,9 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 			leg.Draw(side)
 			return
 		}
-		makeLegendRoom(pl, c, legend, f.LogY)
+		if len(f.YRange) != 2 {
+			makeLegendRoom(pl, c, legend, f.LogY)
+		}
 		if !f.LogY && wholeAxis(ys, pl.Y.Min, pl.Y.Max) {
 			pl.Y.Tick.Marker = wholeTicks{}
 		}
@@ -220,4 +250,18 @@ func makeLegendRoom(pl *plot.Plot, c draw.Canvas, labels []string, logY bool) {
 	} else {
 		pl.Y.Max += headroom * (pl.Y.Max - pl.Y.Min)
 	}
+}
+
+// nowLine is the current step on a figure of curves: a vertical line at x, as the
+// pages draw it.
+type nowLine struct{ x float64 }
+
+func (n nowLine) Plot(c draw.Canvas, pl *plot.Plot) {
+	tx, _ := pl.Transforms(&c)
+	x := tx(n.x)
+	if x < c.Min.X || x > c.Max.X {
+		return
+	}
+	sty := draw.LineStyle{Color: color.RGBA{0x1d, 0x24, 0x30, 0xff}, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+	c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)
 }

@@ -7,6 +7,7 @@ package figures
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"image/color"
 	"io"
 	"strings"
@@ -36,6 +37,8 @@ const (
 	PNG Format = "png"
 	SVG Format = "svg"
 	PDF Format = "pdf"
+	// raster is no file: encode returns the RGBA pixels, an animation's frame (Raster).
+	raster Format = "rgba"
 )
 
 // contentTypes maps each format to its media type.
@@ -69,8 +72,16 @@ type Figure struct {
 	// the legend goes beside the scatter.
 	Points bool
 	Series []Series
+	// XRange fixes the x axis to [lo, hi]: a page's whole time axis (nil: from the data).
+	XRange []float64
+	// YRange fixes the y axis to [lo, hi] where the page fixes it (nil: from the data).
+	YRange []float64
+	// Now marks the current step: a vertical line at x = Now on curves (0: none).
+	Now float64
 	// Grid, when set, is drawn as a heatmap with a colour bar instead of Series.
 	Grid *Grid
+	// Bars, when set, is drawn as a bar chart instead of Series.
+	Bars *Bars
 }
 
 // Series is one curve of a Figure (or one set of points). Points whose x or y is not
@@ -79,15 +90,24 @@ type Series struct {
 	Label  string // in the legend
 	X, Y   []float64
 	Labels []string // optional, for Points figures: a label per point ("" for none)
+	// Marker draws the series as a mark at each point whose y is not 0 (where BPTT
+	// clipped), not as a line.
+	Marker bool
 }
 
 // Grid is a heatmap: Values[r][c] coloured on the fixed scale [Lo, Hi] (the pages'
 // viridis), rows labelled top to bottom and columns left to right, as given (the
 // PDF's fonts have no ␣: a label shows a space some other way).
+//
+// A scale that runs from below 0 to above it is drawn with the diverging map (the
+// pages' rule); a NaN cell (not computed yet, or a gap between blocks) is left white.
 type Grid struct {
 	Rows, Cols []string
 	Values     [][]float64
 	Lo, Hi     float64
+	// Mark frames column Mark−1, the current time step, and MarkRow row MarkRow−1,
+	// the current step of a matrix that grows a row a step (0: none).
+	Mark, MarkRow int
 }
 
 // Draw draws the figure in the given format and returns the file. The same figure
@@ -96,12 +116,20 @@ func Draw(f Figure, format Format) ([]byte, error) {
 	if f.Grid != nil {
 		return drawHeatmap(f, *f.Grid, format)
 	}
+	if f.Bars != nil {
+		return drawBars(f, *f.Bars, format)
+	}
 	return drawCurves(f, format)
 }
 
 // encode draws a figure with drawFigure onto a figureWidth × figureHeight canvas in
 // the given format, inside a white margin, and returns the file.
 func encode(format Format, drawFigure func(draw.Canvas)) ([]byte, error) {
+	if format == raster { // an animation's frame: the pixels, not a file
+		c := vgimg.NewWith(vgimg.UseWH(figureWidth, figureHeight), vgimg.UseDPI(figureDPI), vgimg.UseBackgroundColor(color.White))
+		drawFigure(draw.Crop(draw.New(c), figureMargin, -figureMargin, figureMargin, -figureMargin))
+		return c.Image().(*image.RGBA).Pix, nil
+	}
 	var canvas interface {
 		vg.CanvasSizer
 		io.WriterTo

@@ -25,6 +25,26 @@ func viridis() palette.ColorMap {
 	return cm
 }
 
+// diverging returns the pages' diverging scale for values around 0 (ColorBrewer's
+// RdBu: negative blue, zero white, positive red), a new one each call.
+func diverging() palette.ColorMap {
+	var stops []color.Color
+	for _, hex := range []uint32{0x2166ac, 0x4393c3, 0x92c5de, 0xd1e5f0, 0xf7f7f7, 0xfddbc7, 0xf4a582, 0xd6604d, 0xb2182b} {
+		stops = append(stops, color.RGBA{uint8(hex >> 16), uint8(hex >> 8), uint8(hex), 0xff})
+	}
+	return &stopsMap{stops: stops, alpha: 1}
+}
+
+// cellsFrame outlines a rectangle of a heatmap's cells, in data coordinates: the
+// current time step's column, or the current step's row, as the pages frame it.
+type cellsFrame struct{ x0, x1, y0, y1 float64 }
+
+func (f cellsFrame) Plot(c draw.Canvas, pl *plot.Plot) {
+	tx, ty := pl.Transforms(&c)
+	x0, x1, y0, y1 := tx(f.x0), tx(f.x1), ty(f.y0), ty(f.y1)
+	c.StrokeLines(draw.LineStyle{Color: color.Black, Width: vg.Points(2.5)}, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
+}
+
 // gridXYZ is a Grid as gonum's grid: column c at x = c, row r at y = −r, so the
 // first row is at the top.
 type gridXYZ struct{ g Grid }
@@ -39,6 +59,9 @@ func (g gridXYZ) Y(r int) float64    { return -float64(r) }
 // format.
 func drawHeatmap(f Figure, g Grid, format Format) ([]byte, error) {
 	cm := viridis()
+	if g.Lo < 0 && g.Hi > 0 {
+		cm = diverging()
+	}
 	cm.SetMin(g.Lo)
 	cm.SetMax(g.Hi)
 	pl := plot.New()
@@ -51,7 +74,15 @@ func drawHeatmap(f Figure, g Grid, format Format) ([]byte, error) {
 	} else {
 		hm := plotter.NewHeatMap(gridXYZ{g}, cm.Palette(256))
 		hm.Min, hm.Max = g.Lo, g.Hi
+		hm.NaN = color.White
 		pl.Add(hm)
+		if g.Mark > 0 && g.Mark <= len(g.Cols) {
+			pl.Add(cellsFrame{x0: float64(g.Mark-1) - 0.5, x1: float64(g.Mark-1) + 0.5, y0: 0.5, y1: -float64(len(g.Rows)) + 0.5})
+		}
+		if g.MarkRow > 0 && g.MarkRow <= len(g.Rows) {
+			r := -float64(g.MarkRow - 1)
+			pl.Add(cellsFrame{x0: -0.5, x1: float64(len(g.Cols)) - 0.5, y0: r + 0.5, y1: r - 0.5})
+		}
 		var xt, yt []plot.Tick
 		for c, l := range g.Cols {
 			xt = append(xt, plot.Tick{Value: float64(c), Label: l})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	panelexports "unroll/exports"
 	"unroll/lessons"
 	"unroll/sim"
 )
@@ -164,3 +165,11 @@ var Keys = []Key{
 	{[]string{"?"}, "this list of keys"},
 	{[]string{"Esc"}, "leave the spotlight, close this list"},
 }
+
+// panelHref is the export of panel id of lesson slug as format (docs/api.md).
+func panelHref(slug, id, format string) string {
+	return "/lessons/" + slug + "/panels/" + id + "." + format
+}
+
+// exportable reports whether panel p has an export (exports.Exportable).
+func exportable(p lessons.Panel) bool { return panelexports.Exportable(p) }

@@ -31,6 +31,8 @@ func (s *Server) lessonRoutes() {
 	s.get("/lessons/{slug}", s.lessonPage)
 	s.get("/lessons/{slug}/ws", s.lessonSocket)
 	s.get("/lessons/{slug}/plots/{file}", s.plotExport)
+	s.get("/lessons/{slug}/panels/{file}", s.panelExport)
+	s.get("/lessons/{slug}/figures.zip", s.figurePack)
 	s.get("/api/v1/lessons", s.lessonList)
 	s.get("/static/", s.static.ServeHTTP)
 }

@@ -281,22 +281,24 @@ func TestTrainingIsFairAndInteractiveFirst(t *testing.T) {
 // training within a second, and frees its turn for the next one.
 func TestExportStopsWhenTheClientGoes(t *testing.T) {
 	s, ts := newLimitServer(t, Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/lessons/slow/plots/x.svg?trained=5000", nil)
-	before := slowSteps.Load()
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
-		t.Fatalf("an export of 5000 × 2 ms answered %d within 300 ms; the test shows nothing", resp.StatusCode)
-	}
-	time.Sleep(time.Second)
-	settled := slowSteps.Load()
-	time.Sleep(300 * time.Millisecond)
-	if after := slowSteps.Load(); after != settled {
-		t.Errorf("training went on after the client left: %d steps then %d more", settled-before, after-settled)
-	}
-	if used := s.memory.inUse(); used != 0 {
-		t.Errorf("%d bytes of the budget still taken after the export was abandoned", used)
+	for _, path := range []string{"/lessons/slow/plots/x.svg?trained=5000", "/lessons/slow/figures.zip?trained=5000"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+path, nil)
+		before := slowSteps.Load()
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatalf("%s: an export of 5000 × 2 ms answered %d within 300 ms; the test shows nothing", path, resp.StatusCode)
+		}
+		cancel()
+		time.Sleep(time.Second)
+		settled := slowSteps.Load()
+		time.Sleep(300 * time.Millisecond)
+		if after := slowSteps.Load(); after != settled {
+			t.Errorf("%s: training went on after the client left: %d steps then %d more", path, settled-before, after-settled)
+		}
+		if used := s.memory.inUse(); used != 0 {
+			t.Errorf("%s: %d bytes of the budget still taken after the export was abandoned", path, used)
+		}
 	}
 	// Past the lesson's cap, an export is refused at once.
 	resp, err := http.Get(ts.URL + "/lessons/slow/plots/x.svg?trained=5001")

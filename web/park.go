@@ -87,6 +87,19 @@ func (p *parking) take(name, slug string) (*sim.Run, int, bool) {
 	return r.run, r.bytes, true
 }
 
+// fork is a copy of the run parked under name for the lesson slug (it stays parked),
+// and whether one is parked there.
+func (p *parking) fork(name, slug string) (*sim.Run, bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.runs[name]
+	if !ok || r.slug != slug {
+		return nil, false, nil
+	}
+	c, err := r.run.Fork()
+	return c, true, err
+}
+
 // expire drops r when its time is up, unless it was taken or replaced meanwhile.
 func (p *parking) expire(r *parkedRun) {
 	p.mu.Lock()

@@ -627,6 +627,18 @@ func (set *sessionSet) all() []*session {
 	return out
 }
 
+// find is the open session of the lesson slug named name, or nil.
+func (set *sessionSet) find(name, slug string) *session {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	for ss := range set.open {
+		if ss.name == name && ss.lesson.Slug == slug {
+			return ss
+		}
+	}
+	return nil
+}
+
 // release ends the open session of the lesson slug named name, if any (its page has
 // reconnected on another connection), and waits at most wait for it to park its run.
 func (set *sessionSet) release(name, slug string, wait time.Duration) {

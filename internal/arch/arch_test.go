@@ -28,7 +28,7 @@ var mayImport = map[string][]string{
 	"check":            {"models"},
 	"zoo":              {"data", "models"},
 	"lessons":          {"zoo", "data", "sim", "models"},
-	"templates":        {"lessons", "zoo", "data", "sim", "models"},
+	"templates":        {"exports", "figures", "lessons", "zoo", "data", "sim", "models"},
 	"exports":          {"figures", "lessons", "zoo", "data", "sim", "models"},
 	"web":              {"exports", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
 	"cmd/server":       {"web", "exports", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},

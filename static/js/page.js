@@ -9,6 +9,7 @@
 //   url.js        the query string is the state: writing it, the history, back and forward
 //   keys.js       the page's key bindings and the rules for when a key fires
 //   present.js    presenter mode and the spotlight: the stage for a projector
+//   exports.js    the panels' export menus and the figure pack: the page's state, downloaded
 //   draw.js       every panel and readout, once per animation frame
 //   links.js      ties the equations' symbols to the panels
 import { connect } from "./socket.js";
@@ -25,6 +26,7 @@ import { sharedModel, wsURL, bindURL } from "./url.js";
 import { pageKeys, bindKeys } from "./keys.js";
 import { findPanels, createDraw } from "./draw.js";
 import { bindPresenter } from "./present.js";
+import { bindExports } from "./exports.js";
 import * as room from "./room.js"; // a class following its instructor: room.js picks the page's socket
 
 const ERROR_SHOW_MS = 10000; // an error stays up this long
@@ -63,6 +65,7 @@ function start(root) {
   const links = linkSymbols(panels, store, draw.schedule);
   draw.afterDraw(() => links.refresh());
   draw.afterDraw(presenter.afterDraw);
+  bindExports(store);
   room.follow(presenter); // a room relays the presenter's view to the followers, whose presenter shows it
 
   function onMessage(msg) {

@@ -4,7 +4,7 @@
 
 export function createStore() {
   return {
-    seq: -1, step: 0, steps: 0, params: {}, playing: false, speed: 4, trained: 0,
+    seq: -1, step: 0, steps: 0, params: {}, playing: false, speed: 4, trained: 0, session: "",
     staticMeta: {}, staticArrays: new Map(),
     perStep: new Map(), // name → array indexed by t of {shape, data}
     shapes: new Map(), // name → shape of a per-step array, remembered across steps
@@ -30,6 +30,7 @@ export function applySnapshot(s, { header, arrays }) {
   s.playing = !!header.playing;
   if (header.speed) s.speed = header.speed;
   s.trained = header.trained || 0; // optimisation steps since the model was built: part of the URL
+  if (typeof header.session === "string") s.session = header.session; // the page's run, which exports copy
   s.staticMeta = header.static || {};
   s.staticFacts = header.static_facts || [];
   s.facts = header.facts || [];

@@ -1,0 +1,86 @@
+package exports
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"unroll/data"
+	"unroll/figures"
+	"unroll/lessons"
+)
+
+// alignmentFigure is an alignment panel: a matrix with labelled rows and columns,
+// such as the attention weights α_t'j. A per-step vector adds one row per step (rows
+// not computed yet blank, the current row framed); a static [rows, cols] matrix is
+// drawn whole, its masked cells (the axes' mask array is 0 there) blank.
+func alignmentFigure(v View, p lessons.Panel) (figures.Figure, error) {
+	name := p.Arrays[0]
+	ax := v.axisOf([]string{name})
+	var values [][]float64
+	mark := 0
+	if v.perStep(name) {
+		cols := v.units(name)
+		if cols == 0 {
+			return figures.Figure{}, errNoData(p, "step forward to fill the matrix")
+		}
+		for s := 1; s <= v.Steps; s++ {
+			a, ok := v.At(name, s)
+			row := nanRow(cols)
+			if ok {
+				copy(row, a.Data)
+			}
+			values = append(values, row)
+		}
+		mark = v.Step()
+	} else {
+		a, ok := v.StaticArray(name)
+		if !ok {
+			return figures.Figure{}, errNoData(p, "the model has no "+name)
+		}
+		r, c := 1, len(a.Data)
+		if len(a.Shape) == 2 {
+			r, c = a.Shape[0], a.Shape[1]
+		}
+		mask, masked := v.StaticArray(ax.Mask)
+		for i := range r {
+			row := make([]float64, c)
+			for j := range row {
+				row[j] = a.Data[i*c+j]
+				if masked && mask.Data[i*c+j] == 0 {
+					row[j] = math.NaN()
+				}
+			}
+			values = append(values, row)
+		}
+	}
+	rows, cols := tokens(ax.Rows, len(values)), tokens(ax.Cols, len(values[0]))
+	var all []float64
+	for _, r := range values {
+		all = append(all, r...)
+	}
+	lo, hi := rangeOf(v, p, all)
+	g := &figures.Grid{Rows: rows, Cols: cols, Values: values, Lo: lo, Hi: hi, MarkRow: mark}
+	return figures.Figure{Title: stepTitle(v, p), XLabel: orDefault(ax.ColTitle, "column"), YLabel: orDefault(ax.RowTitle, "row"), Grid: g}, nil
+}
+
+// tokens is n labels from names (a token's space shown as ·, as figures' fonts lack
+// ␣), numbered where names runs short.
+func tokens(names []string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		if i < len(names) {
+			out[i] = strings.ReplaceAll(names[i], data.SpaceToken, "·")
+		} else {
+			out[i] = strconv.Itoa(i + 1)
+		}
+	}
+	return out
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,68 @@
+package exports
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"unroll/figures"
+	"unroll/lessons"
+)
+
+func TestMain(m *testing.M) {
+	if err := lessons.LoadCheckpoints(); err != nil {
+		panic(err)
+	}
+	os.Exit(m.Run())
+}
+
+// view builds lesson l at its defaults and steps it to step (−1: the last).
+func view(t *testing.T, l *lessons.Lesson, step int) View {
+	t.Helper()
+	m, err := l.Build(l.Params.Defaults())
+	if err != nil {
+		t.Fatalf("%s: build: %v", l.Slug, err)
+	}
+	if step < 0 {
+		step = m.Steps()
+	}
+	v, err := NewView(context.Background(), l, m, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestEveryDataPanelDraws: every panel of the data kinds of every lesson exports at
+// the last step as a PNG that decodes at the figure's size; the ones that need a
+// step say so before the first.
+func TestEveryDataPanelDraws(t *testing.T) {
+	out := os.Getenv("UNROLL_EXPORTS_DIR") // to look at them: UNROLL_EXPORTS_DIR=/tmp/x go test ./exports
+	for _, l := range lessons.Catalog() {
+		last := view(t, l, -1)
+		for _, p := range l.Panels {
+			if !Exportable(p) {
+				continue
+			}
+			f, err := Panel(last, p)
+			if err != nil {
+				t.Errorf("%s/%s at the last step: %v", l.Slug, p.ID, err)
+				continue
+			}
+			b, err := figures.Draw(f, figures.PNG)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", l.Slug, p.ID, err)
+			}
+			img, err := png.Decode(bytes.NewReader(b))
+			if err != nil || img.Bounds().Dx() < 1600 {
+				t.Errorf("%s/%s: PNG %v, %v", l.Slug, p.ID, err, img.Bounds())
+			}
+			if out != "" {
+				_ = os.WriteFile(filepath.Join(out, l.Slug+"-"+p.ID+".png"), b, 0o644)
+			}
+		}
+	}
+}

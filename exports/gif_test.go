@@ -1,0 +1,41 @@
+package exports
+
+import (
+	"context"
+	"testing"
+
+	"unroll/lessons"
+)
+
+// noTurn draws at once (the tests have no scheduler).
+func noTurn() (func(), error) { return func() {}, nil }
+
+// lessonNamed is the catalog's lesson slug.
+func lessonNamed(t testing.TB, slug string) *lessons.Lesson {
+	for _, l := range lessons.Catalog() {
+		if l.Slug == slug {
+			return l
+		}
+	}
+	t.Fatalf("no lesson %q", slug)
+	return nil
+}
+
+// BenchmarkGIF: BPTT's ∂L/∂H_t heatmap through its 60 steps.
+func BenchmarkGIF(b *testing.B) {
+	l := lessonNamed(b, "bptt")
+	m, err := l.Build(l.Params.Defaults())
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := NewView(context.Background(), l, m, m.Steps())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := Find(l, "dH")
+	for b.Loop() {
+		if _, err := GIF(context.Background(), v, p, noTurn); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

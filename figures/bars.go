@@ -1,0 +1,83 @@
+package figures
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Bars is a bar chart: one group of bars per Group, side by side at each category.
+type Bars struct {
+	Categories []string // under each position, left to right
+	Groups     []BarGroup
+}
+
+// BarGroup is one set of bars: a value per category (NaN: no bar).
+type BarGroup struct {
+	Label  string // in the legend when there are several groups
+	Values []float64
+}
+
+// drawBars draws f's bars with f's title and axis labels, on f.YRange when it is set,
+// in the given format.
+func drawBars(f Figure, b Bars, format Format) ([]byte, error) {
+	pl := plot.New()
+	pl.Title.Text = f.Title
+	pl.Title.TextStyle.Font.Size = vg.Points(14)
+	pl.X.Label.Text = f.XLabel
+	pl.Y.Label.Text = f.YLabel
+	pl.Legend.Top = true
+	pl.Y.Tick.Marker = linearTicks{}
+	pl.Add(plotter.NewGrid())
+	n := len(b.Groups)
+	width := vg.Points(math.Max(4, math.Min(40, 400/float64(max(1, n*len(b.Categories))))))
+	for i, g := range b.Groups {
+		vals := make(plotter.Values, len(b.Categories))
+		for j := range vals {
+			if j < len(g.Values) && !math.IsNaN(g.Values[j]) && !math.IsInf(g.Values[j], 0) {
+				vals[j] = g.Values[j]
+			}
+		}
+		bc, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return nil, err
+		}
+		bc.Color = okabeIto[i%len(okabeIto)]
+		bc.LineStyle.Width = 0
+		bc.Offset = width * vg.Length(float64(i)-float64(n-1)/2)
+		pl.Add(bc)
+		if n > 1 {
+			pl.Legend.Add(g.Label, bc)
+		}
+	}
+	if len(b.Categories) > 0 {
+		pl.NominalX(b.Categories...)
+		if len(b.Categories) > 24 { // label every k-th so the names never crowd
+			k := (len(b.Categories) + 23) / 24
+			ticks := make([]plot.Tick, len(b.Categories))
+			for j, c := range b.Categories {
+				ticks[j].Value = float64(j)
+				if j%k == 0 {
+					ticks[j].Label = c
+				}
+			}
+			pl.X.Tick.Marker = plot.ConstantTicks(ticks)
+		}
+	}
+	if len(f.YRange) == 2 {
+		pl.Y.Min, pl.Y.Max = min(f.YRange[0], 0), max(f.YRange[1], 0)
+	}
+	return encode(format, func(c draw.Canvas) {
+		if n > 1 {
+			labels := make([]string, n)
+			for i, g := range b.Groups {
+				labels[i] = g.Label
+			}
+			makeLegendRoom(pl, c, labels, false)
+		}
+		pl.Draw(c)
+	})
+}

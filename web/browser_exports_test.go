@@ -1,0 +1,58 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserPanelExports: from a real page, a panel's export menu fetches the file
+// for the page's state and saves it; a refusal is said in the menu; the figure pack
+// downloads; and an export asked for while the model trains waits, saying the
+// training's progress, then follows.
+func TestBrowserPanelExports(t *testing.T) {
+	srv := browserServer(t)
+	ctx := startBrowser(t)
+	console := watchConsole(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?step=5")); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the page to be live", `document.body.dataset.stream === "live"`)
+	click := func(testid string) {
+		t.Helper()
+		evalJS[chromedp.Void](t, ctx, fmt.Sprintf(`(a => { a.closest("details") && (a.closest("details").open = true); a.click(); })(document.querySelector('[data-testid="%s"]'))`, testid))
+	}
+	status := func(id string) string {
+		return fmt.Sprintf(`document.querySelector('[data-testid="%s"]').textContent`, id)
+	}
+	for _, ext := range []string{"png", "svg", "pdf", "csv"} {
+		click("export-R-" + ext)
+		waitForJS(t, ctx, "the "+ext+" to be saved", fmt.Sprintf(`%s === "saved gru-R-step5.%s"`, status("export-status-R"), ext))
+	}
+	click("export-R-gif") // the animation runs through every step
+	waitForJS(t, ctx, "the gif to be saved", fmt.Sprintf(`%s === "saved gru-R-steps1-11.gif"`, status("export-status-R")))
+	// A panel with nothing to draw yet is said, not saved.
+	evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid="step-back"]') && history.replaceState(null, "", location.pathname + location.search.replace(/step=\d+/, "step=0"))`)
+	click("export-R-png")
+	waitForJS(t, ctx, "the refusal", fmt.Sprintf(`/step forward/.test(%s)`, status("export-status-R")))
+	evalJS[chromedp.Void](t, ctx, `history.replaceState(null, "", location.pathname + location.search.replace(/step=\d+/, "step=5"))`)
+	click("figure-pack")
+	waitForJS(t, ctx, "the figure pack", fmt.Sprintf(`%s === "saved gru-step5-figures.zip"`, status("figure-pack-status")))
+
+	// Training from scratch: the export waits for the model it names.
+	evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid=train-steps]').value = "3000"`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=train]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "training to start", `/^\d+ \/ 3000/.test(document.querySelector("[data-testid=train-status]").textContent)`)
+	click("export-Z-csv")
+	waitForJS(t, ctx, "the export to wait, saying the progress", fmt.Sprintf(`/^training to step \d+: \d+ %%/.test(%s)`, status("export-status-Z")))
+	waitForJS(t, ctx, "the export after training", fmt.Sprintf(`/^saved gru-Z-step\d+\.csv$/.test(%s)`, status("export-status-Z")))
+	for _, e := range console.list() {
+		if !strings.Contains(e, "status of 400") || !strings.Contains(e, "/panels/R.png?") { // the refusal asked for above
+			t.Errorf("console error: %s", e)
+		}
+	}
+}

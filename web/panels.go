@@ -1,0 +1,247 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"unroll/exports"
+	"unroll/figures"
+	"unroll/lessons"
+	"unroll/sim"
+)
+
+// Panel exports (docs/api.md): every panel of a page as a slide figure, the numbers
+// behind it, an animation of it, and the figure pack of the whole view. The model is
+// the page's own session's when the request names it (session=NAME, live or parked:
+// copied by its owner, never trained again), else built from the query and, for
+// trained=N, trained in turns with the request's context, so that a client that goes
+// away stops the work.
+
+// panelFormats are the panel exports' file types beyond figures' (png, svg, pdf).
+var panelFormats = map[string]string{"csv": "text/csv; charset=utf-8", "gif": "image/gif"}
+
+// panelExport serves GET /lessons/{slug}/panels/{panel}.{png|svg|pdf|csv|gif}?{page query}.
+func (s *Server) panelExport(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.lessonOr404(w, r)
+	if !ok {
+		return
+	}
+	id, ext, _ := cutLast(r.PathValue("file"), ".")
+	p, ok := exports.Find(l, id)
+	if !ok || !exports.Exportable(p) {
+		var names []string
+		for _, p := range l.Panels {
+			if exports.Exportable(p) {
+				names = append(names, p.ID)
+			}
+		}
+		writeError(w, http.StatusNotFound, fmt.Sprintf("lesson %s has no exportable panel %q; its panels are %s", l.Slug, id, strings.Join(names, ", ")))
+		return
+	}
+	format, isFigure := figures.ParseFormat(ext)
+	contentType, isOther := panelFormats[ext]
+	if !isFigure && !isOther {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("panels are exported as .png, .svg, .pdf, .csv or .gif, not %q", ext))
+		return
+	}
+	v, done, ok := s.exportView(w, r, l, ext == "gif")
+	if !ok {
+		return
+	}
+	defer done()
+	var body []byte
+	var err error
+	switch {
+	case ext == "csv":
+		body = exports.CSV(v, p)
+	case ext == "gif":
+		body, err = exports.GIF(r.Context(), v, p, s.drawTurn(r.Context()))
+	default:
+		contentType = format.ContentType()
+		var f figures.Figure
+		if f, err = exports.Panel(v, p); err == nil {
+			release, ok := s.acquire(w, r)
+			if !ok {
+				return
+			}
+			body, err = figures.Draw(f, format)
+			release()
+		}
+	}
+	if !s.exportFailed(w, r, err) {
+		w.Header().Set("Content-Type", contentType)
+		name := fmt.Sprintf("%s-%s-step%d.%s", l.Slug, p.ID, v.Step(), ext)
+		if ext == "gif" {
+			name = fmt.Sprintf("%s-%s-steps1-%d.gif", l.Slug, p.ID, v.Step())
+		}
+		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+		_, _ = w.Write(body)
+	}
+}
+
+// figurePack serves GET /lessons/{slug}/figures.zip?{page query}: every panel of the
+// view as PNG, SVG, PDF and CSV, with a README that reproduces the view.
+func (s *Server) figurePack(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.lessonOr404(w, r)
+	if !ok {
+		return
+	}
+	v, done, ok := s.exportView(w, r, l, false)
+	if !ok {
+		return
+	}
+	defer done()
+	vals, _ := l.Params.Parse(r.URL.Query())
+	page := "http://" + r.Host + "/lessons/" + l.Slug
+	if q := pageQuery(vals, r.URL.Query()); q != "" {
+		page += "?" + q
+	}
+	if t := r.URL.Query().Get("trained"); t != "" && t != "0" {
+		page += "&trained=" + t
+	}
+	body, err := exports.Pack(r.Context(), v, page, vals, s.drawTurn(r.Context()))
+	if !s.exportFailed(w, r, err) {
+		w.Header().Set("Content-Type", "application/zip")
+		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-step%d-figures.zip"`, l.Slug, v.Step()))
+		_, _ = w.Write(body)
+	}
+}
+
+// exportFailed answers an export's error, if any, and reports whether it did: a
+// cancelled request, a panel with nothing to draw yet (400: the page's state), or a
+// bug (500).
+func (s *Server) exportFailed(w http.ResponseWriter, r *http.Request, err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case r.Context().Err() != nil:
+		writeError(w, http.StatusServiceUnavailable, "the request was cancelled")
+	case strings.HasPrefix(err.Error(), "exports: "):
+		writeError(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "exports: "))
+	default:
+		panic(err) // a bug: ServeHTTP logs it and answers 500
+	}
+	return true
+}
+
+// drawTurn is an exports.Turn on the server's scheduler: drawing comes first, like
+// /cell, one figure a turn.
+func (s *Server) drawTurn(ctx context.Context) exports.Turn {
+	return func() (func(), error) {
+		t, err := s.sched.Acquire(ctx, sim.Interactive)
+		if err != nil {
+			return nil, err
+		}
+		return t.Release, nil
+	}
+}
+
+// exportView is the view an export draws: the model of the page's session when the
+// query names one (session=NAME) that is live or parked, else one built from the
+// query and trained to its trained=N; stepped to the query's step, or to the last
+// when toEnd (an animation runs through every step). It holds the
+// model's memory from the server's budget until done is called. It answers the
+// request itself when it fails.
+func (s *Server) exportView(w http.ResponseWriter, r *http.Request, l *lessons.Lesson, toEnd bool) (v exports.View, done func(), ok bool) {
+	q := r.URL.Query()
+	vals, err := l.Params.Parse(q)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return v, nil, false
+	}
+	trained, err := trainedSteps(q, l.MaxTrained)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return v, nil, false
+	}
+	step := 0
+	if raw := q.Get("step"); raw != "" {
+		if step, err = strconv.Atoi(raw); err != nil || step < 0 {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("step must be a whole number from 0 up, got %.20q", raw))
+			return v, nil, false
+		}
+	}
+	cost := footprint(l, trained > 0 || q.Get("session") != "")
+	if !s.memory.take(cost) {
+		writeError(w, http.StatusServiceUnavailable, "the server is full: it has no memory to draw this export now; try again in a minute")
+		return v, nil, false
+	}
+	done = func() { s.memory.give(cost) }
+	var m sim.Model
+	if name := q.Get("session"); name != "" {
+		run, err := s.sessionCopy(r.Context(), name, l.Slug)
+		if err != nil {
+			done()
+			status := http.StatusBadRequest
+			if errors.Is(err, errNoSession) {
+				status = http.StatusNotFound
+			}
+			writeError(w, status, err.Error())
+			return v, nil, false
+		}
+		m = run.Model()
+	} else {
+		if m, err = l.Build(vals); err == nil {
+			// the page's training retaken from the seed, in turns with every page's; it
+			// stops within a turn when the client goes
+			err = sim.Replay(r.Context(), s.sched, m, trained)
+		}
+		if r.Context().Err() != nil {
+			done()
+			writeError(w, http.StatusServiceUnavailable, "the request was cancelled while the model trained")
+			return v, nil, false
+		}
+		if err != nil {
+			done()
+			writeError(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "sim: "))
+			return v, nil, false
+		}
+	}
+	release, ok := s.acquire(w, r)
+	if !ok {
+		done()
+		return v, nil, false
+	}
+	if toEnd {
+		step = m.Steps()
+	}
+	v, err = exports.NewView(r.Context(), l, m, step)
+	release()
+	if err != nil {
+		done()
+		writeError(w, http.StatusServiceUnavailable, "the request was cancelled")
+		return v, nil, false
+	}
+	return v, done, true
+}
+
+// errNoSession: the session an export names is neither open nor parked.
+var errNoSession = errors.New("that page's session has ended: reload the page, or export without session= to rebuild the view from its URL")
+
+// sessionCopy is a copy of the run of session name of lesson slug: made by its
+// simulator while the session is open, or from its parked run.
+func (s *Server) sessionCopy(ctx context.Context, name, slug string) (*sim.Run, error) {
+	if ss := s.sessions.find(name, slug); ss != nil {
+		ctx, cancel := context.WithTimeout(ctx, forkWait)
+		defer cancel()
+		run, err := ss.fork(ctx)
+		if err == nil {
+			return run, nil
+		}
+		if !errors.Is(err, errLeadGone) {
+			return nil, fmt.Errorf("the page's model could not be copied: %w", err)
+		}
+	}
+	run, ok, err := s.parked.fork(name, slug)
+	switch {
+	case !ok:
+		return nil, errNoSession
+	case err != nil:
+		return nil, fmt.Errorf("the page's model could not be copied: %w", err)
+	}
+	return run, nil
+}
