@@ -22,6 +22,9 @@ var axisColumn = map[lessons.Axis]string{
 // a static array), its index along each dimension (1-based, in columns named by what
 // the dimension counts: unit, layer, position …) and the value.
 func CSV(v View, p lessons.Panel) []byte {
+	if p.ID == TrainingLoss.ID && len(p.Arrays) == 0 {
+		return lossCSV(v)
+	}
 	type row struct {
 		symbol, step, t string
 		index           []string
@@ -86,6 +89,18 @@ func CSV(v View, p lessons.Panel) []byte {
 			rec = append(rec, "")
 		}
 		_ = w.Write(append(rec, strconv.FormatFloat(r.value, 'g', -1, 64)))
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// lossCSV is the training loss panel's numbers: L at each training step.
+func lossCSV(v View) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write([]string{"symbol", "training step", "value"})
+	for i, x := range v.Loss {
+		_ = w.Write([]string{"L", strconv.Itoa(i + 1), strconv.FormatFloat(x, 'g', -1, 64)})
 	}
 	w.Flush()
 	return buf.Bytes()

@@ -24,15 +24,36 @@ var kinds = map[lessons.PanelKind]figureOf{
 	lessons.Scatter:   scatterFigure,
 }
 
+// TrainingLoss is the page's training-loss panel, which every lesson that trains has
+// under its training controls (not one of its Panels): the loss L of each step.
+var TrainingLoss = lessons.Panel{ID: "loss", Kind: lessons.Line, Title: `training loss \(L\)`, LogY: true}
+
 // Exportable reports whether panel p of its lesson can be exported.
 func Exportable(p lessons.Panel) bool {
 	_, ok := kinds[p.Kind]
 	return ok
 }
 
+// Panels are the exportable panels of lesson l, in page order, the training loss last.
+func Panels(l *lessons.Lesson) []lessons.Panel {
+	var out []lessons.Panel
+	for _, p := range l.Panels {
+		if Exportable(p) {
+			out = append(out, p)
+		}
+	}
+	if l.Trains {
+		out = append(out, TrainingLoss)
+	}
+	return out
+}
+
 // Panel is panel p's figure in view v: what the page's panel shows at v's step, from
 // the same arrays, on the same fixed scale.
 func Panel(v View, p lessons.Panel) (figures.Figure, error) {
+	if p.ID == TrainingLoss.ID && len(p.Arrays) == 0 {
+		return lossFigure(v, p)
+	}
 	f, ok := kinds[p.Kind]
 	if !ok {
 		return figures.Figure{}, fmt.Errorf("exports: the %s panel %q cannot be exported yet", p.Kind, p.ID)
@@ -42,11 +63,12 @@ func Panel(v View, p lessons.Panel) (figures.Figure, error) {
 
 // Find is lesson l's panel with the given ID, and whether it has one.
 func Find(l *lessons.Lesson, id string) (lessons.Panel, bool) {
-	i := slices.IndexFunc(l.Panels, func(p lessons.Panel) bool { return p.ID == id })
+	ps := Panels(l)
+	i := slices.IndexFunc(ps, func(p lessons.Panel) bool { return p.ID == id })
 	if i < 0 {
 		return lessons.Panel{}, false
 	}
-	return l.Panels[i], true
+	return ps[i], true
 }
 
 // inlineMath finds the TeX between \( and \) in a title.

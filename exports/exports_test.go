@@ -6,10 +6,12 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"unroll/figures"
 	"unroll/lessons"
+	"unroll/sim"
 )
 
 func TestMain(m *testing.M) {
@@ -64,5 +66,35 @@ func TestEveryDataPanelDraws(t *testing.T) {
 				_ = os.WriteFile(filepath.Join(out, l.Slug+"-"+p.ID+".png"), b, 0o644)
 			}
 		}
+	}
+}
+
+// TestTrainingLossPanel: a lesson that trains exports its training-loss panel once
+// its model has trained: L of each step, as the page's panel draws it.
+func TestTrainingLossPanel(t *testing.T) {
+	l := lessonNamed(t, "gru")
+	p, ok := Find(l, TrainingLoss.ID)
+	if !ok {
+		t.Fatal("the gru lesson has no training-loss export")
+	}
+	m, err := l.Build(l.Params.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := NewView(context.Background(), l, m, 0); true {
+		if _, err := Panel(v, p); err == nil || !strings.Contains(err.Error(), "train it first") {
+			t.Errorf("untrained: got %v, want an error saying to train first", err)
+		}
+	}
+	if err := sim.Replay(context.Background(), nil, m, 5); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := NewView(context.Background(), l, m, 0)
+	f, err := Panel(v, p)
+	if err != nil || len(f.Series) != 1 || len(f.Series[0].Y) != 5 {
+		t.Fatalf("after 5 steps: %v, %+v", err, f.Series)
+	}
+	if rows := strings.Count(string(CSV(v, p)), "\n"); rows != 6 {
+		t.Errorf("the CSV has %d lines, want a header and 5 losses", rows)
 	}
 }

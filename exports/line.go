@@ -59,3 +59,17 @@ func lineFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	}
 	return f, nil
 }
+
+// lossFigure is the training-loss panel: the loss L of every training step so far,
+// on a log axis as the page draws it.
+func lossFigure(v View, p lessons.Panel) (figures.Figure, error) {
+	if len(v.Loss) == 0 {
+		return figures.Figure{}, errNoData(p, "the model has not trained: train it first")
+	}
+	xs := make([]float64, len(v.Loss))
+	for i := range xs {
+		xs[i] = float64(i + 1)
+	}
+	return figures.Figure{Title: Text(p.Title), XLabel: "training step", YLabel: "L", LogY: p.LogY,
+		Series: []figures.Series{{Label: "L", X: xs, Y: v.Loss}}}, nil
+}

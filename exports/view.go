@@ -21,12 +21,13 @@ type View struct {
 	Frames []sim.Frame // Frames[s-1] is scrubber step s, s = 1..Step()
 	Steps  int         // the model's steps: the scrubber's length
 	Passes []sim.Pass
+	Loss   []float64 // the training loss of each step the model took (lessons.LossCurve)
 }
 
 // NewView steps model m of lesson l to step (clamped to 0..Steps), computing each
 // frame as a page does; it stops early, with ctx's error, when ctx ends.
 func NewView(ctx context.Context, l *lessons.Lesson, m sim.Model, step int) (View, error) {
-	v := View{Lesson: l, Static: m.Static(), Steps: m.Steps(), Passes: sim.PassesOf(m)}
+	v := View{Lesson: l, Static: m.Static(), Steps: m.Steps(), Passes: sim.PassesOf(m), Loss: lessons.LossCurve(m)}
 	step = max(0, min(step, v.Steps))
 	v.Frames = make([]sim.Frame, 0, step)
 	for s := 1; s <= step; s++ {

@@ -302,3 +302,23 @@ func (s *scratch) progress(loss float64, metrics map[string]any) (sim.Frame, err
 	maps.Copy(meta, metrics)
 	return sim.Frame{Arrays: []sim.Array{s.lossCurve.add(loss)}, Meta: meta}, nil
 }
+
+// losses is a model that keeps the loss of each training step it took: what the
+// page's training-loss panel draws.
+type losses interface{ losses() []float64 }
+
+func (s *scratch) losses() []float64      { return slices.Clone(s.lossCurve) }
+func (m *seq2seqModel) losses() []float64 { return slices.Clone(m.lossCurve) }
+
+// LossCurve is the training loss L of each step model m (a lesson's, as Build or
+// Model made it) has taken since it was built, the newest sim.MaxTrainSteps; nil
+// when it has not trained or does not train.
+func LossCurve(m sim.Model) []float64 {
+	if v, ok := m.(interface{ unwrap() sim.Model }); ok {
+		m = v.unwrap()
+	}
+	if l, ok := m.(losses); ok {
+		return l.losses()
+	}
+	return nil
+}

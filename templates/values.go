@@ -173,3 +173,6 @@ func panelHref(slug, id, format string) string {
 
 // exportable reports whether panel p has an export (exports.Exportable).
 func exportable(p lessons.Panel) bool { return panelexports.Exportable(p) }
+
+// trainingLoss is the training-loss panel's export (exports.TrainingLoss).
+var trainingLoss = panelexports.TrainingLoss

@@ -50,6 +50,8 @@ func TestBrowserPanelExports(t *testing.T) {
 	click("export-Z-csv")
 	waitForJS(t, ctx, "the export to wait, saying the progress", fmt.Sprintf(`/^training to step \d+: \d+ %%/.test(%s)`, status("export-status-Z")))
 	waitForJS(t, ctx, "the export after training", fmt.Sprintf(`/^saved gru-Z-step\d+\.csv$/.test(%s)`, status("export-status-Z")))
+	click("export-loss-png") // the training loss, from the page's session
+	waitForJS(t, ctx, "the loss curve", fmt.Sprintf(`/^saved gru-loss-step\d+\.png$/.test(%s)`, status("export-status-loss")))
 	for _, e := range console.list() {
 		if !strings.Contains(e, "status of 400") || !strings.Contains(e, "/panels/R.png?") { // the refusal asked for above
 			t.Errorf("console error: %s", e)

@@ -32,12 +32,10 @@ func (s *Server) panelExport(w http.ResponseWriter, r *http.Request) {
 	}
 	id, ext, _ := cutLast(r.PathValue("file"), ".")
 	p, ok := exports.Find(l, id)
-	if !ok || !exports.Exportable(p) {
+	if !ok {
 		var names []string
-		for _, p := range l.Panels {
-			if exports.Exportable(p) {
-				names = append(names, p.ID)
-			}
+		for _, p := range exports.Panels(l) {
+			names = append(names, p.ID)
 		}
 		writeError(w, http.StatusNotFound, fmt.Sprintf("lesson %s has no exportable panel %q; its panels are %s", l.Slug, id, strings.Join(names, ", ")))
 		return
