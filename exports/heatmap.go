@@ -2,7 +2,11 @@ package exports
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
+
+	"unroll/data"
 
 	"unroll/figures"
 	"unroll/lessons"
@@ -92,8 +96,44 @@ func heatmapFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	if timed {
 		xLabel = "time step t"
 		g.Mark = v.NowTime(p.Arrays)
+		if toks := v.inputTokens(p); toks != nil && cols <= maxTokenColumns {
+			xLabel = "time step t and its input"
+			for t := 1; t <= cols && t <= len(toks); t++ {
+				if toks[t-1] != "" {
+					g.Cols[t-1] = strconv.Itoa(t) + "\n" + toks[t-1]
+				}
+			}
+		}
 	}
 	return figures.Figure{Title: stepTitle(v, p), XLabel: xLabel, YLabel: "unit", Grid: g}, nil
+}
+
+// maxTokenColumns: a heatmap wider than this has no room for a token under each
+// column (the page leaves them out below 9 px a column, too).
+const maxTokenColumns = 40
+
+// inputTokens are the input tokens under a heatmap's columns, as the page writes them
+// (when the panel reads the static "tokens"): those typed (the prompt) or reached, ""
+// for the rest.
+func (v View) inputTokens(p lessons.Panel) []string {
+	if !slices.Contains(p.Static, "tokens") {
+		return nil
+	}
+	raw := texts(v.Static.Meta["tokens"])
+	if raw == nil {
+		return nil
+	}
+	typed := len(raw)
+	if n, ok := v.Static.Meta["prompt_len"].(int); ok && slices.Contains(p.Static, "prompt_len") {
+		typed = n
+	}
+	out := make([]string, len(raw))
+	for i, tok := range raw {
+		if t := i + 1; t <= typed || t <= v.Step() {
+			out[i] = strings.ReplaceAll(tok, data.SpaceToken, "·")
+		}
+	}
+	return out
 }
 
 // perStep reports whether array name is declared as a value every step.
