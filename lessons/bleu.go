@@ -2,6 +2,8 @@ package lessons
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"unroll/data"
@@ -75,6 +77,8 @@ type bleuSentence struct {
 	refs        []string
 	maxN        int
 	lower       bool
+	smoothing   string    // models.Smooth…: how the zero precisions count
+	w           []float64 // the standard form's weights w_n; nil = 1/N
 	uniform, d2 models.BLEUResult // Papineni's weights against all references; eq. (7) against the first
 	wer         models.WERResult
 	corpus      mtTable // corpus BLEU of the bundled translators
@@ -109,14 +113,17 @@ func buildBleu(v sim.Values) (sim.Model, error) {
 	}
 	lower := v.Bool("lowercase")
 	var err error
-	m := &bleuSentence{example: ex, source: source, candidate: cand, refs: refs, maxN: v.Int("max_n"), lower: lower}
+	m := &bleuSentence{example: ex, source: source, candidate: cand, refs: refs, maxN: v.Int("max_n"), lower: lower, smoothing: v.String("smoothing")}
+	if m.w, err = parseWeights(v.String("w"), m.maxN); err != nil {
+		return nil, err
+	}
 	if m.corpus, err = bleuCorpusTable(); err != nil {
 		return nil, err
 	}
-	if m.uniform, err = models.SentenceBLEU(cand, refs, models.BLEUOptions{MaxN: m.maxN, Weights: models.WeightsUniform, Lowercase: lower}); err != nil {
+	if m.uniform, err = models.SentenceBLEU(cand, refs, models.BLEUOptions{MaxN: m.maxN, Weights: models.WeightsUniform, Lowercase: lower, Smoothing: m.smoothing, W: m.w}); err != nil {
 		return nil, err
 	}
-	if m.d2, err = models.SentenceBLEU(cand, refs[:1], models.BLEUOptions{MaxN: m.maxN, Weights: models.WeightsD2L, Lowercase: lower}); err != nil {
+	if m.d2, err = models.SentenceBLEU(cand, refs[:1], models.BLEUOptions{MaxN: m.maxN, Weights: models.WeightsD2L, Lowercase: lower, Smoothing: m.smoothing}); err != nil {
 		return nil, err
 	}
 	ref0, hyp := refs[0], cand
@@ -125,6 +132,41 @@ func buildBleu(v sim.Values) (sim.Model, error) {
 	}
 	m.wer = models.WER(ref0, hyp)
 	return m, nil
+}
+
+// parseWeights reads the typed weights w_1 … w_N ("" is 1/N each): N numbers from 0
+// to 1, separated by spaces or commas, that sum to 1.
+func parseWeights(text string, n int) ([]float64, error) {
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' })
+	if len(fields) == 0 {
+		return nil, nil
+	}
+	if len(fields) != n {
+		return nil, fmt.Errorf("the weights w_n need one number per order n = 1 … %d, got %d", n, len(fields))
+	}
+	w := make([]float64, n)
+	sum := 0.0
+	for i, f := range fields {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(x >= 0 && x <= 1) {
+			return nil, fmt.Errorf("the weight w_%d must be a number from 0 to 1, got %.12q", i+1, f)
+		}
+		w[i], sum = x, sum+x
+	}
+	if math.Abs(sum-1) > 1e-3 {
+		return nil, fmt.Errorf("the weights w_n must sum to 1, these sum to %.4g", sum)
+	}
+	return w, nil
+}
+
+// emptyOrders says why BLEU is 0 when the candidate is too short to have n-grams of
+// the higher orders ("" when it has every order).
+func (m *bleuSentence) emptyOrders() string {
+	c := m.uniform.CandidateLength
+	if c >= m.maxN || m.smoothing == models.SmoothEffectiveOrder {
+		return ""
+	}
+	return fmt.Sprintf("the candidate has %d words, so it has no n-grams of order %d to %d: those p_n are 0/0, which the paper counts as 0, and a single p_n = 0 makes BLEU 0 however right the words are. Lower N to %d, or choose effective order (a perfect match then scores 1) or a smoothing", c, c+1, m.maxN, max(1, c))
 }
 
 func (m *bleuSentence) Steps() int { return m.maxN + 1 }
@@ -205,6 +247,9 @@ func (m *bleuSentence) At(t int) sim.Frame {
 	meta["BP"] = fmt.Sprintf("%.4f (c = %d, r = %d)", m.uniform.BrevityPenalty, m.uniform.CandidateLength, m.uniform.RefLength)
 	meta["BP_d2l"] = fmt.Sprintf("%.4f (len_pred = %d, len_label = %d)", m.d2.BrevityPenalty, m.d2.CandidateLength, m.d2.RefLength)
 	meta["BLEU_uniform"] = round4(m.uniform.BLEU)
+	if why := m.emptyOrders(); why != "" {
+		meta["why_zero"] = why
+	}
 	meta["BLEU_d2l"] = round4(m.d2.BLEU)
 	w := m.wer
 	meta["WER"] = fmt.Sprintf("(S + D + I)/N = (%d + %d + %d)/%d = %.4f", w.Substitutions, w.Deletions, w.Insertions, w.N, w.Rate)
@@ -232,13 +277,14 @@ var bleuLesson = &Lesson{
 		`A translation has no single right answer, so a machine translation is scored by how much it overlaps with one or more human <b>references</b>. BLEU counts the candidate's n-grams (runs of \(n\) words) that also occur in a reference. Counting plainly would reward “the the the the the the the”: every word is in the reference. So each n-gram's count is <b>clipped</b> to the most times it occurs in any single reference, and the <b>modified precision</b> \(p_n\) is the clipped matches over the candidate's n-grams. On that candidate “the” occurs 7 times but at most twice in a reference: \(p_1 = 2/7\).`,
 		`Step through: step \(n\) shows the candidate's n-grams of order \(n\). Green ones are credited (their words in the references are marked), orange ones occur in a reference but were clipped away, grey ones occur in no reference. The table beside them lists each distinct n-gram's count, clip and credited matches. After the last order come the brevity penalty, both scores and the word error rate.`,
 		`Precision alone rewards short candidates (“A B” has \(p_1 = p_2 = 1\) against A B C D E F), so BLEU multiplies by a <b>brevity penalty</b> below 1 when the candidate is shorter than the reference. The two forms shown differ in two ways. Papineni et al.'s standard BLEU weights the orders equally, \(\exp\sum_n \tfrac1N \log p_n\), the geometric mean, and takes \(r\) as the reference length closest to the candidate's. The lecture's eq. (7) (from d2l) raises \(p_n\) to \(1/2^n\): the exponents \(1/2, 1/4, 1/8, 1/16\) shrink with \(n\), so the same shortfall costs much less at \(n = 4\) than at \(n = 1\) (the lecture puts it as rewarding longer matches: for a fixed \(p_n < 1\) the factor \(p_n^{1/2^n}\) grows with \(n\)); the standard form charges every order alike. And eq. (7) compares with one reference, \(\mathrm{len}_{\text{label}}\) its length; with several references typed here it uses the first, so its \(p_n\) can be lower (the facts show both). Both are 0 as soon as one \(p_n\) is 0.`,
+		`That last rule is harsh on one sentence. “the cat” scored against “the cat” with \(N = 4\) gets 0: two words have no 3-grams or 4-grams, so \(p_3\) and \(p_4\) are 0/0 and count as 0. The paper defines BLEU for a whole test corpus, where every order has n-grams; for single sentences practice changes how zero precisions count. <b>Effective order</b> (sacreBLEU) averages only over the orders the candidate has, so a perfect match scores 1 again; NLTK's <b>epsilon</b> (Chen and Cherry's method 1) replaces a zero count by 0.1, and <b>add-one</b> (Lin and Och) adds 1 above and below for \(n \ge 2\). The unsmoothed score stays the default, as the paper defines it. The standard form also allows any weights \(w_n \ge 0\) that sum to 1 in place of \(1/N\): type them to weigh short matches more.`,
 		`The <b>word error rate</b> (lecture 002) comes from speech recognition: align the candidate to the (first) reference with the fewest edits and count substitutions \(S\), deletions \(D\) and insertions \(I\); WER \(= (S + D + I)/N\) over the reference's \(N\) words. Unlike BLEU it is an error (0 is perfect) and can exceed 1.`,
 		`Pick a lecture example, or “typed” and type your own candidate and references (several references separated by |, at most 4, each at most 30 words). The 4.6 brevity example is worked with \(k = 2\): set max n to 2 to get \(\exp(1 - 6/2) = e^{-2}\).`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-p}{p_n} = \frac{\sum_{g \in \text{n-grams}(\hat y)} \min\big(\mathrm{count}_{\hat y}(g),\ \max_{y^*} \mathrm{count}_{y^*}(g)\big)}{\sum_{g \in \text{n-grams}(\hat y)} \mathrm{count}_{\hat y}(g)}`,
 			Symbols: []Symbol{{ID: "p", Array: "p"}}},
-		{TeX: `\text{standard: } \mathrm{BLEU} = \htmlClass{sym-BP}{\mathrm{BP}} \cdot \exp\Big(\sum_{n=1}^{N} \tfrac{1}{N} \log p_n\Big), \qquad \mathrm{BP} = \min\big(1,\ e^{1 - r/c}\big)`,
+		{TeX: `\text{standard: } \mathrm{BLEU} = \htmlClass{sym-BP}{\mathrm{BP}} \cdot \exp\Big(\sum_{n=1}^{N} w_n \log p_n\Big),\ w_n = \tfrac{1}{N}\text{ by default}, \qquad \mathrm{BP} = \min\big(1,\ e^{1 - r/c}\big)`,
 			Symbols: []Symbol{{ID: "BP", Array: "BP"}}},
 		{TeX: `\text{eq. (7): } \mathrm{BLEU} = \htmlClass{sym-BP_d2l}{\exp\Big(\min\Big(0,\ 1 - \frac{\mathrm{len}_{\text{label}}}{\mathrm{len}_{\text{pred}}}\Big)\Big)} \prod_{n=1}^{k} p_n^{1/2^n}`,
 			Symbols: []Symbol{{ID: "BP_d2l", Array: "BP_d2l"}}},
@@ -274,6 +320,10 @@ var bleuLesson = &Lesson{
 			Help: "The longest n-grams counted (N in the paper, k in the lecture)."},
 		{Name: "lowercase", Label: "lowercase", Kind: sim.Bool, Default: "true",
 			Help: "Lower-case all words before matching."},
+		{Name: "smoothing", Label: "zero precisions", Kind: sim.Choice, Default: models.SmoothNone, Choices: []string{models.SmoothNone, models.SmoothEffectiveOrder, models.SmoothEpsilon, models.SmoothAddOne},
+			Help: "none: the paper's BLEU, 0 as soon as one p_n is 0. effective-order (sacreBLEU): only the orders the candidate has n-grams of count. epsilon (Chen & Cherry's method 1, NLTK method1): a zero count becomes 0.1. add-one (Lin & Och, NLTK method2): p_n = (matches + 1)/(n-grams + 1) for n ≥ 2."},
+		{Name: "w", Label: "weights", Symbol: `w_n`, Kind: sim.Text, MaxLen: 80, Default: "",
+			Help: "The standard form's weights w_1 … w_N, N numbers that sum to 1 (e.g. 0.4 0.3 0.2 0.1); empty means 1/N each."},
 	},
 	Plots: []Plot{
 		{Name: "precisions", Title: "modified precisions p_n", XLabel: "n", YLabel: "p_n", Series: precisionSeries},
@@ -301,7 +351,8 @@ var bleuFacts = factTable{
 		{key: "p_n_first_reference", label: "p_n against the first reference"},
 		{key: "BP", label: "BP"},
 		{key: "BP_d2l", label: "BP (d2l)"},
-		{key: "BLEU_uniform", label: "BLEU, uniform weights", measured: true},
+		{key: "BLEU_uniform", label: "BLEU, standard form", measured: true},
+		{key: "why_zero", label: "why BLEU is 0"},
 		{key: "BLEU_d2l", label: "BLEU (d2l)", measured: true},
 		{key: "WER", label: "word error rate", keep: true},
 	},

@@ -228,3 +228,43 @@ func TestBleuPlot(t *testing.T) {
 func TestBleuGolden(t *testing.T) {
 	checkFramesGolden(t, pageModel(t, bleuLesson, map[string]string{"example": "model", "test_pair": "7"}), "bleu-model")
 }
+
+// TestBleuShortCandidate: lecture 000 says a perfect match gives 1; "the cat" against
+// "the cat" with N = 4 is 0 as the paper defines it, and the page says why; with
+// effective order it is 1; general weights w_n are read and checked.
+func TestBleuShortCandidate(t *testing.T) {
+	at := func(changes map[string]string) sim.Frame {
+		t.Helper()
+		m, err := bleuLesson.Build(bleuValues(t, changes))
+		if err != nil {
+			t.Fatalf("%v: %v", changes, err)
+		}
+		return m.At(m.Steps())
+	}
+	same := map[string]string{"example": bleuTyped, "candidate": "the cat", "references": "the cat", "max_n": "4"}
+	f := at(same)
+	if b := arrayOf(f, "BLEU")[0]; b != 0 {
+		t.Errorf("unsmoothed: BLEU %g, want 0 (no 3- or 4-grams)", b)
+	}
+	if why, _ := f.Meta["why_zero"].(string); !strings.Contains(why, "no n-grams of order 3 to 4") {
+		t.Errorf("the page does not say why BLEU is 0: %q", why)
+	}
+	same["smoothing"] = "effective-order"
+	f = at(same)
+	if b := arrayOf(f, "BLEU")[0]; math.Abs(b-1) > 1e-12 {
+		t.Errorf("effective order: BLEU %g, want 1", b)
+	}
+	if _, ok := f.Meta["why_zero"]; ok {
+		t.Errorf("effective order still explains a zero")
+	}
+	// w = 1 0 0 0 is unigram precision times BP: 5/7 for the cat example.
+	f = at(map[string]string{"example": "cat", "max_n": "4", "w": "1 0 0 0"})
+	if b := arrayOf(f, "BLEU")[0]; math.Abs(b-5.0/7) > 1e-12 {
+		t.Errorf("w = 1 0 0 0: BLEU %g, want p_1 = 5/7", b)
+	}
+	for _, w := range []string{"0.5 0.5", "0.3 0.3 0.3 0.3", "a b c d"} {
+		if _, err := bleuLesson.Build(bleuValues(t, map[string]string{"max_n": "4", "w": w})); err == nil || !strings.Contains(err.Error(), "weight") {
+			t.Errorf("w = %q: got %v, want an error about the weights", w, err)
+		}
+	}
+}

@@ -16,6 +16,32 @@ const (
 	WeightsD2L = "d2l"
 )
 
+// Smoothings of zero precisions (BLEUOptions.Smoothing). A sentence shorter than n
+// words has no n-grams, and a short or poor one often has no match of some order;
+// unsmoothed, either makes BLEU 0, which is how the paper defines it for a corpus.
+// Sentence-level practice smooths; these are the named methods.
+const (
+	// SmoothNone is Papineni et al. 2002 (the default, "" too): any p_n = 0 gives BLEU 0.
+	SmoothNone = "none"
+	// SmoothEffectiveOrder (sacreBLEU's effective order) averages over the orders
+	// 1 … N_eff that the candidate has n-grams of, N_eff = min(N, c), with their weights
+	// renormalised to sum to 1: "the cat" against "the cat" scores 1 for any N.
+	SmoothEffectiveOrder = "effective-order"
+	// SmoothEpsilon is Chen & Cherry 2014's method 1 (NLTK's method1): a zero match
+	// count becomes ε = SmoothingEpsilon, p_n = ε / max(1, total_n).
+	SmoothEpsilon = "epsilon"
+	// SmoothAddOne is Lin & Och 2004 (NLTK's method2): for n ≥ 2,
+	// p_n = (matched_n + 1) / (max(1, total_n) + 1).
+	SmoothAddOne = "add-one"
+)
+
+// SmoothingEpsilon is SmoothEpsilon's ε: NLTK's default, 0.1.
+const SmoothingEpsilon = 0.1
+
+// weightsTolerance: general weights w_n must sum to 1 within this (a hand-typed
+// 0.333 0.333 0.334 is accepted; 0.3 0.3 0.3 is not).
+const weightsTolerance = 1e-3
+
 // MaxBLEUOrder is the largest max_n accepted: the lectures use n ≤ 4, and past 8 a
 // sentence almost never matches while the n-gram breakdown keeps growing.
 const MaxBLEUOrder = 8
@@ -37,15 +63,23 @@ var (
 	ErrBLEUOneReference = errors.New(`models: weights "d2l" compare with exactly one reference`)
 	ErrBLEUCorpusShape  = errors.New("models: the corpus needs one list of references per candidate")
 	ErrBLEUEmptyCorpus  = errors.New("models: the corpus has no candidates")
+	ErrBLEUSmoothing    = fmt.Errorf("models: smoothing must be %q, %q, %q or %q", SmoothNone, SmoothEffectiveOrder, SmoothEpsilon, SmoothAddOne)
+	ErrBLEUW            = errors.New("models: the weights w_n must be N numbers from 0 to 1 that sum to 1, for the uniform weighting only")
 )
 
 // BLEUOptions selects the BLEU variant: n-grams up to MaxN (N in the paper, k in the
 // lecture), the weighting (WeightsUniform or WeightsD2L; there is no default), and
 // whether tokens are lowercased before matching.
+//
+// Smoothing (one of the Smooth… names; "" is SmoothNone) treats zero precisions, and
+// W, when set, gives the uniform weighting's general weights w_1 … w_N (the paper's
+// w_n; nil is w_n = 1/N): BLEU = BP · exp(Σ w_n log p_n).
 type BLEUOptions struct {
-	MaxN      int    `json:"max_n"`
-	Weights   string `json:"weights"`
-	Lowercase bool   `json:"lowercase"`
+	MaxN      int       `json:"max_n"`
+	Weights   string    `json:"weights"`
+	Lowercase bool      `json:"lowercase"`
+	Smoothing string    `json:"smoothing,omitempty"`
+	W         []float64 `json:"w,omitempty"`
 }
 
 func (o BLEUOptions) validate() error {
@@ -54,6 +88,23 @@ func (o BLEUOptions) validate() error {
 	}
 	if o.Weights != WeightsUniform && o.Weights != WeightsD2L {
 		return fmt.Errorf("%w, got %q", ErrBLEUWeights, o.Weights)
+	}
+	switch o.Smoothing {
+	case "", SmoothNone, SmoothEffectiveOrder, SmoothEpsilon, SmoothAddOne:
+	default:
+		return fmt.Errorf("%w, got %q", ErrBLEUSmoothing, o.Smoothing)
+	}
+	if o.W != nil {
+		sum := 0.0
+		for _, w := range o.W {
+			if !(w >= 0 && w <= 1) {
+				return fmt.Errorf("%w: got %g", ErrBLEUW, w)
+			}
+			sum += w
+		}
+		if len(o.W) != o.MaxN || o.Weights != WeightsUniform || math.Abs(sum-1) > weightsTolerance {
+			return fmt.Errorf("%w: got %d weights summing to %g for N = %d", ErrBLEUW, len(o.W), sum, o.MaxN)
+		}
 	}
 	return nil
 }
@@ -182,7 +233,7 @@ func SentenceBLEUTokens(candidate []string, references [][]string, opts BLEUOpti
 		return BLEUResult{}, err
 	}
 	res := sentenceCounts(lowerIf(candidate, opts.Lowercase), lowerAllIf(references, opts.Lowercase), opts, true)
-	res.BLEU, res.BrevityPenalty = combineBLEU(res.Precisions, res.CandidateLength, res.RefLength, opts.Weights)
+	res.BLEU, res.BrevityPenalty = combineBLEU(res.Precisions, res.CandidateLength, res.RefLength, opts)
 	return res, nil
 }
 
@@ -225,7 +276,7 @@ func CorpusBLEUTokens(candidates [][]string, references [][][]string, opts BLEUO
 			return BLEUResult{}, fmt.Errorf("%w (candidate %d)", err, i+1)
 		}
 		s := sentenceCounts(lowerIf(candidates[i], opts.Lowercase), lowerAllIf(references[i], opts.Lowercase), opts, false)
-		s.BLEU, s.BrevityPenalty = combineBLEU(s.Precisions, s.CandidateLength, s.RefLength, opts.Weights)
+		s.BLEU, s.BrevityPenalty = combineBLEU(s.Precisions, s.CandidateLength, s.RefLength, opts)
 		for n, p := range s.Precisions {
 			total.Precisions[n].Matched += p.Matched
 			total.Precisions[n].Total += p.Total
@@ -234,7 +285,7 @@ func CorpusBLEUTokens(candidates [][]string, references [][][]string, opts BLEUO
 		total.RefLength += s.RefLength
 		total.Sentences = append(total.Sentences, s)
 	}
-	total.BLEU, total.BrevityPenalty = combineBLEU(total.Precisions, total.CandidateLength, total.RefLength, opts.Weights)
+	total.BLEU, total.BrevityPenalty = combineBLEU(total.Precisions, total.CandidateLength, total.RefLength, opts)
 	return total, nil
 }
 
@@ -248,27 +299,67 @@ func checkReferences(n int, opts BLEUOptions) error {
 	return nil
 }
 
-// combineBLEU turns the precisions and lengths into (BLEU, BP) for the weighting.
-func combineBLEU(ps []Precision, c, r int, weights string) (bleu, bp float64) {
+// combineBLEU turns the precisions and lengths into (BLEU, BP) for the options'
+// weighting, weights and smoothing.
+func combineBLEU(ps []Precision, c, r int, opts BLEUOptions) (bleu, bp float64) {
 	bp = BrevityPenalty(c, r)
 	if c == 0 {
 		return 0, bp
 	}
-	if weights == WeightsD2L {
-		bleu = bp
-		for _, p := range ps {
-			bleu *= math.Pow(p.Value(), math.Ldexp(1, -p.N)) // p_n^{1/2^n}
+	// w_n: the uniform 1/N, the general W, or d2l's 1/2^n
+	w := make([]float64, len(ps))
+	for i, p := range ps {
+		switch {
+		case opts.Weights == WeightsD2L:
+			w[i] = math.Ldexp(1, -p.N)
+		case opts.W != nil:
+			w[i] = opts.W[i]
+		default:
+			w[i] = 1 / float64(len(ps))
 		}
-		return bleu, bp
+	}
+	if opts.Smoothing == SmoothEffectiveOrder {
+		eff := 0
+		for eff < len(ps) && ps[eff].Total > 0 {
+			eff++
+		}
+		if eff == 0 {
+			return 0, bp
+		}
+		ps, w = ps[:eff], w[:eff]
+		if opts.Weights != WeightsD2L { // the weights of the orders kept, summing to 1 again
+			sum := 0.0
+			for _, x := range w {
+				sum += x
+			}
+			for i := range w {
+				w[i] /= sum
+			}
+		}
 	}
 	var sum float64
-	for _, p := range ps {
-		if p.Matched == 0 {
+	for i, p := range ps {
+		v := smoothed(p, opts.Smoothing)
+		if w[i] == 0 {
+			continue // 0 · log p_n: an order weighted 0 does not count, even unmatched
+		}
+		if v == 0 {
 			return 0, bp // log 0 = −∞
 		}
-		sum += math.Log(p.Value())
+		sum += w[i] * math.Log(v)
 	}
-	return bp * math.Exp(sum/float64(len(ps))), bp
+	return bp * math.Exp(sum), bp
+}
+
+// smoothed is p_n after the smoothing (Precision.Value unsmoothed).
+func smoothed(p Precision, smoothing string) float64 {
+	switch {
+	case smoothing == SmoothEpsilon && p.Matched == 0:
+		return SmoothingEpsilon / float64(max(1, p.Total))
+	case smoothing == SmoothAddOne && p.N >= 2:
+		return float64(p.Matched+1) / float64(max(1, p.Total)+1)
+	}
+	return p.Value()
 }
 
 // sentenceCounts fills everything of a sentence result except BLEU and BP; NGrams
