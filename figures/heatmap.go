@@ -9,14 +9,17 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	unrollpalette "unroll/palette"
 )
 
-// viridis returns the sequential colour scale of the pages' heatmaps
-// (static/js/colors.js), a new one each call: SetMin and SetMax change it.
+// viridis returns the sequential colour scale of the pages' heatmaps (the one
+// palette's Viridis, package unroll/palette), a new one each call: SetMin and SetMax
+// change it.
 func viridis() palette.ColorMap {
 	var stops []color.Color
-	for _, hex := range []uint32{0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c, 0x28ae80, 0x5ec962, 0xaddc30, 0xfde725} {
-		stops = append(stops, color.RGBA{uint8(hex >> 16), uint8(hex >> 8), uint8(hex), 0xff})
+	for _, c := range unrollpalette.Viridis {
+		stops = append(stops, c.RGBA())
 	}
 	cm, err := moreland.NewLuminance(stops)
 	if err != nil {

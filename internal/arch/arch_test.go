@@ -17,7 +17,9 @@ import (
 var mayImport = map[string][]string{
 	"models":           {},
 	"sim":              {},
-	"figures":          {},
+	"palette":          {},
+	"palette/gen":      {"palette"}, // go generate: writes static/js/palette.js
+	"figures":          {"palette"},
 	"static":           {},
 	"internal/arch":    {},
 	"internal/docs":    {},
@@ -29,8 +31,8 @@ var mayImport = map[string][]string{
 	"zoo":              {"data", "models"},
 	"lessons":          {"zoo", "data", "sim", "models"},
 	"templates":        {"lessons", "zoo", "data", "sim", "models"},
-	"web":              {"templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
-	"cmd/server":       {"web", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
+	"web":              {"templates", "lessons", "zoo", "data", "figures", "palette", "check", "sim", "models", "static"},
+	"cmd/server":       {"web", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "sim", "models", "static"},
 	"cmd/train":        {"zoo", "data", "models"},
 	"cmd/loadtest":     {"sim"}, // a client of the server, over its websockets: never web
 }
