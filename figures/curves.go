@@ -49,7 +49,22 @@ var glyphs = map[unrollpalette.Marker]draw.GlyphDrawer{
 	unrollpalette.Square:   draw.BoxGlyph{},
 	unrollpalette.Triangle: draw.PyramidGlyph{},
 	unrollpalette.Diamond:  diamondGlyph{},
-	unrollpalette.Cross:    draw.CrossGlyph{},
+	unrollpalette.Cross:    crossGlyph{},
+}
+
+// crossGlyph is an ✕ with strokes ringWidth wide (draw.CrossGlyph's 0.5 pt vanishes
+// on a projector).
+type crossGlyph struct{}
+
+func (crossGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(ringWidth)})
+	r := sty.Radius
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X - r, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r})
+	p.Move(vg.Point{X: pt.X - r, Y: pt.Y + r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y - r})
+	c.Stroke(p)
 }
 
 // diamondGlyph is a filled square standing on a corner.

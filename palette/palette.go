@@ -96,8 +96,8 @@ type Role struct {
 // Roles are the stable styles. The models keep the first three colours. In the
 // comparisons of one model with a variant, the one that sees more (both directions,
 // the source through attention, the labels while decoding) is sky blue and solid, the
-// one that sees less reddish purple and dashed. Beam search's best is vermillion, as
-// the best hypothesis in its tree.
+// one that sees less reddish purple and dashed. Beam search's best is vermillion and
+// greedy's path dashed orange, as the beam-search lesson's tree and prose have them.
 var Roles = []Role{
 	{"LSTM", []string{"lstm"}, Style{Blue, 0, 0}},
 	{"GRU", []string{"gru"}, Style{Orange, 1, 1}},
@@ -109,7 +109,7 @@ var Roles = []Role{
 	{"teacher forcing", []string{"teacher forcing", "teacher-forced"}, Style{SkyBlue, 0, 0}},
 	{"free running", []string{"free running", "free-running"}, Style{ReddishPurple, 1, 1}},
 	{"beam search", []string{"beam search", "beam"}, Style{Vermillion, 0, 3}},
-	{"greedy", []string{"greedy"}, Style{ReddishPurple, 1, 1}},
+	{"greedy", []string{"greedy"}, Style{Orange, 1, 1}},
 	{"exhaustive", []string{"exhaustive"}, Style{Black, 2, 4}},
 	{"English", []string{"english"}, Style{Blue, 0, 0}},
 	{"French", []string{"french"}, Style{Vermillion, 1, 1}},

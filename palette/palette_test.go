@@ -58,7 +58,7 @@ func TestAssign(t *testing.T) {
 	}
 	// series without roles skip the colours the panel's roles hold
 	got = Assign([]string{"loss", "greedy", "x"})
-	want = []Style{{Blue, 0, 0}, {ReddishPurple, 1, 1}, {Orange, 1, 1}}
+	want = []Style{{Blue, 0, 0}, {Orange, 1, 1}, {BluishGreen, 1, 1}}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("Assign: series %d is %+v, want %+v", i, got[i], want[i])

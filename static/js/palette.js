@@ -17,7 +17,7 @@ export const ROLES = [
   { name: "teacher forcing", aliases: ["teacher forcing", "teacher-forced"], colour: "#56b4e9", dash: 0, marker: 0 },
   { name: "free running", aliases: ["free running", "free-running"], colour: "#cc79a7", dash: 1, marker: 1 },
   { name: "beam search", aliases: ["beam search", "beam"], colour: "#d55e00", dash: 0, marker: 3 },
-  { name: "greedy", aliases: ["greedy"], colour: "#cc79a7", dash: 1, marker: 1 },
+  { name: "greedy", aliases: ["greedy"], colour: "#e69f00", dash: 1, marker: 1 },
   { name: "exhaustive", aliases: ["exhaustive"], colour: "#000000", dash: 2, marker: 4 },
   { name: "English", aliases: ["english"], colour: "#0072b2", dash: 0, marker: 0 },
   { name: "French", aliases: ["french"], colour: "#d55e00", dash: 1, marker: 1 },

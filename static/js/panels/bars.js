@@ -12,13 +12,14 @@ const LEGEND = 16; // a row above the bars for the arrays' names when there are 
 
 export function draw(canvas, cfg, view) {
   const { ctx, width, height } = fit(canvas, flexHeight(canvas, HEIGHT));
-  const sets = cfg.arrays.map((name, i) => ({ name: cfg.legend?.[i] || name, a: view.at(name, view.step) || view.staticArray(name), perStep: !!view.at(name, view.step) })).filter((s) => s.a);
+  const sets = cfg.arrays.map((name, i) => ({ i, name: cfg.legend?.[i] || name, a: view.at(name, view.step) || view.staticArray(name), perStep: !!view.at(name, view.step) })).filter((s) => s.a);
   if (!sets.length) { empty(ctx, width, height, view.step === 0 ? "step forward to see values" : "nothing to show at this step"); return null; }
   const all = sets.flatMap((s) => Array.from(s.a.data));
   const scale = scaleFor(cfg.scale, all);
   let lo = Math.min(0, scale.lo), hi = Math.max(0, scale.hi);
   const n = Math.max(...sets.map((s) => s.a.data.length));
-  const top = sets.length > 1 ? TOP + LEGEND : TOP; // the legend's row stays clear of the bars
+  const several = cfg.arrays.length > 1; // a colour and a legend per array, even while one is absent (a run that stopped)
+  const top = several ? TOP + LEGEND : TOP; // the legend's row stays clear of the bars
   const plotW = width - LEFT - RIGHT, plotH = height - top - BOTTOM;
   const y = (v) => top + plotH * (1 - (Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo));
   // axis and grid
@@ -33,15 +34,15 @@ export function draw(canvas, cfg, view) {
   const axis = axisOf(view, cfg.arrays);
   const names = [axis.cols, ...cfg.arrays.map((a) => view.labelsOf(a))].find((l) => Array.isArray(l) && l.length === n);
   // several arrays: a colour each, a role's where it has one (teacher forcing, with
-  // attention); one array whose bars are all roles (LSTM, GRU, RNN): their colours;
-  // else the colour scale
-  const setColour = styles(sets.map((s) => s.name)).map((st) => st.colour);
+  // attention), the same while one is absent; one array whose bars are all roles (LSTM,
+  // GRU, RNN): their colours; else the colour scale
+  const setColour = styles(cfg.arrays.map((name, i) => cfg.legend?.[i] || name)).map((st) => st.colour);
   const roles = names ? names.map((l) => roleOf(l)) : [];
   const barColour = sets.length === 1 && roles.length && roles.every(Boolean) ? roles.map((r) => r.colour) : null;
   sets.forEach((s, si) => {
     for (let i = 0; i < s.a.data.length; i++) {
       const v = s.a.data[i], x = LEFT + i * group + group * 0.1 + si * bw;
-      ctx.fillStyle = sets.length > 1 ? setColour[si] : barColour ? barColour[i] : scale.color(v);
+      ctx.fillStyle = several ? setColour[s.i] : barColour ? barColour[i] : scale.color(v);
       const y0 = y(0), y1 = y(v);
       ctx.fillRect(x, Math.min(y0, y1), Math.max(1, bw - 1), Math.max(1, Math.abs(y1 - y0)));
       if (cfg.hover && cfg.hover.unit === i) { ctx.strokeStyle = "#f59e0b"; ctx.lineWidth = 2; ctx.strokeRect(x, top, bw, plotH); ctx.lineWidth = 1; }
@@ -55,7 +56,7 @@ export function draw(canvas, cfg, view) {
   for (let i = 0; i < n; i += every) ctx.fillText(label(i), LEFT + (i + 0.5) * group, height - BOTTOM + 12);
   ctx.font = SMALL;
   ctx.textAlign = "left";
-  if (sets.length > 1) legend(ctx, sets.map((s) => s.name), setColour, width - RIGHT);
+  if (several) legend(ctx, sets.map((s) => s.name), sets.map((s) => setColour[s.i]), width - RIGHT);
   return {
     hit(px, py) {
       if (px < LEFT || px >= width - RIGHT || py < top || py > top + plotH) return null;
