@@ -7,6 +7,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	unrollpalette "unroll/palette"
 )
 
 // Bars is a bar chart: one group of bars per Group, side by side at each category.
@@ -33,6 +35,11 @@ func drawBars(f Figure, b Bars, format Format) ([]byte, error) {
 	pl.Y.Tick.Marker = linearTicks{}
 	pl.Add(plotter.NewGrid())
 	n := len(b.Groups)
+	labels := make([]string, n)
+	for i, g := range b.Groups {
+		labels[i] = g.Label
+	}
+	styles := unrollpalette.Assign(labels) // a role (LSTM, GRU, …) looks as on the pages
 	width := vg.Points(math.Max(4, math.Min(40, 400/float64(max(1, n*len(b.Categories))))))
 	for i, g := range b.Groups {
 		vals := make(plotter.Values, len(b.Categories))
@@ -45,7 +52,7 @@ func drawBars(f Figure, b Bars, format Format) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		bc.Color = okabeIto[i%len(okabeIto)]
+		bc.Color = styles[i].Colour.RGBA()
 		bc.LineStyle.Width = 0
 		bc.Offset = width * vg.Length(float64(i)-float64(n-1)/2)
 		pl.Add(bc)
@@ -72,10 +79,6 @@ func drawBars(f Figure, b Bars, format Format) ([]byte, error) {
 	}
 	return encode(format, func(c draw.Canvas) {
 		if n > 1 {
-			labels := make([]string, n)
-			for i, g := range b.Groups {
-				labels[i] = g.Label
-			}
 			makeLegendRoom(pl, c, labels, false)
 		}
 		pl.Draw(c)

@@ -3,11 +3,14 @@ package figures
 import (
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	unrollpalette "unroll/palette"
 )
 
 // Layout of a figure of curves or points.
@@ -19,22 +22,65 @@ const (
 	legendGap   = vg.Length(10) // points between a scatter and the legend beside it
 )
 
-// okabeIto is the Okabe–Ito palette, distinguishable with every common colour-vision
-// deficiency, in the order curves use it (yellow last: faint on white).
-var okabeIto = []color.RGBA{
-	{0x00, 0x72, 0xB2, 0xFF}, // blue
-	{0xE6, 0x9F, 0x00, 0xFF}, // orange
-	{0x00, 0x9E, 0x73, 0xFF}, // bluish green
-	{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
-	{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
-	{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
-	{0x00, 0x00, 0x00, 0xFF}, // black
-	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
+// pointColours are the colours of a Points figure's dot series, in order: the
+// categorical colours, then the grey the page draws its last class in (the embedding
+// map's function words); series after them are rings.
+var pointColours = append(slices.Clone(unrollpalette.Categorical), unrollpalette.Rest)
+
+// markerMaxPoints: a curve of at most this many points marks each with its series'
+// glyph (as the pages do); a longer one (a training curve) would be all glyph.
+const markerMaxPoints = 64
+
+// markerRadius is a curve's glyph radius, in points: as wide as the 2 pt line and more.
+const markerRadius = 3
+
+// lineDashes is dash pattern i of the palette, in points.
+func lineDashes(i int) []vg.Length {
+	var out []vg.Length
+	for _, d := range unrollpalette.Dashes[i] {
+		out = append(out, vg.Points(d))
+	}
+	return out
 }
 
-// dashes tell curves apart in greyscale print, and where two curves coincide (the
-// bound of an identity RNN is met exactly): curve i uses pattern i mod 3.
-var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}}
+// glyphs are gonum's shapes for the palette's markers (filled, as on the pages).
+var glyphs = map[unrollpalette.Marker]draw.GlyphDrawer{
+	unrollpalette.Circle:   draw.CircleGlyph{},
+	unrollpalette.Square:   draw.BoxGlyph{},
+	unrollpalette.Triangle: draw.PyramidGlyph{},
+	unrollpalette.Diamond:  diamondGlyph{},
+	unrollpalette.Cross:    crossGlyph{},
+}
+
+// crossGlyph is an ✕ with strokes ringWidth wide (draw.CrossGlyph's 0.5 pt vanishes
+// on a projector).
+type crossGlyph struct{}
+
+func (crossGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(ringWidth)})
+	r := sty.Radius
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X - r, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r})
+	p.Move(vg.Point{X: pt.X - r, Y: pt.Y + r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y - r})
+	c.Stroke(p)
+}
+
+// diamondGlyph is a filled square standing on a corner.
+type diamondGlyph struct{}
+
+func (diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetColor(sty.Color)
+	r := sty.Radius * 1.2
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X, Y: pt.Y + r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y})
+	p.Line(vg.Point{X: pt.X, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X - r, Y: pt.Y})
+	p.Close()
+	c.Fill(p)
+}
 
 // Glyphs of a Points figure: a dot, and for the series after the palette's colours
 // are used up, a ring around the point (a lesson puts a marked subset there, such as
@@ -43,8 +89,8 @@ const (
 	dotRadius  = 2.5 // points: small enough for 262 words to stay apart
 	ringRadius = 5   // points: around a dot, with room for the dot's own colour
 	ringWidth  = 1.5 // points: visible at a slide's distance
-	// ringFirstColour makes the first ring series black (okabeIto[6]), which stands
-	// out over dots of every colour.
+	// ringFirstColour makes the first ring series black (the palette's Categorical[6]),
+	// which stands out over dots of every colour.
 	ringFirstColour = 6
 )
 
@@ -73,8 +119,8 @@ func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.RGBA, i int) er
 	dots.GlyphStyle.Shape = draw.CircleGlyph{}
 	dots.GlyphStyle.Radius = vg.Points(dotRadius)
 	offset := vg.Points(3)
-	if i >= len(okabeIto) {
-		dots.GlyphStyle.Color = okabeIto[(i+ringFirstColour)%len(okabeIto)]
+	if i >= len(pointColours) {
+		dots.GlyphStyle.Color = unrollpalette.Categorical[(i-len(pointColours)+ringFirstColour)%len(unrollpalette.Categorical)].RGBA()
 		dots.GlyphStyle.Shape = ringGlyph{}
 		dots.GlyphStyle.Radius = vg.Points(ringRadius)
 		offset = vg.Points(ringRadius + 1)
@@ -123,6 +169,11 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 	pl.Add(plotter.NewGrid())
 	var legend []string // the labels in the legend, in order
 	var xs, ys [][]float64
+	var labels []string
+	for _, s := range f.Series {
+		labels = append(labels, s.Label)
+	}
+	styles := unrollpalette.Assign(labels) // a role (LSTM, GRU, …) looks as on the pages
 	for i, s := range f.Series {
 		pts := make(plotter.XYs, 0, len(s.Y))
 		for j := range min(len(s.X), len(s.Y)) {
@@ -155,13 +206,13 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: okabeIto[i%len(okabeIto)], Radius: vg.Points(5), Shape: draw.TriangleGlyph{}}
+			sc.GlyphStyle = draw.GlyphStyle{Color: styles[i].Colour.RGBA(), Radius: vg.Points(5), Shape: draw.TriangleGlyph{}}
 			pl.Add(sc)
 			pl.Legend.Add(s.Label, sc)
 			continue
 		}
 		if f.Points {
-			if err := addPoints(pl, s, pts, okabeIto[i%len(okabeIto)], i); err != nil {
+			if err := addPoints(pl, s, pts, pointColours[i%len(pointColours)].RGBA(), i); err != nil {
 				return nil, err
 			}
 			continue
@@ -170,11 +221,22 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		line.Color = okabeIto[i%len(okabeIto)]
+		st := styles[i]
+		line.Color = st.Colour.RGBA()
 		line.Width = vg.Points(2)
-		line.Dashes = dashes[i%len(dashes)]
+		line.Dashes = lineDashes(st.Dash)
 		pl.Add(line)
-		pl.Legend.Add(s.Label, line)
+		if len(pts) > markerMaxPoints {
+			pl.Legend.Add(s.Label, line)
+			continue
+		}
+		marks, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		marks.GlyphStyle = draw.GlyphStyle{Color: line.Color, Radius: vg.Points(markerRadius), Shape: glyphs[unrollpalette.Markers[st.Marker]]}
+		pl.Add(marks)
+		pl.Legend.Add(s.Label, line, marks)
 	}
 	if len(legend) == 0 { // an empty log axis has no range: give it one
 		pl.Y.Min, pl.Y.Max = 1, 10

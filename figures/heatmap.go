@@ -5,32 +5,23 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	unrollpalette "unroll/palette"
 )
 
-// viridis returns the sequential colour scale of the pages' heatmaps
-// (static/js/colors.js), a new one each call: SetMin and SetMax change it.
-func viridis() palette.ColorMap {
-	var stops []color.Color
-	for _, hex := range []uint32{0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c, 0x28ae80, 0x5ec962, 0xaddc30, 0xfde725} {
-		stops = append(stops, color.RGBA{uint8(hex >> 16), uint8(hex >> 8), uint8(hex), 0xff})
-	}
-	cm, err := moreland.NewLuminance(stops)
-	if err != nil {
-		panic(err) // the stops rise in luminance
-	}
-	return cm
-}
+// viridis and diverging return the pages' colour scales (the one palette's Viridis,
+// and BlueOrange for values around 0), interpolated as the pages do, a new one each
+// call: SetMin and SetMax change it.
+func viridis() palette.ColorMap   { return stopsOf(unrollpalette.Viridis) }
+func diverging() palette.ColorMap { return stopsOf(unrollpalette.BlueOrange) }
 
-// diverging returns the pages' diverging scale for values around 0 (ColorBrewer's
-// RdBu: negative blue, zero white, positive red), a new one each call.
-func diverging() palette.ColorMap {
-	var stops []color.Color
-	for _, hex := range []uint32{0x2166ac, 0x4393c3, 0x92c5de, 0xd1e5f0, 0xf7f7f7, 0xfddbc7, 0xf4a582, 0xd6604d, 0xb2182b} {
-		stops = append(stops, color.RGBA{uint8(hex >> 16), uint8(hex >> 8), uint8(hex), 0xff})
+func stopsOf(cs []unrollpalette.RGB) *stopsMap {
+	stops := make([]color.Color, len(cs))
+	for i, c := range cs {
+		stops[i] = c.RGBA()
 	}
 	return &stopsMap{stops: stops, alpha: 1}
 }

@@ -77,8 +77,8 @@ type bleuSentence struct {
 	refs        []string
 	maxN        int
 	lower       bool
-	smoothing   string    // models.Smooth…: how the zero precisions count
-	w           []float64 // the standard form's weights w_n; nil = 1/N
+	smoothing   string            // models.Smooth…: how the zero precisions count
+	w           []float64         // the standard form's weights w_n; nil = 1/N
 	uniform, d2 models.BLEUResult // Papineni's weights against all references; eq. (7) against the first
 	wer         models.WERResult
 	corpus      mtTable // corpus BLEU of the bundled translators

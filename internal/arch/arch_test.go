@@ -17,7 +17,9 @@ import (
 var mayImport = map[string][]string{
 	"models":           {},
 	"sim":              {},
-	"figures":          {},
+	"palette":          {},
+	"palette/gen":      {"palette"}, // go generate: writes static/js/palette.js
+	"figures":          {"palette"},
 	"static":           {},
 	"internal/arch":    {},
 	"internal/docs":    {},
@@ -28,10 +30,10 @@ var mayImport = map[string][]string{
 	"check":            {"models"},
 	"zoo":              {"data", "models"},
 	"lessons":          {"zoo", "data", "sim", "models"},
-	"templates":        {"exports", "figures", "lessons", "zoo", "data", "sim", "models"},
-	"exports":          {"figures", "lessons", "zoo", "data", "sim", "models"},
-	"web":              {"exports", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
-	"cmd/server":       {"web", "exports", "templates", "lessons", "zoo", "data", "figures", "check", "sim", "models", "static"},
+	"templates":        {"exports", "figures", "palette", "lessons", "zoo", "data", "sim", "models"},
+	"exports":          {"figures", "palette", "lessons", "zoo", "data", "sim", "models"},
+	"web":              {"exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "sim", "models", "static"},
+	"cmd/server":       {"web", "exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "sim", "models", "static"},
 	"cmd/train":        {"zoo", "data", "models"},
 	"cmd/loadtest":     {"sim"}, // a client of the server, over its websockets: never web
 }

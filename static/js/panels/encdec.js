@@ -6,7 +6,8 @@
 // the input y_{t'-1} below, the state s_t' and the output above. Steps 1..T
 // (static "enc_steps") are the encoder's, step T+1 the context's, the rest the
 // decoder's; a column appears when its step has been computed, and the current step is
-// highlighted. Outputs are green when meta says they are correct, orange when not; a
+// highlighted. Outputs are green and ✓ when meta says they are correct, orange and ✗
+// when not, and a run's label has its role's colour (as on the other panels); a
 // run's first divergence (meta "diverges_here") is circled in red. Source tokens the
 // vocabulary reads as <unk> (static "source_unk") and <unk> tokens of the decoder are
 // drawn red. Columns share the panel's width while they are at least MIN_COL wide (or
@@ -14,7 +15,7 @@
 // longest token needs (in the small font, up to MAX_COL), and the diagram scrolls
 // sideways, keeping the current step in view.
 import { fit, room, zoomOf, empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID, optMeta } from "./common.js";
-import { scaleFor } from "../colors.js";
+import { scaleFor, roleOf, verdictBadge, CORRECT, WRONG } from "../colors.js";
 
 const LEFT = 58, RIGHT = 8, HEAD = 32, ROW = 48, NODE_H = 32, BAND_GAP = 10;
 const MAX_COL = 96; // widest column, so a short sentence does not spread over the panel
@@ -74,8 +75,10 @@ export function draw(canvas, cfg, view) {
   ctx.fillText("encoder", X(1) - colW / 2 + 2, bandTop(0) + 8);
   ctx.textAlign = "center"; ctx.fillText(colW >= 64 ? "context c" : "c", X(T + 1), bandTop(0) + 8); ctx.textAlign = "left";
   rows.forEach((r, b) => {
+    const role = roleOf(r.label), lx = X(T + 2) - colW / 2 + 2;
+    if (role) { ctx.fillStyle = role.colour; ctx.fillRect(lx, bandTop(b) + 3, 10, 10); }
     ctx.fillStyle = INK; ctx.font = "bold " + SMALL;
-    ctx.fillText(`decoder: ${r.label}`, X(T + 2) - colW / 2 + 2, bandTop(b) + 8);
+    ctx.fillText(`decoder: ${r.label}`, lx + (role ? 14 : 0), bandTop(b) + 8);
     ctx.font = SMALL; ctx.fillStyle = MUTED;
     ctx.fillText("output", 2, yOut(b)); ctx.fillText("state", 2, yState(b)); ctx.fillText("input", 2, yIn(b));
   });
@@ -163,7 +166,8 @@ export function draw(canvas, cfg, view) {
       box(x, yState(b), NW, NODE_H, "#fff", done ? "#64748b" : "#e5e7eb");
       const verdict = m && r.correct ? m[r.correct] : undefined;
       const stopped = m && m[r.input] === undefined && m[r.output] !== undefined;
-      box(x, yOut(b), NW, NODE_H, !done ? "#fff" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : unkOut ? UNK_FILL : "#f1f5f9", unkOut ? UNK_LINE : done ? "#86efac" : "#eef0f3");
+      const v = verdict === true ? CORRECT : verdict === false ? WRONG : null;
+      box(x, yOut(b), NW, NODE_H, !done ? "#fff" : v ? v.fill : unkOut ? UNK_FILL : "#f1f5f9", unkOut ? UNK_LINE : done ? (v ? v.line : "#86efac") : "#eef0f3");
       if (m && optMeta(view, "mask", m) === 0 && b === 0) { // a padded step: the mask zeros its loss; say so once
         ctx.fillStyle = "rgba(229,231,235,0.55)";
         ctx.fillRect(x - colW / 2 + 1, yOut(b) - ROW / 2, colW - 2, 3 * ROW);
@@ -176,6 +180,7 @@ export function draw(canvas, cfg, view) {
         label(m[r.input], x, yIn(b), NW, false);
         if (a) strip(x, yState(b), a);
         label(m[r.output], x, yOut(b), NW, now);
+        if (v) verdictBadge(ctx, v, x + NW / 2 - 1, yOut(b) - NODE_H / 2 + 2); // the verdict, not by colour alone
         hits.push({ x, y: yIn(b), lines: [`${r.label}, input y_${tp - 1} at t' = ${tp}`, JSON.stringify(String(m[r.input]))] });
         hits.push({ x, y: yOut(b), lines: [`${r.label}, output at t' = ${tp}`, JSON.stringify(String(m[r.output]))].concat(optMeta(view, "label", m) !== undefined ? [`label ${JSON.stringify(String(m.label))}`] : []) });
         if (a) hits.push({ x, y: yState(b), lines: [`s_${tp} (${r.label})`, Array.from(a.data.slice(0, 8), fmt).join("  ") + " …"], t: s });

@@ -8,7 +8,7 @@
 // (rows × columns). A per-step array of shape [L, h] (a deep RNN's layers) is drawn as
 // one block per layer.
 import { fit, fmt, empty, token, colourBar, optStatic, timeSteps, hasTimeAxis, timeOf, stepOf, nowTime, inputShown, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
-import { scaleFor } from "../colors.js";
+import { scaleFor, roleOf } from "../colors.js";
 
 const LEFT = 34, RIGHT = 64, TOP = 8, AXIS = 34; // margins in CSS px: unit labels, colour bar, time axis
 const MAX_BLOCK = 240; // tallest block of rows, so h = 64 still fits a laptop screen
@@ -65,7 +65,11 @@ export function draw(canvas, cfg, view) {
   let y = TOP;
   bs.forEach((b, bi) => {
     const h = rowH[bi], cw = plotW / b.cols;
-    if (named) { ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(b.name, LEFT, y + 6); y += GAP; }
+    if (named) { // a model's name with its role's colour (LSTM, GRU, RNN), as on the other panels
+      const role = roleOf(b.name);
+      if (role) { ctx.fillStyle = role.colour; ctx.fillRect(LEFT, y + 1, 10, 10); }
+      ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(b.name, LEFT + (role ? 14 : 0), y + 6); y += GAP;
+    }
     else if (layered && bi > 0) y += LAYER_GAP;
     for (let c = 0; c < b.cols; c++) {
       const live = !b.timed || b.arrives(c) <= view.step;

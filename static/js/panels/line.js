@@ -7,7 +7,7 @@
 // non-zero. Tooltips name x by the meta "axes" col_title ("rank", "n", "day"), else
 // "t = …" on a time axis and "step …" on the scrubber's.
 import { fit, flexHeight, fmt, tick, empty, niceTicks, optStatic, timeSteps, hasTimeAxis, timeOf, nowTime, axisOf, SMALL, MUTED, GRID, INK, NOW } from "./common.js";
-import { SERIES } from "../colors.js";
+import { styles, drawMarker, legendSwatch, WRONG } from "../colors.js";
 
 const LEFT = 52, RIGHT = 12, BOTTOM = 26, HEIGHT = 200;
 const LEGEND = 18; // a row above the plot for the curves' names
@@ -75,8 +75,10 @@ export function draw(canvas, cfg, view) {
   if (now > 0 && now <= xmax) { // the current step
     ctx.strokeStyle = NOW; ctx.setLineDash([4, 3]); ctx.beginPath(); ctx.moveTo(X(now), TOP); ctx.lineTo(X(now), TOP + plotH); ctx.stroke(); ctx.setLineDash([]);
   }
+  const style = styles(lines.map((c) => c.label)); // a role (LSTM, GRU, …) looks the same on every panel and export
   lines.forEach((c, i) => {
-    ctx.strokeStyle = SERIES[i % SERIES.length]; ctx.fillStyle = ctx.strokeStyle; ctx.lineWidth = 2;
+    ctx.strokeStyle = style[i].colour; ctx.fillStyle = ctx.strokeStyle; ctx.lineWidth = 2;
+    ctx.setLineDash(style[i].dash);
     ctx.beginPath();
     let pen = false;
     c.xs.forEach((x, j) => {
@@ -86,10 +88,11 @@ export function draw(canvas, cfg, view) {
       pen = true;
     });
     ctx.stroke();
-    if (c.xs.length <= 64) c.xs.forEach((x, j) => { if (Number.isFinite(c.ys[j]) && !(cfg.logy && c.ys[j] <= 0)) { ctx.beginPath(); ctx.arc(X(x), Y(c.ys[j]), 2.5, 0, 7); ctx.fill(); } });
+    ctx.setLineDash([]);
+    if (c.xs.length <= 64) c.xs.forEach((x, j) => { if (Number.isFinite(c.ys[j]) && !(cfg.logy && c.ys[j] <= 0)) drawMarker(ctx, style[i].marker, X(x), Y(c.ys[j]), 2.5); });
   });
   for (const c of cs.filter((c) => c.marker)) { // clipping fired
-    ctx.fillStyle = "#D55E00";
+    ctx.fillStyle = WRONG.line;
     c.xs.forEach((x, j) => { if (c.ys[j]) { ctx.beginPath(); ctx.moveTo(X(x), TOP + 2); ctx.lineTo(X(x) - 5, TOP - 6 + 2); ctx.lineTo(X(x) + 5, TOP - 6 + 2); ctx.fill(); } });
   }
   if (cs.length > 1) { // legend: a row above the plot, right-aligned
@@ -99,9 +102,9 @@ export function draw(canvas, cfg, view) {
       const label = c.marker ? `${c.label} ▼` : c.label;
       x -= ctx.measureText(label).width;
       ctx.fillStyle = INK; ctx.fillText(label, x, 9);
-      x -= 18;
-      ctx.fillStyle = c.marker ? "#D55E00" : SERIES[lines.indexOf(c) % SERIES.length];
-      ctx.fillRect(x, 8, 14, c.marker ? 4 : 3);
+      x -= 26;
+      if (c.marker) { ctx.fillStyle = WRONG.line; ctx.fillRect(x + 8, 8, 14, 4); }
+      else legendSwatch(ctx, style[lines.indexOf(c)], x + 2, 9, 20);
       x -= 14;
     }
   }

@@ -2,15 +2,17 @@
 // "references" (a list of word lists), "ngrams" (every candidate n-gram occurrence as
 // models.NGram: n, words, start, count, clip, matched, credited, refs), "edits" (the
 // word error rate's alignment as models.Edit) and "max_n". Step n ≤ max_n shows the
-// n-grams of order n under the candidate (green credited, orange clipped, grey in no
-// reference), the reference words the credited ones matched, and a table of count,
+// n-grams of order n under the candidate (green solid bars credited, orange dashed
+// clipped, thin grey in no reference: they differ by shape as well as colour), the
+// reference words the credited ones matched (underlined), and a table of count,
 // clip and matched per distinct n-gram; the step after shows the WER alignment. All
 // numbers come from the server; this module only lays them out.
 import { fit, room, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
+import { CORRECT, WRONG } from "../colors.js";
 
 const BOX = 26, GAP = 4, LABEL = 92, LANE = 7, ROWGAP = 10, LINE = 18;
-const GREEN = "#16a34a", ORANGE = "#ea580c", GREY = "#9ca3af";
-const FILL = { credited: "#dcfce7", none: "#ffffff" };
+const GREEN = CORRECT.line, ORANGE = WRONG.line, GREY = "#9ca3af";
+const FILL = { credited: CORRECT.fill, none: "#ffffff" };
 const EDIT = { match: "#ffffff", substitute: "#fed7aa", delete: "#fecaca", insert: "#bfdbfe" };
 const EDIT_LETTER = { match: "C", substitute: "S", delete: "D", insert: "I" };
 
@@ -19,6 +21,15 @@ function status(g) {
   return g.clip > 0 ? "clipped" : "unmatched";
 }
 const COLOR = { credited: GREEN, clipped: ORANGE, unmatched: GREY };
+
+// lane draws an n-gram's bar in its status's colour and shape: credited solid,
+// clipped dashed, unmatched a thin line, so the status does not rest on colour alone.
+function lane(ctx, st, x, y, w, h) {
+  ctx.fillStyle = COLOR[st];
+  if (st === "credited") ctx.fillRect(x, y, w, h);
+  else if (st === "clipped") for (let d = 0; d < w; d += 7) ctx.fillRect(x + d, y, Math.min(4, w - d), h);
+  else ctx.fillRect(x, y + h / 2 - 1, w, 2);
+}
 
 // wordRow lays out words from y, wrapping at width; extra is the space under each line
 // (the n-gram lanes). It returns the boxes and the y after the row.
@@ -79,12 +90,11 @@ export function draw(canvas, cfg, view) {
   label(ctx, "candidate", candRow.boxes[0]?.y ?? 4);
   for (const b of candRow.boxes) drawBox(ctx, b, "#ffffff", "#cbd5e1");
   grams.forEach((g) => {
-    const lane = g.start % n;
-    ctx.fillStyle = COLOR[status(g)];
+    const row = g.start % n;
     for (let i = g.start; i < g.start + n && i < candRow.boxes.length; i++) {
       const b = candRow.boxes[i], next = candRow.boxes[i + 1];
       const joins = i < g.start + n - 1 && next && next.y === b.y;
-      ctx.fillRect(b.x + 2, b.y + BOX + 2 + lane * LANE, b.w - 4 + (joins ? GAP + 4 : 0), LANE - 2);
+      lane(ctx, status(g), b.x + 2, b.y + BOX + 2 + row * LANE, b.w - 4 + (joins ? GAP + 4 : 0), LANE - 2);
     }
   });
   // the references, with the words credited n-grams matched
@@ -92,7 +102,10 @@ export function draw(canvas, cfg, view) {
   for (const g of grams) for (const span of g.refs || []) for (const p of span.positions) hit[span.ref]?.add(p);
   refRows.forEach((row, r) => {
     label(ctx, refs.length > 1 ? `reference ${r + 1}` : "reference", row.boxes[0]?.y ?? 0);
-    row.boxes.forEach((b, i) => drawBox(ctx, b, hit[r].has(i) ? FILL.credited : FILL.none, hit[r].has(i) ? GREEN : "#cbd5e1"));
+    row.boxes.forEach((b, i) => {
+      drawBox(ctx, b, hit[r].has(i) ? FILL.credited : FILL.none, hit[r].has(i) ? GREEN : "#cbd5e1");
+      if (hit[r].has(i)) { ctx.fillStyle = GREEN; ctx.fillRect(b.x + 6, b.y + BOX - 6, b.w - 11, 2); } // underlined: matched
+    });
   });
 
   // the clipped counts
@@ -110,7 +123,7 @@ export function draw(canvas, cfg, view) {
   types.forEach(({ key, g }, i) => {
     const yy = tableTop + LINE * (i + 1) + LINE / 2;
     const s = status(g.matched > 0 ? { credited: true } : g);
-    ctx.fillStyle = COLOR[s]; ctx.fillRect(cols[0], yy - 5, 10, 10);
+    lane(ctx, s, cols[0], yy - 3, 11, 6);
     ctx.fillStyle = INK; ctx.font = FONT;
     ctx.fillText(`“${key}”`, cols[0] + 16, yy);
     ctx.font = SMALL;

@@ -1,10 +1,10 @@
 // samples shows how a translator is doing while it trains: held-out BLEU against the
 // training step (meta "bleu_curve", a list of [step, bleu]) and a few sample
-// translations (meta "samples": {source, output, reference}), green where the output
-// equals the reference. While training it reads the newest progress message; otherwise
+// translations (meta "samples": {source, output, reference}), green and ✓ where the
+// output equals the reference, orange and ✗ where not. While training it reads the newest progress message; otherwise
 // the static meta, which describes the current weights.
 import { fit, tick, fmt, empty, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
-import { SERIES } from "../colors.js";
+import { SERIES, CORRECT, WRONG } from "../colors.js";
 
 const CURVE_H = 150, LINE = 19, LEFT = 40, PAD = 10;
 
@@ -49,12 +49,14 @@ export function draw(canvas, cfg, view) {
     const ok = s.output === s.reference;
     ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText("EN", 0, y); ctx.fillStyle = INK; ctx.font = FONT; ctx.fillText(s.source, 26, y);
     ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText("model", 0, y + LINE);
-    ctx.fillStyle = ok ? "#d1fae5" : "#fed7aa"; ctx.font = FONT;
+    const verdict = ok ? CORRECT : WRONG; // a mark beside the colour
+    ctx.fillStyle = verdict.fill; ctx.font = FONT;
     const w = ctx.measureText(s.output || "(nothing)").width;
     ctx.fillRect(36, y + LINE - 9, w + 8, 18);
     ctx.fillStyle = INK; ctx.fillText(s.output || "(nothing)", 40, y + LINE);
-    ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(`reference: ${s.reference}`, 40 + w + 16, y + LINE);
-    rows.push({ y0: y - 9, y1: y + LINE + 9, lines: [s.source, `model: ${s.output}`, `reference: ${s.reference}`] });
+    ctx.font = "bold " + FONT; ctx.fillStyle = verdict.line; ctx.fillText(verdict.mark, 40 + w + 10, y + LINE);
+    ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(`reference: ${s.reference}`, 40 + w + 30, y + LINE);
+    rows.push({ y0: y - 9, y1: y + LINE + 9, lines: [s.source, `model: ${s.output} ${verdict.mark}`, `reference: ${s.reference}`] });
     y += 3 * LINE;
   }
   return {

@@ -9,10 +9,10 @@
 // Labels are placed greedily in priority order (marked words, then by frequency:
 // words come most frequent first) and skipped where they would overlap.
 import { fit, flexHeight, fmt, empty, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
-import { SERIES } from "../colors.js";
+import { SERIES, REST, CORRECT, WRONG } from "../colors.js";
 
 const HEIGHT = 520, PAD = 14, LEGEND = 22, DOT = 3.2;
-const GREY = "#9ca3af", POSITIVE = "#009E73", NEGATIVE = "#D55E00";
+const GREY = REST, POSITIVE = CORRECT.line, NEGATIVE = WRONG.line; // the true context and the sampled negatives (dashed)
 const BOLD = FONT.replace("13px", "bold 14px");
 const score = (v) => (v === undefined || v === null ? "" : v < 0.005 ? "<0.01" : v.toFixed(2)); // σ, a probability
 

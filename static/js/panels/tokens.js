@@ -1,10 +1,11 @@
 // tokens draws the sequence as a row of boxes with the current token marked: the input
 // (static "tokens"), the targets when the lesson has them (static "targets" or
 // "answers", blank where a step has none) and what the model predicted at each
-// computed step (per-step meta "pred" or "prediction"; green when meta "correct" is
-// true, orange when false). A <unk> token is drawn red, and emoji, which classroom
+// computed step (per-step meta "pred" or "prediction"; green and ✓ when meta "correct"
+// is true, orange and ✗ when false). A <unk> token is drawn red, and emoji, which classroom
 // fonts often lack, as their code points (common.js's shown).
 import { fit, room, empty, shown as token, timeOf, inputShown, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
+import { CORRECT, WRONG, verdictBadge } from "../colors.js";
 
 const UNK = "<unk>", UNK_FILL = "#fecaca", UNK_LINE = "#dc2626"; // as the mt-data tables mark <unk>
 
@@ -72,19 +73,21 @@ export function draw(canvas, cfg, view) {
       const now = nowT.has(b.t), past = b.t < view.step;
       const verdict = r.right && r.right[b.t - 1];
       const unk = b.s === UNK;
-      ctx.fillStyle = now ? "#fde68a" : verdict === true ? "#d1fae5" : verdict === false ? "#fed7aa" : unk ? UNK_FILL : past ? "#eef2f7" : "#ffffff";
-      ctx.strokeStyle = now ? "#b45309" : unk ? UNK_LINE : "#cbd5e1"; ctx.lineWidth = now || unk ? 2 : 1;
+      const v = verdict === true ? CORRECT : verdict === false ? WRONG : null;
+      ctx.fillStyle = now ? "#fde68a" : v ? v.fill : unk ? UNK_FILL : past ? "#eef2f7" : "#ffffff";
+      ctx.strokeStyle = now ? "#b45309" : unk ? UNK_LINE : v ? v.line : "#cbd5e1"; ctx.lineWidth = now || unk ? 2 : 1;
       if (b.s === "" && !now) { ctx.strokeStyle = "#eef0f3"; }
       ctx.beginPath(); ctx.roundRect(b.x + 0.5, b.y + 0.5, b.w, BOX, 5); ctx.fill(); ctx.stroke();
       ctx.fillStyle = past || now ? INK : MUTED;
       ctx.fillText(b.s, b.x + b.w / 2, b.y + BOX / 2 + 1);
+      if (v) verdictBadge(ctx, v, b.x + b.w - 1, b.y + 2); // the verdict, not by colour alone
     }
     ctx.textAlign = "left";
   }
   return {
     hit(px, py) {
       for (const { r, boxes } of laid) for (const b of boxes) {
-        if (px >= b.x && px <= b.x + b.w && py >= b.y && py <= b.y + BOX) return { lines: [`${r.label} at step ${b.t}`, JSON.stringify(String(r.items[b.t - 1] ?? ""))], t: b.t };
+        if (px >= b.x && px <= b.x + b.w && py >= b.y && py <= b.y + BOX) { const v = r.right?.[b.t - 1]; return { lines: [`${r.label} at step ${b.t}`, JSON.stringify(String(r.items[b.t - 1] ?? "")) + (v === true ? ` ${CORRECT.mark} correct` : v === false ? ` ${WRONG.mark} wrong` : "")], t: b.t }; }
       }
       return null;
     },

@@ -4,7 +4,7 @@
 // labels from the static list its declaration names (lessons.Array.Labels). The canvas grows with k.
 // Blank tokens are drawn visibly (␣, ↵), as in every panel.
 import { fit, fmt, empty, token, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
-import { SERIES } from "../colors.js";
+import { SERIES, roleOf, tint } from "../colors.js";
 
 const ARRAY_K = 5; // a bare probability array names no k: its five most likely entries (the attention page's title says "top 5")
 const ROW = 26, TOP = 8; // a row fits a 13 px label over a 16 px bar
@@ -37,13 +37,15 @@ export function draw(canvas, cfg, view) {
   ctx.font = FONT;
   const widest = Math.max(...rows.map((r) => ctx.measureText(shown(r.label)).width));
   const labelW = Math.min(width * LABEL_SHARE, Math.max(LABEL_MIN, widest + 6)), barX = labelW + 10, barW = width - barX - 70;
+  // a model's role (unidirectional, bidirectional) colours its bars as on every page
+  const colour = roleOf(cfg.arrays.length ? view.decl(cfg.arrays[0])?.label : "")?.colour || SERIES[0];
   rows.forEach((r, i) => {
     const y = TOP + i * ROW + ROW / 2;
     ctx.font = FONT; ctx.fillStyle = INK; ctx.textAlign = "right";
     ctx.fillText(shown(r.label), labelW, y);
     ctx.textAlign = "left";
     ctx.fillStyle = "#eef2f7"; ctx.fillRect(barX, y - 8, barW, 16);
-    ctx.fillStyle = i === 0 ? SERIES[0] : "#7fb2d6"; ctx.fillRect(barX, y - 8, Math.max(1, barW * Math.min(1, r.p)), 16);
+    ctx.fillStyle = i === 0 ? colour : tint(colour, 0.5); ctx.fillRect(barX, y - 8, Math.max(1, barW * Math.min(1, r.p)), 16);
     ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(r.p < 1e-4 ? "< 0.01 %" : `${(r.p * 100).toPrecision(3)} %`, barX + barW + 6, y);
   });
   return {

@@ -4,7 +4,7 @@
 // "label") is outlined wherever it appears, and a run's chosen token is the top row.
 // Each list is drawn whole (the lesson chose k); the canvas grows with the longest.
 import { fit, fmt, empty, token, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
-import { SERIES } from "../colors.js";
+import { SERIES, CORRECT, roleOf, tint } from "../colors.js";
 
 const ROW = 24, HEAD = 38, GAP = 18;
 const EMPTY_ROWS = 5; // the height while no list has arrived, the lessons' usual k
@@ -25,6 +25,7 @@ export function draw(canvas, cfg, view) {
   const rects = [];
   lists.forEach(({ r, list }, i) => {
     const x0 = i * (colW + GAP);
+    const colour = roleOf(r.label)?.colour || SERIES[i % SERIES.length]; // a run's role (teacher forcing, free running) as on the other panels
     ctx.font = "bold " + FONT; ctx.fillStyle = INK; ctx.textAlign = "left";
     ctx.fillText(r.label, x0, 10);
     ctx.font = SMALL; ctx.fillStyle = MUTED;
@@ -38,8 +39,8 @@ export function draw(canvas, cfg, view) {
       ctx.fillText(token(String(e.token)).slice(0, 12), x0 + labelW, y);
       ctx.textAlign = "left";
       ctx.fillStyle = "#eef2f7"; ctx.fillRect(barX, y - 8, barW, 16);
-      ctx.fillStyle = k === 0 ? SERIES[i % SERIES.length] : "#9cc3de"; ctx.fillRect(barX, y - 8, Math.max(1, barW * Math.min(1, e.p)), 16);
-      if (isLabel) { ctx.strokeStyle = "#15803d"; ctx.lineWidth = 2; ctx.strokeRect(barX - 2, y - 10, barW + 4, 20); }
+      ctx.fillStyle = k === 0 ? colour : tint(colour, 0.5); ctx.fillRect(barX, y - 8, Math.max(1, barW * Math.min(1, e.p)), 16);
+      if (isLabel) { ctx.strokeStyle = CORRECT.line; ctx.lineWidth = 2; ctx.strokeRect(barX - 2, y - 10, barW + 4, 20); }
       ctx.font = SMALL; ctx.fillStyle = MUTED;
       ctx.fillText(e.p < 1e-4 ? "< 0.01 %" : `${(e.p * 100).toPrecision(3)} %`, barX + barW + 6, y);
       rects.push({ x0, x1: x0 + colW, y0: y - ROW / 2, y1: y + ROW / 2, lines: [`${r.label}, rank ${k + 1}`, `p(${token(String(e.token))}) = ${fmt(e.p)}` + (isLabel ? " (the label)" : "")] });

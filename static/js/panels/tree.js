@@ -10,19 +10,21 @@
 // hypothesis ŷ is outlined (the lesson's step after the search's last); greedy's
 // path (nodes with greedy: true) is underlined.
 import { fit, room, fmt, empty, FONT, SMALL, INK, MUTED, NOW } from "./common.js";
-import { SERIES } from "../colors.js";
+import { SERIES, roleOf, tint } from "../colors.js";
 
 const LEGEND = 24, HEAD = 46, ROOT_W = 56, HGAP = 30, VGAP = 4, GROUPGAP = 8, PAD = 6;
 const H = { kept: 34, finished: 34, pruned: 22, more: 16 };
-// Okabe–Ito (colors.js): blue for kept, bluish green for finished, vermillion for the
-// best path; pruned boxes are grey and dashed, so no state depends on hue alone.
+// Okabe–Ito (colors.js): blue for kept, bluish green for finished; the best path in
+// beam search's colour and greedy's path in greedy's (their roles, as in the log P
+// plot and the exports); pruned boxes are grey and dashed, the best path thick, greedy's
+// dashed, so no state depends on hue alone.
 const STYLE = {
-  kept: { stroke: SERIES[0], fill: "#e3eff9", text: INK },
-  finished: { stroke: SERIES[2], fill: "#dcf2ea", text: INK },
+  kept: { stroke: SERIES[0], fill: tint(SERIES[0], 0.89), text: INK },
+  finished: { stroke: SERIES[2], fill: tint(SERIES[2], 0.86), text: INK },
   pruned: { stroke: "#9ca3af", fill: "#ffffff", text: MUTED },
 };
-const BEST = SERIES[3];
-const GREEDY = SERIES[1]; // greedy's colour in the log P plot too
+const BEST = roleOf("beam search").colour;
+const GREEDY = roleOf("greedy").colour;
 
 const kind = (n) => (n.more ? "more" : n.fate);
 const sumCounts = (c) => (c ? (c.kept || 0) + (c.finished || 0) + (c.pruned || 0) : 0);
