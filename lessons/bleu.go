@@ -284,8 +284,9 @@ var bleuLesson = &Lesson{
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-p}{p_n} = \frac{\sum_{g \in \text{n-grams}(\hat y)} \min\big(\mathrm{count}_{\hat y}(g),\ \max_{y^*} \mathrm{count}_{y^*}(g)\big)}{\sum_{g \in \text{n-grams}(\hat y)} \mathrm{count}_{\hat y}(g)}`,
 			Symbols: []Symbol{{ID: "p", Array: "p"}}},
-		{TeX: `\text{standard: } \mathrm{BLEU} = \htmlClass{sym-BP}{\mathrm{BP}} \cdot \exp\Big(\sum_{n=1}^{N} w_n \log p_n\Big),\ w_n = \tfrac{1}{N}\text{ by default}, \qquad \mathrm{BP} = \min\big(1,\ e^{1 - r/c}\big)`,
+		{TeX: `\text{standard: } \mathrm{BLEU} = \htmlClass{sym-BP}{\mathrm{BP}} \cdot \exp\Big(\sum_{n=1}^{N} w_n \log p_n\Big)`,
 			Symbols: []Symbol{{ID: "BP", Array: "BP"}}},
+		{TeX: `\mathrm{BP} = \min\big(1,\ e^{1 - r/c}\big), \qquad w_n = \tfrac{1}{N} \text{ unless typed}`},
 		{TeX: `\text{eq. (7): } \mathrm{BLEU} = \htmlClass{sym-BP_d2l}{\exp\Big(\min\Big(0,\ 1 - \frac{\mathrm{len}_{\text{label}}}{\mathrm{len}_{\text{pred}}}\Big)\Big)} \prod_{n=1}^{k} p_n^{1/2^n}`,
 			Symbols: []Symbol{{ID: "BP_d2l", Array: "BP_d2l"}}},
 		{TeX: `\mathrm{WER} = \frac{S + D + I}{N}`},

@@ -9,6 +9,7 @@ import { scaleFor, styles, roleOf } from "../colors.js";
 const FONT_LABEL = SMALL.replace("11px", "13px");
 const LEFT = 44, RIGHT = 10, TOP = 10, BOTTOM = 24, HEIGHT = 190;
 const LEGEND = 16; // a row above the bars for the arrays' names when there are several
+const VALUE_BAR = 34; // bars at least this wide (CSS px) print their value above them
 
 export function draw(canvas, cfg, view) {
   const { ctx, width, height } = fit(canvas, flexHeight(canvas, HEIGHT));
@@ -46,6 +47,10 @@ export function draw(canvas, cfg, view) {
       const y0 = y(0), y1 = y(v);
       ctx.fillRect(x, Math.min(y0, y1), Math.max(1, bw - 1), Math.max(1, Math.abs(y1 - y0)));
       if (cfg.hover && cfg.hover.unit === i) { ctx.strokeStyle = "#f59e0b"; ctx.lineWidth = 2; ctx.strokeRect(x, top, bw, plotH); ctx.lineWidth = 1; }
+      if (bw >= VALUE_BAR) { // a wide bar says its value (a score's number on its bar)
+        ctx.font = SMALL; ctx.fillStyle = INK;
+        ctx.fillText(fmt(v), x + bw / 2 - 0.5, v >= 0 ? Math.max(top + 9, y1 - 4) : Math.min(top + plotH - 2, y1 + 11));
+      }
     }
   });
   const label = (i) => (names ? String(names[i]) : String(i + 1));
