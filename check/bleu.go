@@ -49,12 +49,14 @@ type BLEURequest struct {
 	MaxN       *int            `json:"max_n"`
 	Weights    string          `json:"weights"`
 	Lowercase  bool            `json:"lowercase"`
+	Smoothing  string          `json:"smoothing"` // "none" (or absent), "effective-order", "epsilon", "add-one"
+	W          []float64       `json:"w"`         // the general weights w_1 … w_N of "uniform"; absent: 1/N
 }
 
 // BLEU validates req and scores it with models.SentenceBLEU or models.CorpusBLEU. The
 // limits are checked on the raw strings, before anything is split into words.
 func BLEU(req *BLEURequest) (*models.BLEUResult, error) {
-	opts := models.BLEUOptions{MaxN: defaultMaxN, Weights: req.Weights, Lowercase: req.Lowercase}
+	opts := models.BLEUOptions{MaxN: defaultMaxN, Weights: req.Weights, Lowercase: req.Lowercase, Smoothing: req.Smoothing, W: req.W}
 	if req.MaxN != nil {
 		opts.MaxN = *req.MaxN
 	}
@@ -66,6 +68,14 @@ func BLEU(req *BLEURequest) (*models.BLEUResult, error) {
 	}
 	if opts.Weights != models.WeightsUniform && opts.Weights != models.WeightsD2L {
 		return nil, errorf(`weights: must be "uniform" (Papineni et al.) or "d2l" (the lecture's eq. 7), got %.40q`, opts.Weights)
+	}
+	switch opts.Smoothing {
+	case "", models.SmoothNone, models.SmoothEffectiveOrder, models.SmoothEpsilon, models.SmoothAddOne:
+	default:
+		return nil, errorf(`smoothing: must be "none" (the paper), "effective-order", "epsilon" (NLTK method1) or "add-one" (NLTK method2), got %.40q`, opts.Smoothing)
+	}
+	if opts.W != nil && len(opts.W) != opts.MaxN {
+		return nil, errorf("w: give one weight per order n = 1 … %d (max_n), got %d", opts.MaxN, len(opts.W))
 	}
 	if len(req.References) == 0 || string(req.References) == "null" {
 		return nil, errorf("references: missing; give the reference translation(s)")

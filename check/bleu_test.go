@@ -160,3 +160,28 @@ func BenchmarkBLEULargestCorpus(b *testing.B) {
 		}
 	}
 }
+
+// TestBLEUSmoothingAndWeights: the API takes smoothing and general weights w_n, and
+// names the field of a bad one.
+func TestBLEUSmoothingAndWeights(t *testing.T) {
+	cand := "the cat"
+	req := &BLEURequest{Candidate: &cand, References: json.RawMessage(`["the cat"]`), Smoothing: "effective-order"}
+	res, err := BLEU(req)
+	if err != nil || res.BLEU != 1 {
+		t.Fatalf("effective order: %v, %v; want BLEU 1 for a perfect two-word match", res, err)
+	}
+	n := 2
+	req = &BLEURequest{Candidate: &cand, References: json.RawMessage(`["the cat"]`), MaxN: &n, W: []float64{1, 0}}
+	if res, err := BLEU(req); err != nil || res.BLEU != 1 {
+		t.Errorf("w = [1, 0]: %v, %v", res, err)
+	}
+	for _, bad := range []*BLEURequest{
+		{Candidate: &cand, References: json.RawMessage(`["the cat"]`), Smoothing: "laplace"},
+		{Candidate: &cand, References: json.RawMessage(`["the cat"]`), W: []float64{1}},
+		{Candidate: &cand, References: json.RawMessage(`["the cat"]`), W: []float64{0.5, 0.5, 0.5, 0.5}},
+	} {
+		if _, err := BLEU(bad); err == nil || !(strings.HasPrefix(err.Error(), "smoothing:") || strings.HasPrefix(err.Error(), "w:") || strings.Contains(err.Error(), "weights w_n")) {
+			t.Errorf("%+v: got %v, want an error naming the field", bad, err)
+		}
+	}
+}
