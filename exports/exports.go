@@ -89,8 +89,14 @@ func Text(s string) string {
 	return b.String()
 }
 
-// scaleOf is the panel's fixed value range, if its contract has one.
+// scaleOf is the panel's fixed value range, if it has one: the static "scales" the
+// lesson sets for this view (when the panel reads them), else its contract's.
 func scaleOf(v View, p lessons.Panel) ([]float64, bool) {
+	if slices.Contains(p.Static, "scales") {
+		if all, ok := v.Static.Meta["scales"].(map[string][]float64); ok && len(all[p.ID]) == 2 {
+			return all[p.ID], true
+		}
+	}
 	c := v.Lesson.Contract(p)
 	return c.Scale, len(c.Scale) == 2
 }

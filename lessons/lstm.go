@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -26,8 +27,13 @@ func ParamFormula(kind models.Kind, d, h int) int {
 
 // The LSTM page's settings.
 const (
-	LSTMCellScale   = 15 // the C_t heatmap's fixed colour range ±15: the shipped models' |C_t| on the held-out sets stays below it (TestLSTMCheckpoints)
-	cellPlotUnits   = 4  // the "cell" export draws the units whose C_t moves most
+	LSTMCellScale = 15 // no shipped model's |C_t| on its held-out set reaches 15 (TestLSTMCheckpoints): C_t is unbounded, but these stay small
+	// cellScaleShare is the share of the held-out |C_t| values the C_t heatmap's colour
+	// scale covers: a scale at the largest value (14 on checksum) leaves the typical
+	// ±2 nearly white, so "rows that keep their colour are memory" cannot be seen; at
+	// the 95th percentile they show, and the rarer larger values saturate.
+	cellScaleShare  = 0.95
+	cellPlotUnits   = 4 // the "cell" export draws the units whose C_t moves most
 	lstmLossTarget  = "the right answer at the last step"
 	lstmLossOwnPred = "the LSTM's own answer at the last step (the task asks nothing there)"
 )
@@ -35,14 +41,15 @@ const (
 // lstmModel is the LSTM lesson's sim.Model: the task's LSTM reading one input, next to
 // the GRU and the vanilla RNN trained on the same task.
 type lstmModel struct {
-	lstm  *zoo.SeqClassifier
-	meta  zoo.Meta // of the LSTM checkpoint it started from
-	gru   *zoo.GRUClassifier
-	rnn   *zoo.SeqClassifier
-	ids   []int
-	text  string
-	clamp Clamp
-	seed  uint64
+	lstm   *zoo.SeqClassifier
+	meta   zoo.Meta // of the LSTM checkpoint it started from
+	gru    *zoo.GRUClassifier
+	rnn    *zoo.SeqClassifier
+	ids    []int
+	text   string
+	clamp  Clamp
+	seed   uint64
+	cScale float64 // the C_t heatmap's colour range ±cScale: the bundled model's cellScale
 
 	steps   []zoo.LSTMStep // nil when the LSTM's weights changed since the last run
 	gruRun  []zoo.GRUStep
@@ -52,6 +59,31 @@ type lstmModel struct {
 	gradFor string               // what y the last-step loss uses
 
 	scratch // training from scratch: the first TrainStep starts a fresh model from seed
+}
+
+// cellScales caches cellScale by bundled model (one a task: shared and read-only).
+var cellScales sync.Map // *zoo.SeqClassifier → float64
+
+// cellScale is the C_t heatmap's colour range ±cellScale for LSTM m: the
+// cellScaleShare quantile of |C_t| over its task's held-out sequences, rounded up to
+// a half. m must be a bundled model: a model trained on the page keeps its bundled
+// model's scale (lstmModel.cScale), so the page's scale does not jump while it trains.
+func cellScale(m *zoo.SeqClassifier) float64 {
+	if s, ok := cellScales.Load(m); ok {
+		return s.(float64)
+	}
+	var all []float64
+	for _, ids := range zoo.EvalSet(m.Task) {
+		for _, st := range m.RunLSTM(ids, models.GateClamp{}) {
+			for _, c := range st.C {
+				all = append(all, math.Abs(c))
+			}
+		}
+	}
+	slices.Sort(all)
+	s := math.Ceil(2*all[int(cellScaleShare*float64(len(all)-1))]) / 2
+	cellScales.Store(m, s)
+	return s
 }
 
 func buildLSTM(v sim.Values) (sim.Model, error) {
@@ -73,7 +105,7 @@ func buildLSTM(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &lstmModel{lstm: lstm, meta: meta, gru: gru, rnn: rnn, ids: ids, text: text, clamp: clampOf(v), seed: uint64(v.Int("seed"))}
+	m := &lstmModel{lstm: lstm, meta: meta, gru: gru, rnn: rnn, ids: ids, text: text, clamp: clampOf(v), seed: uint64(v.Int("seed")), cScale: cellScale(lstm)}
 	m.gruRun = gru.Run(ids, Clamp{})
 	rtr := zoo.TraceOf(rnn.Cell, [][]int{ids}, nil)
 	for _, st := range rtr.Steps {
@@ -139,7 +171,8 @@ func (m *lstmModel) Static() sim.Frame {
 		"params_gru":  fmt.Sprintf("3(dh+h²+h) = 3(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, hg, hg, hg, formulas[1], cells[1]+outs[1], outs[1], cells[1]),
 		"params_rnn":  fmt.Sprintf("dh+h²+h = %d·%d+%d²+%d = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[2], cells[2]+outs[2], outs[2], cells[2]),
 		"gradient_of": m.gradFor,
-		"c_scale":     fmt.Sprintf("colour scale fixed at ±%d", LSTMCellScale),
+		"c_scale":     fmt.Sprintf("±%g, which holds %.0f %% of the held-out values of |C_t| on this task; larger ones take the end colours", m.cScale, 100*cellScaleShare),
+		"scales":      map[string][]float64{"C": {-m.cScale, m.cScale}},
 	})
 	if m.clamp.Gate != "" {
 		meta["gradients"] = "of the unclamped models"
@@ -287,8 +320,8 @@ var lstmLesson = &Lesson{
 		{ID: "O", Static: []string{"tokens"}, Kind: Heatmap, Title: `output gate \(O_t\)`, Arrays: []string{"O"}, Scale: []float64{0, 1}, Symbol: "O",
 			Note: "Near 0: the cell is kept private and does not show in \\(H_t\\)."},
 		{ID: "C_tilde", Static: []string{"tokens"}, Kind: Heatmap, Title: `candidate memory cell \(\tilde C_t\)`, Arrays: []string{"C_tilde"}, Scale: []float64{-1, 1}, Symbol: "C_tilde"},
-		{ID: "C", Static: []string{"tokens"}, Kind: Heatmap, Title: `memory cell \(C_t\) (unbounded; colour scale fixed at ±15)`, Arrays: []string{"C"}, Scale: []float64{-LSTMCellScale, LSTMCellScale}, Symbol: "C",
-			Note: "Values beyond ±15 are drawn in the end colours; hover for the exact value. Rows that keep their colour across steps are memory."},
+		{ID: "C", Static: []string{"tokens", "scales"}, Kind: Heatmap, Title: `memory cell \(C_t\) (unbounded; the colour scale holds 95 % of its held-out values)`, Arrays: []string{"C"}, Scale: []float64{-LSTMCellScale, LSTMCellScale}, Symbol: "C",
+			Note: "The colour scale holds 95 % of this task's held-out values of C_t (its range is in the facts); larger ones take the end colours; hover for the exact value. Rows that keep their colour across steps are memory."},
 		{ID: "cell-update", Kind: Bars, Title: `the update of \(C_t\) at this step: kept \(F_t \odot C_{t-1}\) and written \(I_t \odot \tilde C_t\)`, Arrays: []string{"kept F⊙C_{t-1}", "written I⊙C̃_t"}, Legend: []string{"kept F⊙Cₜ₋₁", "written I⊙C̃ₜ"}, Symbol: "C",
 			Note: "The written part lies in (−1, 1); the kept part can be as large as the cell."},
 		{ID: "H", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},

@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
@@ -208,5 +209,43 @@ func TestLSTMNoTargetAtEnd(t *testing.T) {
 	checkModel(t, lstmLesson, m)
 	if got := m.Static().Meta["gradient_of"].(string); !strings.Contains(got, "own answer") {
 		t.Errorf("gradient_of: got %q want a loss on the LSTM's own answer", got)
+	}
+}
+
+// TestLSTMCellScale: the C_t heatmap's colour scale holds between 95 % and 99 % of
+// each task's held-out |C_t| (so typical values show colour and few saturate), and the
+// page's static meta carries it for the panel.
+func TestLSTMCellScale(t *testing.T) {
+	for _, task := range data.Tasks {
+		m, _, err := zoo.LoadLSTMClassifier(task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := cellScale(m)
+		inside, n := 0, 0
+		for _, ids := range zoo.EvalSet(task) {
+			for _, st := range m.RunLSTM(ids, models.GateClamp{}) {
+				for _, c := range st.C {
+					n++
+					if math.Abs(c) <= s {
+						inside++
+					}
+				}
+			}
+		}
+		if share := float64(inside) / float64(n); share < 0.95 || share > 0.99 {
+			t.Errorf("%s: the scale ±%g holds %.3f of |C_t|, want 0.95 to 0.99", task.Name, s, share)
+		}
+		v, err := lstmLesson.Params.Apply(lstmLesson.Params.Defaults(), map[string]string{"task": task.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lm, err := lstmLesson.Build(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lm.Static().Meta["scales"].(map[string][]float64)["C"]; len(got) != 2 || got[1] != s || got[0] != -s {
+			t.Errorf("%s: the page's scale is %v, want ±%g", task.Name, got, s)
+		}
 	}
 }
