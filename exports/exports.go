@@ -16,7 +16,17 @@ import (
 type figureOf func(v View, p lessons.Panel) (figures.Figure, error)
 
 // kinds lists what each panel kind exports; a kind missing here has no export yet.
-var kinds = map[lessons.PanelKind]figureOf{}
+var kinds = map[lessons.PanelKind]figureOf{
+	lessons.Table:   tableFigure,
+	lessons.TopK:    topkFigure,
+	lessons.TopKs:   topksFigure,
+	lessons.Tokens:  tokensFigure,
+	lessons.NGrams:  ngramsFigure,
+	lessons.Graph:   graphFigure,
+	lessons.Tree:    treeFigure,
+	lessons.EncDec:  encdecFigure,
+	lessons.Samples: samplesFigure,
+}
 
 // Exportable reports whether panel p of its lesson can be exported.
 func Exportable(p lessons.Panel) bool {

@@ -71,6 +71,10 @@ type Figure struct {
 	Series []Series
 	// Grid, when set, is drawn as a heatmap with a colour bar instead of Series.
 	Grid *Grid
+	// Tables, when set, are drawn one under the other instead (table.go).
+	Tables []Table
+	// Diagram, when set, is drawn instead (diagram.go).
+	Diagram *Diagram
 }
 
 // Series is one curve of a Figure (or one set of points). Points whose x or y is not
@@ -95,6 +99,12 @@ type Grid struct {
 func Draw(f Figure, format Format) ([]byte, error) {
 	if f.Grid != nil {
 		return drawHeatmap(f, *f.Grid, format)
+	}
+	if f.Tables != nil {
+		return drawTables(f, format)
+	}
+	if f.Diagram != nil {
+		return drawDiagram(f, *f.Diagram, format)
 	}
 	return drawCurves(f, format)
 }
