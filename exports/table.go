@@ -35,8 +35,8 @@ var tableMarks = map[string]struct {
 	mark figures.Mark
 	key  string
 }{
-	"changed":  {figures.Changed, "changed at this stage"},
-	"inserted": {figures.Changed | figures.Clipped, "space inserted"},
+	"changed":  {figures.Changed, "changed"},
+	"inserted": {figures.Changed | figures.Clipped, "inserted"},
 	"unk":      {figures.Unknown, "<unk>"},
 	"special":  {figures.Special, "special token"},
 	"pad":      {figures.Faint, "padding"},

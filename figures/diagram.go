@@ -95,17 +95,16 @@ const (
 // fonts of the drawings: Liberation Sans (metric-compatible with Arial).
 var (
 	sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-	boldFont = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: 700}
 	plain    = text.Plain{Fonts: font.DefaultCache}
 )
 
-// textStyle is Liberation Sans of the given size (bold or not) and colour, centred
-// vertically on its point and aligned horizontally by xAlign.
+// textStyle is Liberation Sans of the given size and colour, centred vertically on
+// its point and aligned horizontally by xAlign. What would be bold (bold) is drawn in
+// the regular face: gonum's PDF canvas registers each face without its style and then
+// asks for a bold one by style, which it cannot find; emphasis is the marks' outlines.
 func textStyle(size float64, bold bool, c color.Color, xAlign text.XAlignment) draw.TextStyle {
+	_ = bold
 	f := sansFont
-	if bold {
-		f = boldFont
-	}
 	f.Size = vg.Length(size)
 	return draw.TextStyle{Color: c, Font: f, XAlign: xAlign, YAlign: draw.YCenter, Handler: plain}
 }
@@ -520,9 +519,10 @@ func drawDiagram(f Figure, d Diagram, format Format) ([]byte, error) {
 		ch := c.Max.Y - c.Min.Y - kh
 		s, _ := fitScale(d.Width, d.Height, cw, ch)
 		s = max(s, minScale)
-		// centred across, at the top
+		// centred in the room left
 		x0 := c.Min.X + (cw-vg.Length(d.Width*s))/2
-		p := pen{c: c, x0: x0, y0: c.Max.Y, s: s}
+		y0 := c.Max.Y - max(0, ch-vg.Length(d.Height*s))/2
+		p := pen{c: c, x0: x0, y0: y0, s: s}
 		p.diagram(d)
 	})
 }

@@ -54,6 +54,7 @@ const (
 	minLabel   = 40
 	labelShare = 0.4 // the label column takes at most this share of the width
 	charMin    = 6   // an inline character's least width
+	cornerRoom = 10  // more width for a cell with a corner sign (a check, a cross)
 )
 
 // tableItem is one placed thing of a table layout.
@@ -111,6 +112,9 @@ func layoutTables(ts []Table, width float64, wrap bool) (items []tableItem, heig
 				if c.Sub != "" && !c.HasBar {
 					h = cellSubBox
 					w = max(w, textWidth(c.Sub, smallSize, false)+cellPad)
+				}
+				if c.Mark&(Match|Wrong|Clipped|Finished) != 0 {
+					w += cornerRoom // the corner sign beside the text
 				}
 				if c.HasBar {
 					w = barWidth + 6 + textWidth(c.Text+"  "+c.Sub, bodySize, false) + cellPad
