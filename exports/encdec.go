@@ -44,6 +44,9 @@ func encdecFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	D := max(0, v.Steps-T-1)
 	cols := T + 1 + D
 	colW := min(encMaxCol, max(encMinCol, float64(encWidth-encLeft)/float64(cols)))
+	if cols > 1 && colW == encMinCol {
+		colW = encMinCol + 4 // a window of columns: room for a longer word
+	}
 	nw := max(14, min(64, colW-8))
 	bandH := float64(encHead + 3*encRow)
 	height := 4 + float64(len(rows))*bandH + float64(len(rows)-1)*encBandGap + encFoot
@@ -76,6 +79,9 @@ func encdecFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	if step > 0 {
 		d.Bands = append(d.Bands, figures.Band{X: X(step) - colW/2 + 1, Y: 0, W: colW - 2, H: height - 2, Mark: figures.Current})
 	}
+	// the headings: kept in view, at the window's left edge, when the part they head
+	// starts left of it
+	headings := map[int]bool{len(d.Labels): true}
 	label(X(1)-colW/2+2, bandTop(0)+7, "encoder", true, figures.Faint, -1)
 	ctx := "c"
 	if colW >= 60 {
@@ -83,6 +89,7 @@ func encdecFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	}
 	label(X(T+1), bandTop(0)+7, ctx, true, figures.Faint, 0)
 	for b, r := range rows {
+		headings[len(d.Labels)] = true
 		label(X(T+2)-colW/2+2, bandTop(b)+7, "decoder: "+r.Label, true, 0, -1)
 		label(2, yOut(b), "output", true, figures.Faint, -1)
 		label(2, yState(b), "state", true, figures.Faint, -1)
@@ -236,6 +243,11 @@ func encdecFigure(v View, p lessons.Panel) (figures.Figure, error) {
 		}
 		label(X(c), height-encFoot/2, s, true, m, 0)
 	}
+	if maxCols := int((encWidth - encLeft) / colW); cols > maxCols {
+		// a long sentence: the columns around the current step, as the page scrolls
+		first := max(1, min(cols-maxCols+1, max(step, 1)-maxCols/2))
+		window(d, X(first)-colW/2, X(first+maxCols-1)+colW/2, encLeft, headings)
+	}
 	d.Key = []figures.KeyEntry{{Mark: figures.Current, Text: "the current step"}, {Mark: figures.Done, Text: "computed"}, {Mark: figures.Output | figures.Match, Text: "output right"}, {Mark: figures.Output | figures.Wrong, Text: "output wrong"}, {Mark: figures.Unknown, Text: "<unk>"}}
 	if len(rows) > 1 {
 		d.Key = append(d.Key, figures.KeyEntry{Mark: figures.Best, Text: "free running diverges"})
@@ -251,4 +263,77 @@ func slicesContains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// window keeps the part of diagram d between x = lo and x = hi (the columns in view),
+// moved to start at x = left: the nodes, bands and labels in it, the edges within it
+// and the horizontal ones cut at its edges; labels left of left (the rows' names)
+// stay, and the headings (d.Labels indices) whose part starts left of the window move
+// to its left edge. An ellipsis marks each side cut off.
+func window(d *figures.Diagram, lo, hi, left float64, headings map[int]bool) {
+	dx := left - lo
+	var nodes []figures.Node
+	for _, n := range d.Nodes {
+		if n.X >= lo && n.X <= hi {
+			n.X += dx
+			nodes = append(nodes, n)
+		}
+	}
+	var bands []figures.Band
+	for _, b := range d.Bands {
+		if c := b.X + b.W/2; c >= lo && c <= hi {
+			b.X += dx
+			bands = append(bands, b)
+		}
+	}
+	var labels []figures.Label
+	for i, l := range d.Labels {
+		switch {
+		case l.X < left:
+		case headings[i] && l.X < lo:
+			l.X = left + 2
+		case l.X >= lo && l.X <= hi:
+			l.X += dx
+		default:
+			continue
+		}
+		labels = append(labels, l)
+	}
+	var edges []figures.Edge
+	for _, e := range d.Edges {
+		inside, level := true, true
+		for _, q := range e.Points {
+			inside = inside && q[0] >= lo && q[0] <= hi
+			level = level && q[1] == e.Points[0][1]
+		}
+		switch {
+		case inside:
+		case level && len(e.Points) == 2:
+			a, b := e.Points[0], e.Points[1]
+			if max(a[0], b[0]) < lo || min(a[0], b[0]) > hi {
+				continue
+			}
+			if b[0] > hi || b[0] < lo {
+				e.Arrow = false
+			}
+			a[0], b[0] = min(hi, max(lo, a[0])), min(hi, max(lo, b[0]))
+			e.Points = [][2]float64{a, b}
+		default:
+			continue
+		}
+		pts := make([][2]float64, len(e.Points))
+		for i, q := range e.Points {
+			pts[i] = [2]float64{q[0] + dx, q[1]}
+		}
+		e.Points = pts
+		edges = append(edges, e)
+	}
+	right := left + hi - lo
+	if d.Width > hi+1 {
+		labels = append(labels, figures.Label{X: right + 2, Y: d.Height / 2, Text: "…", Mark: figures.Faint, Align: -1})
+	}
+	if lo > left+1 {
+		labels = append(labels, figures.Label{X: left - 2, Y: d.Height / 2, Text: "…", Mark: figures.Faint, Align: 1})
+	}
+	d.Nodes, d.Bands, d.Labels, d.Edges, d.Width = nodes, bands, labels, edges, right+10
 }

@@ -181,6 +181,9 @@ func TestTablePanelsExport(t *testing.T) {
 					continue
 				}
 				seen[p.Kind]++
+				if f.Diagram != nil && !f.Diagram.Legible() {
+					t.Errorf("%s: the diagram (%.0f × %.0f pt) is drawn with type below 6 pt", name, f.Diagram.Width, f.Diagram.Height)
+				}
 				checkFormats(t, name, p, f)
 			}
 		}
@@ -254,6 +257,44 @@ func checkFormats(t *testing.T, name string, p lessons.Panel, f figures.Figure) 
 		// a node's text too long for its box is cut short with an ellipsis
 		if r := []rune(squeeze(s)); !strings.Contains(text, squeeze(s)) && !(f.Diagram != nil && len(r) > 3 && strings.Contains(text, string(r[:2]))) {
 			t.Errorf("%s PDF: no %q in its text", name, s)
+		}
+	}
+}
+
+// TestTableFigure: a table panel whose tables arrive with the steps (mt-data's
+// pipeline) draws one table per step so far, the current one marked; a static table
+// (the unk table) is drawn once at every step, with the row the lesson marks now.
+func TestTableFigure(t *testing.T) {
+	l := lessonNamed(t, "mt-data")
+	m := built(t, l)
+	for _, s := range []int{1, 3, m.Steps()} {
+		f, err := Panel(viewAt(t, l, m, s), panelNamed(t, l, "pipeline"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Tables) != s {
+			t.Errorf("pipeline at step %d: %d tables, want %d", s, len(f.Tables), s)
+		}
+		for i, tab := range f.Tables {
+			if now := tab.Mark.Has(figures.Current); now != (i == s-1 && s > 1) {
+				t.Errorf("pipeline at step %d: table %d marked current %v", s, i+1, now)
+			}
+		}
+	}
+	var unk tableJSON
+	if decodeMeta(m.Static().Meta["unk_table"], &unk) != nil || len(unk.Rows) == 0 {
+		t.Fatal("mt-data has no static unk table")
+	}
+	f, err := Panel(viewAt(t, l, m, 2), panelNamed(t, l, "unk_table"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Tables) != 1 || len(f.Tables[0].Rows) != len(unk.Rows) {
+		t.Fatalf("unk table: %d tables", len(f.Tables))
+	}
+	for i, r := range unk.Rows {
+		if got := f.Tables[0].Rows[i]; got.Label != r.Label || got.Mark.Has(figures.Current) != (r.Mark == "now") {
+			t.Errorf("unk table row %d: %q marked %b, want %q now = %v", i+1, got.Label, got.Mark, r.Label, r.Mark == "now")
 		}
 	}
 }

@@ -518,13 +518,22 @@ func drawDiagram(f Figure, d Diagram, format Format) ([]byte, error) {
 		}
 		ch := c.Max.Y - c.Min.Y - kh
 		s, _ := fitScale(d.Width, d.Height, cw, ch)
-		s = max(s, minScale)
 		// centred in the room left
 		x0 := c.Min.X + (cw-vg.Length(d.Width*s))/2
 		y0 := c.Max.Y - max(0, ch-vg.Length(d.Height*s))/2
 		p := pen{c: c, x0: x0, y0: y0, s: s}
 		p.diagram(d)
 	})
+}
+
+// Legible reports whether d, drawn in a figure with a one-line title, keeps its
+// smallest type at least minSmall points (20 px on a 1920 px slide): a caller that
+// lays out more than fits shows a window of it instead.
+func (d Diagram) Legible() bool {
+	cw := figureWidth - 2*figureMargin
+	ch := figureHeight - 2*figureMargin - vg.Points(titleSize+8) - vg.Length(keyRows(d.Key, float64(cw))*keyHeight)
+	_, ok := fitScale(d.Width, d.Height, cw, ch)
+	return ok
 }
 
 // diagram draws d's bands, edges, nodes and labels, in that order.
@@ -635,6 +644,11 @@ var rdbu = []uint32{0x2166ac, 0x4393c3, 0x92c5de, 0xd1e5f0, 0xf7f7f7, 0xfddbc7, 
 
 // viridisStops are the pages' viridis stops.
 var viridisStops = []uint32{0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c, 0x28ae80, 0x5ec962, 0xaddc30, 0xfde725}
+
+// rgb is a 0xRRGGBB colour.
+func rgb(hex uint32) color.RGBA {
+	return color.RGBA{uint8(hex >> 16), uint8(hex >> 8), uint8(hex), 0xff}
+}
 
 // stripScale maps a value on [lo, hi] to the pages' colour: RdBu when the range spans
 // 0, else viridis; interpolated linearly between the stops as colors.js does.
