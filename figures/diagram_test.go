@@ -11,9 +11,9 @@ import (
 // at most maxScale.
 func TestDiagram(t *testing.T) {
 	d := &Diagram{Width: 200, Height: 80, Lo: -1, Hi: 1,
-		Bands: []Band{{X: 0, Y: 0, W: 60, H: 80, Mark: Current}},
-		Nodes: []Node{{X: 30, Y: 40, W: 50, H: 26, Text: "x1", Mark: Current}, {X: 120, Y: 40, W: 80, H: 26, Strip: []float64{-1, 1}, Mark: Done}},
-		Edges: []Edge{{Points: [][2]float64{{55, 40}, {80, 40}}, Arrow: true}, {Points: [][2]float64{{30, 10}, {120, 70}}, Curve: true, Style: EdgeBest}},
+		Bands:  []Band{{X: 0, Y: 0, W: 60, H: 80, Mark: Current}},
+		Nodes:  []Node{{X: 30, Y: 40, W: 50, H: 26, Text: "x1", Mark: Current}, {X: 120, Y: 40, W: 80, H: 26, Strip: []float64{-1, 1}, Mark: Done}},
+		Edges:  []Edge{{Points: [][2]float64{{55, 40}, {80, 40}}, Arrow: true}, {Points: [][2]float64{{30, 10}, {120, 70}}, Curve: true, Style: EdgeBest}},
 		Labels: []Label{{X: 100, Y: 75, Text: "t = 1", Small: true, Mark: Current}},
 		Key:    []KeyEntry{{Mark: Current, Text: "now"}}}
 	f := Figure{Title: "a diagram", Diagram: d}
