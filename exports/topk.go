@@ -70,7 +70,7 @@ func topkFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	if len(list) == 0 {
 		return figures.Figure{}, errNoData(p, waiting(v, p))
 	}
-	t := figures.Table{BoldLabels: true, Head: []string{"P"}}
+	t := figures.Table{BoldLabels: true}
 	for _, e := range list {
 		t.Rows = append(t.Rows, figures.Row{Label: shownToken(e.name()), Cells: []figures.Cell{{Text: percent(e.P), Bar: e.P, HasBar: true}}})
 	}

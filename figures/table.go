@@ -41,20 +41,21 @@ type Cell struct {
 
 // Layout of a figure of tables, in points at scale 1.
 const (
-	cellBox    = 22 // a cell's height, one line
-	cellSubBox = 32 // with its second line
-	cellPad    = 12 // around a cell's text
-	cellGap    = 3
-	rowGap     = 5
-	tableGap   = 14
-	tableTitle = 20
-	headRow    = 15
-	noteLine   = 16
-	barWidth   = 70 // a cell's bar
-	minLabel   = 40
-	labelShare = 0.4 // the label column takes at most this share of the width
-	charMin    = 6   // an inline character's least width
-	cornerRoom = 10  // more width for a cell with a corner sign (a check, a cross)
+	tableIndent = 8  // the tables' left edge, right of the figure's: room for a row's ► pointer
+	cellBox     = 22 // a cell's height, one line
+	cellSubBox  = 32 // with its second line
+	cellPad     = 12 // around a cell's text
+	cellGap     = 3
+	rowGap      = 5
+	tableGap    = 14
+	tableTitle  = 20
+	headRow     = 15
+	noteLine    = 16
+	barWidth    = 70 // a cell's bar
+	minLabel    = 40
+	labelShare  = 0.4 // the label column takes at most this share of the width
+	charMin     = 6   // an inline character's least width
+	cornerRoom  = 10  // more width for a cell with a corner sign (a check, a cross)
 )
 
 // tableItem is one placed thing of a table layout.
@@ -212,8 +213,8 @@ func fitTables(ts []Table, cw, ch vg.Length) (items []tableItem, s float64, drop
 		}
 		for _, wrap := range []bool{false, true} { // columns wrap only when they must
 			for s = maxScale; s >= minScale*0.999; s *= 0.96 {
-				items, h, w := layoutTables(shown, float64(cw)/s, wrap)
-				if h*s <= float64(ch) && w*s <= float64(cw)+0.5 {
+				items, h, w := layoutTables(shown, float64(cw)/s-tableIndent, wrap)
+				if h*s <= float64(ch) && (w+tableIndent)*s <= float64(cw)+0.5 {
 					return items, s, dropped
 				}
 			}
@@ -224,7 +225,7 @@ func fitTables(ts []Table, cw, ch vg.Length) (items []tableItem, s float64, drop
 		case len(ts[dropped].Rows)-cut > 1:
 			cut++
 		default: // one row too wide even so: draw it at the least scale, clipped
-			items, _, _ = layoutTables(shown, float64(cw)/minScale, true)
+			items, _, _ = layoutTables(shown, float64(cw)/minScale-tableIndent, true)
 			return items, minScale, dropped
 		}
 	}
@@ -252,8 +253,8 @@ func drawTables(f Figure, format Format) ([]byte, error) {
 			kp := pen{c: c, x0: c.Min.X, y0: c.Min.Y + vg.Length(keyRows(key, float64(cw))*keyHeight), s: 1}
 			kp.drawKey(key, 0, 0, float64(cw))
 		}
-		p := pen{c: c, x0: c.Min.X + 8*vg.Length(s), y0: c.Max.Y, s: s}
-		drawTableItems(p, items, float64(cw)/s)
+		p := pen{c: c, x0: c.Min.X + tableIndent*vg.Length(s), y0: c.Max.Y, s: s}
+		drawTableItems(p, items, float64(cw)/s-tableIndent)
 	})
 }
 
@@ -276,7 +277,7 @@ func keyOf(ts []Table) []KeyEntry {
 func drawTableItems(p pen, items []tableItem, width float64) {
 	for _, it := range items {
 		if it.kind == itemLabel && it.mark.Has(Current) {
-			p.fill(rect{-6, it.r.y - 2, width, it.r.h + 4}, nowBand)
+			p.fill(rect{-tableIndent, it.r.y - 2, width + tableIndent, it.r.h + 4}, nowBand)
 		}
 	}
 	for _, it := range items {
