@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"unroll/figures"
@@ -159,38 +160,50 @@ func TestTablePanelsExport(t *testing.T) {
 	if havePdftotext != nil {
 		t.Log("pdftotext (poppler-utils) is not installed: the PDFs' text is not checked")
 	}
+	var mu sync.Mutex
 	seen := map[lessons.PanelKind]int{}
-	for _, l := range lessons.Catalog() {
-		m := built(t, l)
-		for _, p := range l.Panels {
-			if !slices.Contains(tableKinds, p.Kind) {
-				continue
-			}
-			if !Exportable(p) {
-				t.Errorf("%s/%s: the %s kind is not exportable", l.Slug, p.ID, p.Kind)
-				continue
-			}
-			for _, s := range []int{(m.Steps() + 1) / 2, m.Steps()} {
-				v := viewAt(t, l, m, s)
-				name := l.Slug + "/" + p.ID + " at step " + strconv.Itoa(s)
-				f, err := Panel(v, p)
-				if err != nil {
-					if !strings.Contains(err.Error(), "nothing to draw") || hasPrediction(v, p) {
-						t.Errorf("%s: %v", name, err)
-					}
-					continue
-				}
-				seen[p.Kind]++
-				if f.Diagram != nil && !f.Diagram.Legible() {
-					t.Errorf("%s: the diagram (%.0f × %.0f pt) is drawn with type below 6 pt", name, f.Diagram.Width, f.Diagram.Height)
-				}
-				checkFormats(t, name, p, f)
+	t.Cleanup(func() {
+		for _, k := range tableKinds {
+			if seen[k] == 0 {
+				t.Errorf("no lesson's %s panel was exported", k)
 			}
 		}
+	})
+	for _, l := range lessons.Catalog() {
+		t.Run(l.Slug, func(t *testing.T) {
+			t.Parallel()
+			exportLesson(t, l, func(k lessons.PanelKind) { mu.Lock(); seen[k]++; mu.Unlock() })
+		})
 	}
-	for _, k := range tableKinds {
-		if seen[k] == 0 {
-			t.Errorf("no lesson's %s panel was exported", k)
+}
+
+// exportLesson exports every table and diagram panel of lesson l at a middle and at
+// the last step and checks the files; seen counts each exported panel by kind.
+func exportLesson(t *testing.T, l *lessons.Lesson, seen func(lessons.PanelKind)) {
+	m := built(t, l)
+	for _, p := range l.Panels {
+		if !slices.Contains(tableKinds, p.Kind) {
+			continue
+		}
+		if !Exportable(p) {
+			t.Errorf("%s/%s: the %s kind is not exportable", l.Slug, p.ID, p.Kind)
+			continue
+		}
+		for _, s := range []int{(m.Steps() + 1) / 2, m.Steps()} {
+			v := viewAt(t, l, m, s)
+			name := l.Slug + "/" + p.ID + " at step " + strconv.Itoa(s)
+			f, err := Panel(v, p)
+			if err != nil {
+				if !strings.Contains(err.Error(), "nothing to draw") || hasPrediction(v, p) {
+					t.Errorf("%s: %v", name, err)
+				}
+				continue
+			}
+			seen(p.Kind)
+			if f.Diagram != nil && !f.Diagram.Legible() {
+				t.Errorf("%s: the diagram (%.0f × %.0f pt) is drawn with type below 6 pt", name, f.Diagram.Width, f.Diagram.Height)
+			}
+			checkFormats(t, name, p, f)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"image/color"
 	"math"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -109,10 +111,33 @@ func textStyle(size float64, bold bool, c color.Color, xAlign text.XAlignment) d
 	return draw.TextStyle{Color: c, Font: f, XAlign: xAlign, YAlign: draw.YCenter, Handler: plain}
 }
 
-// textWidth is the width of s at scale 1 in points.
+// textWidth is the width of s at scale 1 in points. A table is laid out at many
+// scales until it fits: the widths of its texts are measured once (a figure measures
+// at most a few thousand strings, and the server draws few figures).
 func textWidth(s string, size float64, bold bool) float64 {
-	return float64(textStyle(size, bold, ink, draw.XLeft).Width(s))
+	type key struct {
+		s    string
+		size float64
+	}
+	k := key{s, size}
+	if w, ok := widths.Load(k); ok {
+		return w.(float64)
+	}
+	w := float64(textStyle(size, bold, ink, draw.XLeft).Width(s))
+	if widthsCount.Add(1) <= maxWidths {
+		widths.Store(k, w)
+	}
+	return w
 }
+
+// maxWidths bounds the widths remembered, so that a server drawing figures of ever
+// new words holds at most a few hundred kilobytes for them.
+const maxWidths = 20000
+
+var (
+	widths      sync.Map // text and size → width in points
+	widthsCount atomic.Int64
+)
 
 // pen draws a layout made at scale 1 in points, x right and y down from (x0, top),
 // scaled by s onto a canvas.
