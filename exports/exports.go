@@ -22,6 +22,15 @@ var kinds = map[lessons.PanelKind]figureOf{
 	lessons.Line:      lineFigure,
 	lessons.Bars:      barsFigure,
 	lessons.Scatter:   scatterFigure,
+	lessons.Table:     tableFigure,
+	lessons.TopK:      topkFigure,
+	lessons.TopKs:     topksFigure,
+	lessons.Tokens:    tokensFigure,
+	lessons.NGrams:    ngramsFigure,
+	lessons.Graph:     graphFigure,
+	lessons.Tree:      treeFigure,
+	lessons.EncDec:    encdecFigure,
+	lessons.Samples:   samplesFigure,
 }
 
 // TrainingLoss is the page's training-loss panel, which every lesson that trains has

@@ -3,23 +3,10 @@ package exports
 import (
 	"context"
 	"testing"
-
-	"unroll/lessons"
 )
 
 // noTurn draws at once (the tests have no scheduler).
 func noTurn() (func(), error) { return func() {}, nil }
-
-// lessonNamed is the catalog's lesson slug.
-func lessonNamed(t testing.TB, slug string) *lessons.Lesson {
-	for _, l := range lessons.Catalog() {
-		if l.Slug == slug {
-			return l
-		}
-	}
-	t.Fatalf("no lesson %q", slug)
-	return nil
-}
 
 // BenchmarkGIF: BPTT's ∂L/∂H_t heatmap through its 60 steps.
 func BenchmarkGIF(b *testing.B) {

@@ -82,6 +82,10 @@ type Figure struct {
 	Grid *Grid
 	// Bars, when set, is drawn as a bar chart instead of Series.
 	Bars *Bars
+	// Tables, when set, are drawn one under the other instead (table.go).
+	Tables []Table
+	// Diagram, when set, is drawn instead (diagram.go).
+	Diagram *Diagram
 }
 
 // Series is one curve of a Figure (or one set of points). Points whose x or y is not
@@ -118,6 +122,12 @@ func Draw(f Figure, format Format) ([]byte, error) {
 	}
 	if f.Bars != nil {
 		return drawBars(f, *f.Bars, format)
+	}
+	if f.Tables != nil {
+		return drawTables(f, format)
+	}
+	if f.Diagram != nil {
+		return drawDiagram(f, *f.Diagram, format)
 	}
 	return drawCurves(f, format)
 }
