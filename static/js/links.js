@@ -34,6 +34,7 @@ const READOUT_TOP = 5; // a probability vector's entries named in the readout: a
 const SUM_TOLERANCE = 1e-4; // a softmax sent as float32 sums to 1 within rounding, even over a few hundred entries
 const MIN_VISIBLE_PX = 48; // a panel counts as in view when this much of it shows (its ring and some drawing)
 const FOUND_MS = 1400; // how long a panel scrolled to by a click flashes
+const TIP_GAP = 6; // CSS px between a focused drawing and its description
 
 // labelsFor is the declared label list of the array if it has one label per entry of
 // a vector of n values.
@@ -200,9 +201,12 @@ export function linkSymbols(panels, store, schedule, describePanel = () => []) {
   // The keyboard: a focused symbol as a hovered one; a focused canvas says what its
   // panel shows where the tooltip would be, and lights its symbol.
   let focusedPanel = null;
-  function showPanel(p) {
+  function showPanel(p) { // the description under the drawing (above it near the window's foot), never on it
     const r = p.canvas.getBoundingClientRect();
-    showTip(describePanel(p), r.left + 4, Math.max(0, r.top) + 4);
+    showTip(describePanel(p), r.left, 0);
+    const h = tip.offsetHeight, below = r.bottom + TIP_GAP, above = r.top - h - TIP_GAP;
+    tip.style.top = (below + h <= window.innerHeight ? below : above >= 0 ? above : Math.max(0, window.innerHeight - h - TIP_GAP)) + "px";
+    tip.style.left = Math.max(TIP_GAP, Math.min(window.innerWidth - tip.offsetWidth - 2 * TIP_GAP, r.left)) + "px";
     hot(p.symbol, true);
     p.el.classList.add("panel-hot");
   }
