@@ -19,7 +19,7 @@ import { fact } from "./panels/common.js";
 import { DRAW } from "./draw.js";
 import { $, tid } from "./dom.js";
 
-const MAX_TABLE_ROWS = 200; // a table longer than this shows its first rows and says so: a screen reader pages through it anyway
+const MAX_TABLE_ROWS = 256; // a table longer than this shows its first rows and says so: a screen reader pages through it anyway
 const MAX_LABEL_CHARS = 400; // an aria-label is read in one breath: the table has the rest
 const ANNOUNCE_FACTS = 4; // the facts an announcement reads after the step: a glance, the facts list has them all
 
@@ -156,7 +156,8 @@ export function bindA11y({ panels, store }) {
     else if (store.step !== lastStep) text = `Step ${store.step} of ${store.steps}. ${factWords()}`;
     wasPlaying = store.playing; wasTraining = t.running;
     if (!store.playing) lastStep = store.step;
-    if (text) region.textContent = text.trim();
+    text = text.trim();
+    if (text && text !== region.textContent) region.textContent = text; // a snapshot after training ends the same training again
   }
   function factWords() {
     if (store.step === 0) return "";
