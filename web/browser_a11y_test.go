@@ -302,6 +302,19 @@ func TestBrowserPanelTables(t *testing.T) {
 			if n := evalJS[int](t, ctx, `[...document.querySelectorAll('.panel-table table')].filter(t => !t.caption || !t.caption.textContent || !t.querySelector('th[scope=col]')).length`); n > 0 {
 				t.Errorf("%d tables lack a caption or column headers", n)
 			}
+			t.Logf("labels and open tables rebuilt in %s ms; labels alone %s ms", evalJS[string](t, ctx, `document.body.dataset.a11yMs`), func() string {
+				evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid=step-back]').click()`)
+				waitForJS(t, ctx, "step 1", stepReadJS+` === 1`)
+				settle(t, ctx)
+				evalJS[chromedp.Void](t, ctx, `document.querySelectorAll('.table-toggle[aria-expanded=true]').forEach(b => b.click())`)
+				evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid=step-forward]').click()`)
+				waitForJS(t, ctx, "step 2", stepReadJS+` === 2`)
+				settle(t, ctx)
+				ms := evalJS[string](t, ctx, `document.body.dataset.a11yMs`)
+				evalJS[chromedp.Void](t, ctx, `document.querySelectorAll('.table-toggle').forEach(b => b.click())`)
+				settle(t, ctx)
+				return ms
+			}())
 			before := evalJS[string](t, ctx, `[...document.querySelectorAll('.panel-table')].map(t => t.textContent).join('|')`)
 			labels := evalJS[string](t, ctx, `[...document.querySelectorAll('.panel canvas')].map(c => c.getAttribute('aria-label')).join('|')`)
 			evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid=step-forward]').click()`)

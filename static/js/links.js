@@ -216,6 +216,7 @@ export function linkSymbols(panels, store, schedule, describePanel = () => []) {
     focusedPanel = null;
   }
   document.addEventListener("focusin", (e) => {
+    if (!e.target.matches?.(":focus-visible")) { focused = null; showOrHide(); hidePanel(); return; } // a click's focus: the pointer shows what it hovers
     const sym = e.target.closest?.(".equation [role=button][class*='sym-']");
     focused = sym ? symbolIdOf(sym) : null;
     showOrHide();
