@@ -25,12 +25,13 @@ const ANNOUNCE_FACTS = 4; // the facts an announcement reads after the step: a g
 
 // texWords writes TeX as plain words for a label: \htmlClass and font commands
 // dropped, Greek letters and a few operators as their characters.
-const GREEK = { alpha: "α", beta: "β", gamma: "γ", delta: "δ", epsilon: "ε", eta: "η", theta: "θ", lambda: "λ", mu: "μ", pi: "π", sigma: "σ", tau: "τ", phi: "φ", psi: "ψ", omega: "ω", Delta: "Δ", Sigma: "Σ", partial: "∂", nabla: "∇", odot: "⊙", cdot: "·", times: "×", top: "ᵀ", to: "→", leftarrow: "←", rightarrow: "→", approx: "≈", le: "≤", ge: "≥", ldots: "…", dots: "…", langle: "⟨", rangle: "⟩", infty: "∞" };
+const ACCENT = { hat: "\u0302", tilde: "\u0303", bar: "\u0304", vec: "\u20d7", overrightarrow: "→", overleftarrow: "←" }; // combining marks, arrows after
+const GREEK = { lVert: "‖", rVert: "‖", Vert: "‖", mid: "|", sqrt: "√", rho: "ρ", ell: "ℓ", sum: "Σ", prod: "Π", cdots: "⋯", in: "∈", quad: " ", qquad: " ", alpha: "α", beta: "β", gamma: "γ", delta: "δ", epsilon: "ε", eta: "η", theta: "θ", lambda: "λ", mu: "μ", pi: "π", sigma: "σ", tau: "τ", phi: "φ", psi: "ψ", omega: "ω", Delta: "Δ", Sigma: "Σ", partial: "∂", nabla: "∇", odot: "⊙", cdot: "·", times: "×", top: "ᵀ", to: "→", leftarrow: "←", rightarrow: "→", approx: "≈", le: "≤", ge: "≥", ldots: "…", dots: "…", langle: "⟨", rangle: "⟩", infty: "∞" };
 export function texWords(tex) {
   return tex
     .replace(/\\htmlClass\{[^}]*\}/g, "")
     .replace(/\\(mathbf|mathrm|mathit|boldsymbol|text|operatorname|mathcal|textbf|textit)\b/g, "")
-    .replace(/\\(hat|tilde|bar|overrightarrow|overleftarrow|vec)\b/g, "")
+    .replace(/\\(hat|tilde|bar|vec|overrightarrow|overleftarrow)\s*(?:\{([^{}]*)\}|([A-Za-z]))/g, (m, a, arg, ch) => (arg ?? ch) + ACCENT[a])
     .replace(/\\([A-Za-z]+)/g, (m, w) => GREEK[w] ?? w)
     .replace(/\\[,;:! ]/g, " ")
     .replace(/[{}]/g, "")

@@ -89,8 +89,8 @@ function barSets(cfg, view) {
 export function describe(cfg, view) {
   const { sets, n, what } = barSets(cfg, view);
   if (!sets.length) return view.step === 0 ? "step forward to see values" : "nothing to show at this step";
-  const when = sets.some((s) => s.perStep) ? `at step ${view.step}` : "";
-  return `${n} bars ${when}: ` + sets.map((s) => `${s.name} ${summary(s.a.data, what)}`).join("; ");
+  const when = sets.some((s) => s.perStep) ? ` at step ${view.step}` : "";
+  return `${n} bars${when}: ` + sets.map((s) => `${s.name} ${summary(s.a.data, what)}`).join("; ");
 }
 
 export function table(cfg, view) {

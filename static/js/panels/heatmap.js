@@ -161,7 +161,7 @@ export function describe(cfg, view) {
     }
     const size = `${b.name}, ${plural(b.rows, "unit")} × ${plural(b.cols, "step")}`;
     const col = cur >= 1 && cur <= b.cols && liveCol(b, view, cur - 1) ? colOf(b, view, cur - 1) : [];
-    return `${size}; ` + (col.length ? `at t = ${cur}: ${summary(col)}` : view.step === 0 ? "step forward to compute it" : `nothing at t = ${cur}`);
+    return `${size}; ` + (col.length ? `at t = ${cur}: ${summary(col)}` : view.step === 0 ? "step forward to compute it" : cur ? `nothing at t = ${cur}` : `nothing yet at step ${view.step}`);
   });
   return words.join(". ") + (bs.length > A11Y_BLOCKS ? `. ${bs.length - A11Y_BLOCKS} more in the table` : "");
 }
