@@ -10,6 +10,12 @@
 // is, and clicking the symbol scrolls it into view and flashes it. Hovering never
 // scrolls: the page moving under the pointer would lose the symbol being read.
 //
+// The keyboard reaches the same: each symbol of an equation is a button in the Tab
+// order (exposeSymbols), and a panel's canvas takes the focus too. A focused symbol
+// shows its readout and lights its panels, as hovering it does; a focused canvas shows
+// the panel's description (a11y.js) where the tooltip would be and lights its symbol.
+// Esc or leaving hides them; Enter on a symbol does what a click does.
+//
 // The readout reads its values with the lesson's labels: a one-hot vector is named by
 // its token, X = one-hot('a'); a probability vector lists its most likely entries,
 // 'a' 0.91, 'e' 0.05, …. Labels come from the static list the array's declaration
@@ -28,6 +34,7 @@ const READOUT_TOP = 5; // a probability vector's entries named in the readout: a
 const SUM_TOLERANCE = 1e-4; // a softmax sent as float32 sums to 1 within rounding, even over a few hundred entries
 const MIN_VISIBLE_PX = 48; // a panel counts as in view when this much of it shows (its ring and some drawing)
 const FOUND_MS = 1400; // how long a panel scrolled to by a click flashes
+const TIP_GAP = 6; // CSS px between a focused drawing and its description
 
 // labelsFor is the declared label list of the array if it has one label per entry of
 // a vector of n values.
@@ -73,7 +80,41 @@ function inView(el) {
 
 // linkSymbols wires the hover handlers for the page's panels and returns refresh, which
 // page.js calls after each redraw so a hovered symbol's values follow the step.
-export function linkSymbols(panels, store, schedule) {
+// exposeSymbols puts an equation's symbols in the Tab order. KaTeX hides its HTML from
+// screen readers (they read its MathML); that HTML holds the symbols, so it is shown
+// again with everything but the symbols hidden: the formula is read once, from the
+// MathML, and each symbol is a labelled button. A symbol inside another is left to the
+// outer one (no nested buttons).
+function exposeSymbols(eq, symbolArray) {
+  const html = eq.querySelector(".katex-html");
+  if (!html) return;
+  const syms = [...html.querySelectorAll("[class*='sym-']")].filter((el) => symbolIdOf(el) && !el.parentElement.closest("[class*='sym-']"));
+  if (!syms.length) return;
+  html.removeAttribute("aria-hidden");
+  const hide = (node) => {
+    for (const child of [...node.children]) {
+      if (syms.includes(child)) continue;
+      if (syms.some((s) => child.contains(s))) hide(child); else child.setAttribute("aria-hidden", "true");
+    }
+  };
+  hide(html);
+  for (const el of syms) {
+    const id = symbolIdOf(el);
+    el.tabIndex = 0;
+    el.setAttribute("role", "button");
+    // the name starts with what the symbol shows (a speech-input user says what they see), then the array it is
+    const shown = el.textContent.replace(/[\u200b-\u200d\ufeff]/g, "").replace(/\s+/g, " ").trim();
+    el.setAttribute("aria-label", `${shown}, ${symbolArray.get(id) || id}: show its values now`);
+    el.setAttribute("aria-describedby", "symbol-readout");
+  }
+}
+
+// symbolIdOf is the symbol id an element's sym-<id> class names, or null.
+function symbolIdOf(el) {
+  return [...el.classList].find((c) => c.startsWith("sym-") && c !== "sym-hot" && c !== "sym-label" && c !== "sym-away" && c !== "sym-focus")?.slice(4) || null;
+}
+
+export function linkSymbols(panels, store, schedule, describePanel = () => []) {
   const contract = lessonContract();
   const symbolArray = new Map(); // equation symbol id → the array it names
   for (const eq of $$(".equation[data-symbols]")) for (const pair of eq.dataset.symbols.split(" ").filter(Boolean)) {
@@ -140,10 +181,12 @@ export function linkSymbols(panels, store, schedule) {
   }
   const symbolOf = (target) => {
     const el = target.closest && target.closest("[class*='sym-']");
-    return (el && [...el.classList].find((c) => c.startsWith("sym-") && c !== "sym-hot" && c !== "sym-label" && c !== "sym-away")?.slice(4)) || null;
+    return (el && symbolIdOf(el)) || null;
   };
-  document.addEventListener("mouseover", (e) => {
-    const id = symbolOf(e.target);
+  // The symbol shown is the hovered one, else the focused one.
+  let pointed = null, focused = null;
+  function showOrHide() {
+    const id = pointed || focused;
     if (id === symbolHover) return;
     if (symbolHover) { hot(symbolHover, false); $$(".sym-away").forEach((e) => e.classList.remove("sym-away")); panels.forEach((p) => p.el.classList.remove("panel-hot")); }
     symbolHover = id;
@@ -151,7 +194,50 @@ export function linkSymbols(panels, store, schedule) {
     hot(id, true);
     panelsOf(id).forEach((p) => p.el.classList.add("panel-hot"));
     showSymbol(id);
+  }
+  document.addEventListener("mouseover", (e) => { pointed = symbolOf(e.target); showOrHide(); });
+  for (const eq of $$(".equation")) exposeSymbols(eq, symbolArray);
+
+  // The keyboard: a focused symbol as a hovered one; a focused canvas says what its
+  // panel shows where the tooltip would be, and lights its symbol.
+  let focusedPanel = null;
+  function showPanel(p) { // the description under the drawing (above it near the window's foot), never on it
+    const r = p.canvas.getBoundingClientRect();
+    showTip(describePanel(p), r.left, 0);
+    const h = tip.offsetHeight, below = r.bottom + TIP_GAP, above = r.top - h - TIP_GAP;
+    tip.style.top = (below + h <= window.innerHeight ? below : above >= 0 ? above : Math.max(0, window.innerHeight - h - TIP_GAP)) + "px";
+    tip.style.left = Math.max(TIP_GAP, Math.min(window.innerWidth - tip.offsetWidth - 2 * TIP_GAP, r.left)) + "px";
+    hot(p.symbol, true);
+    p.el.classList.add("panel-hot");
+  }
+  function hidePanel() {
+    if (!focusedPanel) return;
+    tip.hidden = true; hot(focusedPanel.symbol, false); focusedPanel.el.classList.remove("panel-hot");
+    focusedPanel = null;
+  }
+  document.addEventListener("focusin", (e) => {
+    if (!e.target.matches?.(":focus-visible")) { focused = null; showOrHide(); hidePanel(); return; } // a click's focus: the pointer shows what it hovers
+    const sym = e.target.closest?.(".equation [role=button][class*='sym-']");
+    focused = sym ? symbolIdOf(sym) : null;
+    showOrHide();
+    const p = panels.find((q) => q.canvas && q.canvas === e.target);
+    if (p !== focusedPanel) hidePanel();
+    if (p) { focusedPanel = p; showPanel(p); }
   });
+  document.addEventListener("focusout", (e) => {
+    if (!e.relatedTarget || !document.contains(e.relatedTarget)) { focused = null; showOrHide(); hidePanel(); }
+  });
+  document.addEventListener("keydown", (e) => {
+    const sym = e.target.closest?.(".equation [role=button][class*='sym-']");
+    const onPanel = focusedPanel && e.target === focusedPanel.canvas;
+    if (e.key === "Escape" && ((sym && symbolHover) || (onPanel && !tip.hidden))) {
+      e.stopPropagation(); // the first Esc hides the readout; the next is the page's (leaving the spotlight)
+      if (sym) { focused = null; pointed = null; showOrHide(); } else { tip.hidden = true; hot(focusedPanel.symbol, false); focusedPanel.el.classList.remove("panel-hot"); }
+    } else if (e.key === "Enter" && sym) {
+      e.preventDefault();
+      sym.click();
+    }
+  }, true);
   // a click on a symbol whose panels are out of view brings the nearest one in
   document.addEventListener("click", (e) => {
     const id = symbolOf(e.target);
@@ -165,5 +251,10 @@ export function linkSymbols(panels, store, schedule) {
     setTimeout(() => target.classList.remove("panel-found"), FOUND_MS);
     if (symbolHover === id) setTimeout(() => symbolHover === id && showSymbol(id), FOUND_MS); // the hint follows the scroll
   });
-  return { refresh: () => { if (symbolHover) showSymbol(symbolHover); } };
+  return {
+    refresh: () => {
+      if (symbolHover) showSymbol(symbolHover);
+      if (focusedPanel && !tip.hidden && document.activeElement === focusedPanel.canvas) showPanel(focusedPanel);
+    },
+  };
 }

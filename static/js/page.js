@@ -12,10 +12,12 @@
 //   exports.js    the panels' export menus and the figure pack: the page's state, downloaded
 //   draw.js       every panel and readout, once per animation frame
 //   links.js      ties the equations' symbols to the panels
+//   a11y.js       the drawings in words (labels, tables) and the announcer, the one live region
 import { connect } from "./socket.js";
 import { createStore, applySnapshot, applyFrame, applyTrain, gaps } from "./store.js";
 import { renderEquation, renderInline, fitEquation, whenReady } from "./math.js";
 import { linkSymbols } from "./links.js";
+import { bindA11y } from "./a11y.js";
 import { $, $$, tid } from "./dom.js";
 import { createState, snapshotArrived, setRefused, connectionLost } from "./state.js";
 import { readLimits } from "./limits.js";
@@ -62,7 +64,9 @@ function start(root) {
   const presenter = bindPresenter({ panels, schedule: draw.schedule, writeURL: (how) => url?.write(how) });
   url = bindURL({ store, state, commands, view: presenter.query });
   bindKeys([...pageKeys(commands), ...presenter.keys], { store });
-  const links = linkSymbols(panels, store, draw.schedule);
+  const a11y = bindA11y({ panels, store });
+  const links = linkSymbols(panels, store, draw.schedule, a11y.lines);
+  draw.afterDraw(a11y.refresh); // before links: a focused canvas's tooltip reads the new description
   draw.afterDraw(() => links.refresh());
   draw.afterDraw(presenter.afterDraw);
   bindExports(store);
@@ -89,9 +93,11 @@ function start(root) {
   function onStatus(status, seconds) {
     if (status === "retry" || status === "full") connectionLost(state, store);
     const el = tid("conn");
-    el.dataset.state = status;
-    el.textContent = status === "retry" ? `reconnecting in ${seconds.toFixed(1)} s…`
+    const text = status === "retry" ? `reconnecting in ${seconds.toFixed(1)} s…`
       : status === "full" ? `the server is full; trying again in ${seconds.toFixed(1)} s…` : STATUS[status];
+    if (el.dataset.state === status && el.textContent === text) return; // every message says "live": a live region speaks only when it changes
+    el.dataset.state = status;
+    el.textContent = text;
   }
   function syncControls() { // the snapshot's canonical values back into the controls
     params.sync(); transport.sync();

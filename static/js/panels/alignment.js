@@ -135,3 +135,34 @@ function hatch(ctx, x, y, w, h) {
   ctx.restore();
 }
 
+
+// In words (a11y.js): the matrix's size and, for the newest row, where its weight
+// goes; the table has a row per row computed so far (a row to come stays unnamed, as
+// on the canvas) and a column per column label.
+import { stats, cellText } from "./common.js";
+
+function rowWords(m, r) {
+  const vals = Array.from({ length: m.cols }, (_, c) => (m.allowed(r, c) ? m.value(r, c) : undefined)).map((v) => (v === undefined ? NaN : v));
+  const s = stats(vals);
+  return s.n ? `${m.axes.row_title || "row"} ${JSON.stringify(String(m.axes.rows?.[r] ?? r + 1))}: most ${m.axes.value || "weight"} ${fmt(s.max)} on ${m.axes.col_title || "column"} ${JSON.stringify(String(m.axes.cols?.[s.imax] ?? s.imax + 1))}` : "";
+}
+
+export function describe(cfg, view) {
+  const m = matrix(cfg, view);
+  if (!m) return "nothing to show";
+  const size = `${m.name}, ${m.rows} ${m.axes.row_title || "rows"} × ${m.cols} ${m.axes.col_title || "columns"}`;
+  if (!m.timed) return `${size}; ` + Array.from({ length: Math.min(m.rows, 3) }, (_, r) => rowWords(m, r)).filter(Boolean).join("; ");
+  const r = Math.min(view.step, m.rows) - 1;
+  return r < 0 ? `${size}; step forward to fill its rows` : `${size}; at step ${view.step}, ${rowWords(m, r) || "no weights"}`;
+}
+
+export function table(cfg, view) {
+  const m = matrix(cfg, view);
+  if (!m) return null;
+  const n = m.timed ? Math.min(view.step, m.rows) : m.rows;
+  return {
+    caption: `${m.name}: ${m.axes.value || "values"}, a row per ${m.axes.row_title || "row"}, a column per ${m.axes.col_title || "column"}` + (m.timed ? ` (rows up to step ${view.step})` : ""),
+    head: [m.axes.row_title || "row", ...Array.from({ length: m.cols }, (_, c) => String(m.axes.cols?.[c] ?? c + 1))],
+    rows: Array.from({ length: n }, (_, r) => [String(m.axes.rows?.[r] ?? r + 1), ...Array.from({ length: m.cols }, (_, c) => (m.allowed(r, c) ? cellText(m.value(r, c)) : "masked"))]),
+  };
+}

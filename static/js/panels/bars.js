@@ -84,3 +84,33 @@ function legend(ctx, names, colours, right) { // one row, right-aligned, as the 
     x -= 12;
   }
 }
+
+// In words (a11y.js): each set of bars summed up, named as the axis names them; the
+// table has a row per bar and a column per set.
+import { summary, cellText } from "./common.js";
+
+function barSets(cfg, view) {
+  const sets = cfg.arrays.map((name, i) => ({ name: cfg.legend?.[i] || name, a: view.at(name, view.step) || view.staticArray(name), perStep: !!view.at(name, view.step) })).filter((s) => s.a);
+  const n = Math.max(0, ...sets.map((s) => s.a.data.length));
+  const axis = axisOf(view, cfg.arrays);
+  const names = [axis.cols, ...cfg.arrays.map((a) => view.labelsOf(a))].find((l) => Array.isArray(l) && l.length === n);
+  const what = (i) => (axis.col_title ? `${axis.col_title} ${names ? names[i] : i + 1}` : names ? `“${names[i]}”` : `unit ${i + 1}`);
+  return { sets, n, what };
+}
+
+export function describe(cfg, view) {
+  const { sets, n, what } = barSets(cfg, view);
+  if (!sets.length) return view.step === 0 ? "step forward to see values" : "nothing to show at this step";
+  const when = sets.some((s) => s.perStep) ? ` at step ${view.step}` : "";
+  return `${n} bars${when}: ` + sets.map((s) => `${s.name} ${summary(s.a.data, what)}`).join("; ");
+}
+
+export function table(cfg, view) {
+  const { sets, n, what } = barSets(cfg, view);
+  if (!sets.length) return null;
+  return {
+    caption: `${sets.map((s) => s.name).join(", ")}` + (sets.some((s) => s.perStep) ? ` at step ${view.step}` : ""),
+    head: ["bar", ...sets.map((s) => s.name)],
+    rows: Array.from({ length: n }, (_, i) => [what(i), ...sets.map((s) => cellText(s.a.data[i]))]),
+  };
+}

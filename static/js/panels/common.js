@@ -232,3 +232,41 @@ export function shown(s) {
   if (!EMOJI.test(t)) return t;
   return [...t.replace(JOINERS, "")].map((ch) => (EMOJI.test(ch) && ch.codePointAt(0) >= 0x1f000 ? "U+" + ch.codePointAt(0).toString(16).toUpperCase() : ch)).join("");
 }
+
+// Words for the panels' descriptions and tables (a11y.js): each module's describe(cfg,
+// view) says what it shows now in a sentence, and table(cfg, view) gives its numbers
+// as {caption, head, rows} (a row's first cell names it). These are their shared parts.
+
+// stats are a vector's mean and its largest and smallest entries (with their index).
+export function stats(data) {
+  let sum = 0, max = -Infinity, min = Infinity, imax = -1, imin = -1, n = 0;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i];
+    if (!Number.isFinite(v)) continue;
+    n++; sum += v;
+    if (v > max) { max = v; imax = i; }
+    if (v < min) { min = v; imin = i; }
+  }
+  return { n, mean: n ? sum / n : NaN, max, imax, min, imin };
+}
+
+// summary says a vector in a few words: "mean 0.4300, max 0.9100 (unit 3)", and its
+// minimum when some entry is negative; name(i) names entry i ("unit 3", "'a'").
+export function summary(data, name = (i) => `unit ${i + 1}`) {
+  const s = stats(data);
+  if (!s.n) return "no values";
+  if (s.n === 1) return fmt(s.max);
+  const out = [`mean ${fmt(s.mean)}`, `max ${fmt(s.max)} (${name(s.imax)})`];
+  if (s.min < 0) out.push(`min ${fmt(s.min)} (${name(s.imin)})`);
+  return out.join(", ");
+}
+
+// plural counts a thing: "1 unit", "8 units".
+export const plural = (n, word, many = word + "s") => `${n} ${n === 1 ? word : many}`;
+
+// cellText writes a table cell's value: a number as fmt, a missing one as "–".
+export const cellText = (v) => (typeof v === "number" ? fmt(v) : v === undefined || v === null ? "–" : String(v));
+
+// timeWord names the time step a panel is at: "t = 5", or "step 5" when the steps
+// are not the time steps (none is being computed).
+export const timeWord = (view, t) => (t > 0 ? `t = ${t}` : `step ${view.step}`);

@@ -218,3 +218,49 @@ export function draw(canvas, cfg, view) {
     },
   };
 }
+
+// In words (a11y.js): where the step is (encoder, context, decoder) and what each
+// decoder run has written so far; the table has a row per step computed, with what
+// the encoder read and each run's input, output and verdict.
+import { summary as a11ySummary } from "./common.js";
+
+function runWords(view, r, T) {
+  const out = [];
+  for (let s = T + 2; s <= view.step; s++) {
+    const m = view.metaAt(s) || {};
+    if (m[r.output] !== undefined) out.push(shown(String(m[r.output])) + (r.correct && m[r.correct] === false ? " (wrong)" : ""));
+  }
+  return out;
+}
+
+export function describe(cfg, view) {
+  const T = Number(view.static.enc_steps) || 0;
+  const rows = Array.isArray(view.static.dec_rows) ? view.static.dec_rows : [];
+  if (!T || !rows.length) return "waiting for the model";
+  const source = view.static.source || [];
+  const head = `encoder over ${T} source tokens (${source.map((s) => shown(String(s))).join(" ")}), then ${rows.length === 1 ? "a decoder" : `${rows.length} decoder runs`}`;
+  const s = view.step;
+  if (s === 0) return `${head}; step forward to read the first token`;
+  if (s <= T) { const a = view.at("h", s); return `${head}; step ${s}: the encoder reads “${shown(String(source[s - 1] ?? ""))}”` + (a ? `, h_${s} ${a11ySummary(a.data)}` : ""); }
+  if (s === T + 1) { const c = view.at("c", s); return `${head}; step ${s}: the context c = h_${T}` + (c ? `, ${a11ySummary(c.data)}` : ""); }
+  return `${head}; step ${s}, decoder t' = ${s - T - 1}: ` + rows.map((r) => `${r.label} wrote ${runWords(view, r, T).join(" ") || "nothing yet"}`).join("; ");
+}
+
+export function table(cfg, view) {
+  const T = Number(view.static.enc_steps) || 0;
+  const rows = Array.isArray(view.static.dec_rows) ? view.static.dec_rows : [];
+  if (!T || !rows.length || view.step === 0) return null;
+  const source = view.static.source || [];
+  const out = [];
+  for (let s = 1; s <= view.step; s++) {
+    const m = s > T + 1 ? view.metaAt(s) || {} : null;
+    const what = s <= T ? `x_${s} = “${shown(String(source[s - 1] ?? ""))}”` : s === T + 1 ? "context c" : "";
+    out.push([s <= T ? `encoder t = ${s}` : s === T + 1 ? "context" : `decoder t' = ${s - T - 1}`, what,
+      ...rows.flatMap((r) => (m ? [m[r.input] === undefined ? "" : shown(String(m[r.input])), m[r.output] === undefined ? "" : shown(String(m[r.output])), r.correct && m[r.correct] !== undefined ? (m[r.correct] ? "right" : "wrong") : ""] : ["", "", ""]))]);
+  }
+  return {
+    caption: `The encoder-decoder up to step ${view.step}`,
+    head: ["step", "encoder", ...rows.flatMap((r) => [`${r.label}: input`, `${r.label}: output`, `${r.label}: verdict`])],
+    rows: out,
+  };
+}

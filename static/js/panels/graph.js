@@ -141,3 +141,44 @@ export function draw(canvas, cfg, view) {
     },
   };
 }
+
+// In words (a11y.js): the graph's rows and the time steps computed; the table has a
+// row per time step with x_t and each state's values (a node's colour strip).
+import { summary, plural } from "./common.js";
+const A11Y_VALUES = 8; // a state's values in a table cell: the strip shows a dozen, the heatmaps all
+
+const stateAt = (view, r, t) => {
+  const s = stepOf(view, r.name, t);
+  const a = s >= 1 && s <= view.step ? view.at(r.name, s) : undefined;
+  if (!a) return undefined;
+  return r.layers > 1 ? a.data.subarray(r.layer * r.units, (r.layer + 1) * r.units) : a.data;
+};
+const rowName = (r) => (r.layers > 1 ? `${r.name} layer ${r.layer + 1}` : r.name);
+const inputWord = (view, t) => {
+  const tokens = optStatic(view, "tokens") || [];
+  if (!inputShown(view, t)) return "";
+  const s = tokens[t - 1] ?? optMeta(view, "token", view.metaAt(t));
+  return s !== undefined ? token(String(s)) : "";
+};
+
+export function describe(cfg, view) {
+  if (!view.steps) return "waiting for the model";
+  const rows = rowsOf(cfg, view);
+  const arch = optStatic(view, "archs")?.[cfg.id] || optStatic(view, "arch") || "A";
+  const head = `the network unrolled over ${plural(view.steps, "time step")}: inputs X, ${rows.map(rowName).join(", ") || "hidden states"}, outputs O (architecture ${arch})`;
+  if (view.step === 0) return `${head}; step forward to compute t = 1`;
+  const now = rows.map((r) => { const t = timeOf(view, r.name, view.step); const a = t ? stateAt(view, r, t) : undefined; return a ? `${rowName(r)} at t = ${t}: ${summary(a)}` : ""; }).filter(Boolean);
+  const x = inputWord(view, view.step);
+  return `${head}; step ${view.step}` + (x ? `, x = “${x}”` : "") + (now.length ? `; ${now.join("; ")}` : "");
+}
+
+export function table(cfg, view) {
+  if (!view.steps || view.step === 0) return null;
+  const rows = rowsOf(cfg, view);
+  const out = [];
+  for (let t = 1; t <= view.steps; t++) {
+    const cells = rows.map((r) => { const a = stateAt(view, r, t); return a ? Array.from(a.slice(0, A11Y_VALUES), fmt).join(" ") + (a.length > A11Y_VALUES ? " …" : "") : ""; });
+    if (cells.some(Boolean)) out.push([`t = ${t}`, inputWord(view, t), ...cells]);
+  }
+  return { caption: `The unrolled graph's states up to step ${view.step} (the first ${A11Y_VALUES} values of each)`, head: ["time step", "input x", ...rows.map(rowName)], rows: out };
+}

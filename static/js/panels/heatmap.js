@@ -144,3 +144,46 @@ export function draw(canvas, cfg, view) {
   };
 }
 
+
+// In words (a11y.js): each block's size and the current time step's column; the
+// table has a row per unit and a column per time step computed so far.
+import { summary, plural, cellText } from "./common.js";
+const A11Y_BLOCKS = 4; // blocks named in the label: a deep RNN's layers; the table has them all
+
+const liveCol = (b, view, c) => !b.timed || b.arrives(c) <= view.step;
+const colOf = (b, view, c) => Array.from({ length: b.rows }, (_, r) => b.value(r, c)).filter((v) => v !== undefined);
+
+export function describe(cfg, view) {
+  const bs = blocks(cfg, view);
+  if (!bs.length || !view.steps) return "waiting for the model";
+  const cur = view.step > 0 ? nowTime(view, cfg.arrays) : 0;
+  const words = bs.slice(0, A11Y_BLOCKS).map((b) => {
+    if (!b.timed) {
+      const all = [];
+      for (let r = 0; r < b.rows; r++) for (let c = 0; c < b.cols; c++) all.push(b.value(r, c));
+      return `${b.name}, ${b.rows} × ${b.cols} matrix: ${summary(all, (i) => `row ${Math.floor(i / b.cols) + 1}, column ${(i % b.cols) + 1}`)}`;
+    }
+    const size = `${b.name}, ${plural(b.rows, "unit")} × ${plural(b.cols, "step")}`;
+    const col = cur >= 1 && cur <= b.cols && liveCol(b, view, cur - 1) ? colOf(b, view, cur - 1) : [];
+    return `${size}; ` + (col.length ? `at t = ${cur}: ${summary(col)}` : view.step === 0 ? "step forward to compute it" : cur ? `nothing at t = ${cur}` : `nothing yet at step ${view.step}`);
+  });
+  return words.join(". ") + (bs.length > A11Y_BLOCKS ? `. ${bs.length - A11Y_BLOCKS} more in the table` : "");
+}
+
+export function table(cfg, view) {
+  const tokens = optStatic(view, "tokens");
+  return blocks(cfg, view).map((b) => {
+    const cols = [];
+    for (let c = 0; c < b.cols; c++) if (liveCol(b, view, c)) cols.push(c);
+    const name = (c) => {
+      if (!b.timed) return `column ${c + 1}`;
+      const tok = Array.isArray(tokens) && tokens[c] !== undefined && inputShown(view, c + 1) ? ` “${token(tokens[c])}”` : "";
+      return `t = ${c + 1}${tok}`;
+    };
+    return {
+      caption: `${b.name} at step ${view.step}` + (b.timed ? ": a row per unit, a column per time step computed" : ""),
+      head: [b.timed ? "unit" : "row", ...cols.map(name)],
+      rows: cols.length ? Array.from({ length: b.rows }, (_, r) => [`${b.timed ? "unit" : "row"} ${r + 1}`, ...cols.map((c) => cellText(b.value(r, c)))]) : [],
+    };
+  }).filter((t) => t.rows.length);
+}

@@ -147,3 +147,39 @@ function stepTicks(xmax, n) {
   for (let x = step; x <= xmax; x += step) if (x - (out.at(-1) ?? -step) >= step * 0.75) out.push(x);
   return step === 1 ? Array.from({ length: xmax }, (_, i) => i + 1) : out;
 }
+
+// In words (a11y.js): each curve's length, its latest point and its extremes; the
+// table has a row per x and a column per curve.
+import { stats, cellText } from "./common.js";
+
+function xName(cfg, view) {
+  if (cfg.source === "train") return "training step";
+  const axis = axisOf(view, cfg.arrays);
+  if (axis.col_title) return axis.col_title;
+  return "t";
+}
+
+export function describe(cfg, view) {
+  const cs = curves(cfg, view);
+  if (!cs.some((c) => c.xs.length)) return cfg.source === "train" ? "press Train to see the loss" : "step forward to see values";
+  const x = xName(cfg, view);
+  return cs.filter((c) => c.xs.length).map((c) => {
+    if (c.marker) return `${c.label}: fired at ${c.xs.filter((_, j) => c.ys[j]).length} of ${c.xs.length} points`;
+    const s = stats(c.ys), j = c.ys.length - 1;
+    return `${c.label}, ${c.xs.length} points: ${x === "t" ? "t =" : x} ${c.xs[j]} is ${fmt(c.ys[j])}` +
+      (c.xs.length > 1 ? `; lowest ${fmt(s.min)} (${x === "t" ? "t =" : x} ${c.xs[s.imin]}), highest ${fmt(s.max)} (${x === "t" ? "t =" : x} ${c.xs[s.imax]})` : "");
+  }).join("; ");
+}
+
+export function table(cfg, view) {
+  const cs = curves(cfg, view).filter((c) => c.xs.length);
+  if (!cs.length) return null;
+  const xs = [...new Set(cs.flatMap((c) => c.xs))].sort((a, b) => a - b);
+  const at = cs.map((c) => new Map(c.xs.map((x, j) => [x, c.ys[j]])));
+  const x = xName(cfg, view);
+  return {
+    caption: cs.map((c) => c.label).join(", ") + (cfg.source === "train" ? " by training step" : ` by ${x}`),
+    head: [x, ...cs.map((c) => c.label)],
+    rows: xs.map((v) => [String(v), ...at.map((m) => cellText(m.get(v)))]),
+  };
+}

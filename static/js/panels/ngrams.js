@@ -188,3 +188,37 @@ function drawAlignment(canvas, width, edits, meta) {
     },
   };
 }
+
+// In words (a11y.js): at order n the n-grams' counts, clips and matches; after the
+// last order the word error rate's edits. The tables are the same numbers.
+function distinct(st, n) {
+  const seen = new Map();
+  for (const g of st.ngrams || []) if (g.n === n && !seen.has(g.words.join(" "))) seen.set(g.words.join(" "), g);
+  return [...seen.values()];
+}
+
+export function describe(cfg, view) {
+  const st = view.static;
+  if (!Array.isArray(st.candidate)) return "no candidate";
+  const maxN = st.max_n || 0;
+  const cand = `candidate: ${st.candidate.map(token).join(" ")}`;
+  if (view.step === 0) return `${cand}; step forward to match its n-grams`;
+  if (view.step > maxN) {
+    const edits = st.edits || [], count = (k) => edits.filter((e) => e.kind === k).length;
+    return `${cand}; word error rate alignment: ${count("substitute")} substitutions, ${count("delete")} deletions, ${count("insert")} insertions, ${count("match")} matches`;
+  }
+  const gs = distinct(st, view.step);
+  const total = (k) => gs.reduce((a, g) => a + (g[k] || 0), 0);
+  return `${cand}; ${view.step}-grams: ${gs.length} distinct, counted ${total("count")}, matched ${total("matched")}`;
+}
+
+export function table(cfg, view) {
+  const st = view.static;
+  if (!Array.isArray(st.candidate) || view.step === 0) return null;
+  if (view.step > (st.max_n || 0)) {
+    return { caption: "Word error rate: the alignment of reference 1 and the candidate", head: ["position", "reference 1", "candidate", "edit"],
+      rows: (st.edits || []).map((e, i) => [String(i + 1), e.ref_word || "—", e.hyp_word || "—", e.kind]) };
+  }
+  return { caption: `The candidate's ${view.step}-grams`, head: ["n-gram", "count", "clip", "matched"],
+    rows: distinct(st, view.step).map((g) => [g.words.map(token).join(" "), String(g.count), String(g.clip), String(g.matched)]) };
+}

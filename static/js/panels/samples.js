@@ -72,3 +72,27 @@ export function draw(canvas, cfg, view) {
     },
   };
 }
+
+// In words (a11y.js): the newest held-out BLEU and how many samples match; two tables,
+// the BLEU curve and the samples.
+function scores(view) {
+  const live = view.train.running && view.train.metrics && Array.isArray(view.train.metrics.samples);
+  const src = live ? view.train.metrics : view.static;
+  return { curve: Array.isArray(src.bleu_curve) ? src.bleu_curve : [], samples: Array.isArray(src.samples) ? src.samples : [], live };
+}
+
+export function describe(cfg, view) {
+  const { curve, samples, live } = scores(view);
+  if (!curve.length && !samples.length) return "no scores yet";
+  const last = curve.at(-1);
+  return (last ? `held-out BLEU ${fmt(last[1])} after ${last[0]} training steps${live ? " (training)" : ""}; ` : "") +
+    `${samples.filter((s) => s.output === s.reference).length} of ${samples.length} sample translations equal their reference`;
+}
+
+export function table(cfg, view) {
+  const { curve, samples } = scores(view);
+  return [
+    curve.length ? { caption: "Held-out BLEU by training step", head: ["training step", "BLEU"], rows: curve.map((p) => [String(p[0]), fmt(p[1])]) } : null,
+    samples.length ? { caption: "Sample translations", head: ["source", "model", "reference", "equal"], rows: samples.map((s) => [s.source, s.output || "(nothing)", s.reference, s.output === s.reference ? "yes" : "no"]) } : null,
+  ].filter(Boolean);
+}

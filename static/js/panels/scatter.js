@@ -120,3 +120,28 @@ export function draw(canvas, cfg, view) {
     },
   };
 }
+
+// In words (a11y.js): how many words, the typed word's neighbours and the step's
+// example; the table has a row per word with its two coordinates.
+import { cellText } from "./common.js";
+
+export function describe(cfg, view) {
+  const pts = points(cfg, view);
+  if (!pts.length) return "no embeddings yet";
+  const words = view.static.words || [];
+  const w = (i) => `“${words[i] ?? i}”`;
+  const out = [`${pts.length} words on their first two principal components`];
+  const focus = view.static.focus || {};
+  if (focus.word !== undefined) out.push(`${w(focus.word)} is typed; its nearest: ${(focus.neighbours || []).map(w).join(", ")}`);
+  const ex = view.step > 0 ? view.meta.example : null;
+  if (ex && ex.c !== undefined) out.push(`at step ${view.step}: centre ${w(ex.c)}, context ${w(ex.t)} ${score(ex.s?.[0])}` + ((ex.n || []).length ? `, negatives ${(ex.n || []).map((n, i) => `${w(n)} ${score(ex.s?.[i + 1])}`).join(", ")}` : ""));
+  return out.join("; ");
+}
+
+export function table(cfg, view) {
+  const pts = points(cfg, view);
+  if (!pts.length) return null;
+  const words = view.static.words || [], classes = view.static.word_class || [], names = view.static.class_names || [];
+  return { caption: "The words' embeddings on their first two principal components", head: ["word", "PC 1", "PC 2", "class"],
+    rows: pts.map((p, i) => [String(words[i] ?? i + 1), cellText(p[0]), cellText(p[1]), names[classes[i]] ?? ""]) };
+}

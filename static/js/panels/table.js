@@ -122,3 +122,36 @@ export function draw(canvas, cfg, view) {
     },
   };
 }
+
+// In words (a11y.js): how many tables and the current one's title; the HTML table is
+// the current one (the last when none is the step's), its marks in words.
+function cellWord(c) {
+  const t = shown(String(c.text ?? ""));
+  return (c.sub ? `${t} (${c.sub})` : t) + (c.mark ? ` [${c.mark}]` : "");
+}
+
+function current(cfg, view) {
+  const ts = tables(cfg, view);
+  return ts.find((t) => t.now) || ts.at(-1);
+}
+
+export function describe(cfg, view) {
+  const ts = tables(cfg, view);
+  if (!ts.length) return "step forward to follow the pair";
+  const cur = current(cfg, view).table;
+  return `${ts.length === 1 ? "one table" : `${ts.length} tables, one per step`}; ${cur.title}: ${cur.rows.length} rows` +
+    (cur.rows.length ? `, first ${cur.rows[0].label ?? ""}: ${cur.rows[0].cells.map(cellWord).join(" ")}` : "");
+}
+
+export function table(cfg, view) {
+  const cur = current(cfg, view);
+  if (!cur) return null;
+  const t = cur.table;
+  const n = Math.max(0, ...t.rows.map((r) => r.cells.length));
+  const head = Array.isArray(t.head) && t.head.length ? t.head : Array.from({ length: n }, (_, i) => String(i + 1));
+  return {
+    caption: t.title + (t.rows.some((r) => r.mark === "now") ? " (the row marked now is the current one)" : ""),
+    head: ["row", ...head],
+    rows: t.rows.map((r) => [(r.label ?? "") + (r.mark ? ` [${r.mark}]` : ""), ...(r.inline ? [r.cells.map((c) => shown(String(c.text ?? ""))).join("")] : r.cells.map(cellWord))]),
+  };
+}

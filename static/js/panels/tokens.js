@@ -93,3 +93,34 @@ export function draw(canvas, cfg, view) {
     },
   };
 }
+
+// In words (a11y.js): each row's tokens so far and the one at this step; the table has
+// a row per row of boxes and a column per time step.
+const A11Y_TOKENS = 24; // tokens read out in the label; the table has them all
+
+function itemWord(r, i) {
+  const x = r.items[i];
+  if (x === undefined) return "";
+  const mark = r.pred && r.right?.[i] === true ? " (right)" : r.pred && r.right?.[i] === false ? " (wrong)" : "";
+  return token(String(x)) + mark;
+}
+
+export function describe(cfg, view) {
+  const rs = rows(view);
+  if (!rs.length) return "no tokens yet";
+  return rs.map((r) => {
+    const shown = r.items.map((_, i) => itemWord(r, i)).filter(Boolean);
+    return `${r.label}: ${shown.slice(0, A11Y_TOKENS).join(" ")}${shown.length > A11Y_TOKENS ? " …" : ""}`;
+  }).join("; ") + (view.step > 0 ? `; now at t = ${view.step}` : "");
+}
+
+export function table(cfg, view) {
+  const rs = rows(view);
+  if (!rs.length) return null;
+  const n = Math.max(...rs.map((r) => r.items.length));
+  return {
+    caption: `The tokens at step ${view.step}: a row per sequence, a column per time step`,
+    head: ["sequence", ...Array.from({ length: n }, (_, i) => `t = ${i + 1}`)],
+    rows: rs.map((r) => [r.label, ...Array.from({ length: n }, (_, i) => itemWord(r, i))]),
+  };
+}

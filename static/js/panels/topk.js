@@ -55,3 +55,16 @@ export function draw(canvas, cfg, view) {
     },
   };
 }
+
+// In words (a11y.js): the ranking at this step; the table has a row per rank.
+export function describe(cfg, view) {
+  const rows = ranked(cfg, view);
+  if (!rows.length) return waiting(view);
+  return `step ${view.step}, the ${rows.length} most likely: ` + rows.map((r) => `“${token(String(r.label))}” ${fmt(r.p)}`).join(", ");
+}
+
+export function table(cfg, view) {
+  const rows = ranked(cfg, view);
+  if (!rows.length) return null;
+  return { caption: `The ${rows.length} most likely at step ${view.step}`, head: ["rank", "token", "p"], rows: rows.map((r, i) => [String(i + 1), token(String(r.label)), fmt(r.p)]) };
+}

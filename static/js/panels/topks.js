@@ -53,3 +53,27 @@ export function draw(canvas, cfg, view) {
     },
   };
 }
+
+// In words (a11y.js): each run's most likely tokens at this step; the table has a row
+// per rank and a column per run.
+function runLists(view) {
+  const runs = (Array.isArray(view.static.dec_rows) ? view.static.dec_rows : []).filter((r) => r.topk);
+  return runs.map((r) => ({ r, list: Array.isArray(view.meta[r.topk]) ? view.meta[r.topk] : null }));
+}
+
+export function describe(cfg, view) {
+  const lists = runLists(view).filter((l) => l.list);
+  if (!lists.length) return view.step === 0 ? "step forward to see predictions" : "no prediction at this step";
+  return `step ${view.step}: ` + lists.map(({ r, list }) => `${r.label}: ` + list.slice(0, 3).map((e) => `${quoted(e.token)} ${fmt(e.p)}`).join(", ")).join("; ");
+}
+
+export function table(cfg, view) {
+  const lists = runLists(view).filter((l) => l.list);
+  if (!lists.length) return null;
+  const k = Math.max(...lists.map((l) => l.list.length));
+  return {
+    caption: `The most likely tokens of each run at step ${view.step}`,
+    head: ["rank", ...lists.flatMap(({ r }) => [`${r.label}: token`, `${r.label}: p`])],
+    rows: Array.from({ length: k }, (_, i) => [String(i + 1), ...lists.flatMap(({ list }) => (list[i] ? [token(String(list[i].token)), fmt(list[i].p)] : ["", ""]))]),
+  };
+}

@@ -251,3 +251,37 @@ function clipText(ctx, s, w) {
   while (t.length > 1 && ctx.measureText(t + "…").width > w) t = t.slice(0, -1);
   return t + "…";
 }
+
+// In words (a11y.js): the step's counts and live beams, and ŷ once chosen; the table
+// has a row per hypothesis drawn up to the current step.
+function searchAt(cfg, view) {
+  const tree = view.static[cfg.id];
+  if (!tree || !Array.isArray(tree.nodes) || !Array.isArray(tree.counts)) return null;
+  const steps = tree.counts.length;
+  const byId = new Map(tree.nodes.filter((n) => !n.more).map((n) => [n.id, n]));
+  const prefix = (n) => { const w = []; for (let m = n; m; m = byId.get(m.parent)) w.unshift(m.word); return w.join(" "); };
+  return { tree, steps, byId, prefix, now: Math.min(view.step, steps), done: view.step > steps };
+}
+
+export function describe(cfg, view) {
+  const s = searchAt(cfg, view);
+  if (!s) return "no search to show";
+  const head = `beam search, beam width ${s.tree.k}, ${s.steps} steps`;
+  if (s.done && s.byId.has(s.tree.best)) { const b = s.byId.get(s.tree.best); return `${head}; ŷ chosen by score: “${s.prefix(b)}”, score ${fmt(b.score)}`; }
+  if (s.now === 0) return `${head}; step forward to expand “${s.tree.bos || "<bos>"}”`;
+  const c = s.tree.counts[s.now - 1] || {};
+  const live = s.tree.nodes.filter((n) => !n.more && n.t === s.now && n.fate !== "pruned");
+  return `${head}; t = ${s.now}: ${c.kept || 0} kept, ${c.finished || 0} finished, ${c.pruned || 0} pruned; ` + live.map((n) => `“${s.prefix(n)}” ${fmt(n.score)}`).join(", ");
+}
+
+export function table(cfg, view) {
+  const s = searchAt(cfg, view);
+  if (!s || (s.now === 0 && !s.done)) return null;
+  const upto = s.done ? s.steps : s.now;
+  const ns = s.tree.nodes.filter((n) => !n.more && n.t >= 1 && n.t <= upto).sort((a, b) => a.t - b.t || (a.rank ?? 0) - (b.rank ?? 0));
+  return {
+    caption: `Hypotheses up to step ${upto}: P(y_t | prefix), log P so far, score = log P / t^α` + (s.done ? "; ŷ is marked best" : ""),
+    head: ["hypothesis", "t", "p", "log P", "score", "fate"],
+    rows: ns.map((n) => [s.prefix(n), String(n.t), fmt(n.p), fmt(n.log_p), fmt(n.score), n.fate + (s.done && n.best ? ", best" : "") + (n.greedy ? ", greedy" : "")]),
+  };
+}
