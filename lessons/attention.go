@@ -364,7 +364,7 @@ var attentionLesson = &Lesson{
 		{ID: "alignment", Static: []string{"axes"}, Kind: Alignment, Title: `attention weights \(\alpha_{t'j}\): rows = output tokens, columns = source tokens`, Arrays: []string{"alpha"}, Scale: []float64{0, 1}, Symbol: "alpha",
 			Note: "Each row sums to 1. A row is added at every decoder step; the framed row is the current one."},
 		{ID: "context", Static: []string{"axes"}, Kind: Alignment, Title: `context vector \(c_{t'} = \sum_j \alpha_{t'j} h_j\) at each decoder step (one row per step, h = 64 units)`, Arrays: []string{"c"}, Scale: []float64{-1, 1}, Symbol: "c",
-			Note: "Rows line up with the weights above. Without attention every row would be the same vector h_T."},
+			Note: `Rows line up with the weights above. Without attention every row would be the same vector \(h_T\).`},
 		{ID: "softmax", Kind: TopK, Title: `the decoder's softmax \(P(y_{t'} \mid y_{<t'}, x)\), top 5`, Arrays: []string{"P"}, Symbol: "P"},
 		{ID: "bleu-length", Static: []string{"axes"}, Kind: Bars, Title: `corpus: held-out BLEU by source length (words)`, Arrays: []string{"without attention", "with attention"}, Scale: []float64{0, 1},
 			Note: "The corpus's test split in ranges of source length, each with at least 40 pairs; greedy decoding, corpus BLEU (N = 4) per range. The facts give the dates' numbers."},
@@ -374,9 +374,9 @@ var attentionLesson = &Lesson{
 	Params: sim.Specs{
 		{Name: "task", Label: "task", Kind: sim.Choice, Default: "dates", Choices: []string{"dates", "corpus"},
 			Help: "dates: a date in any form → YYYY-MM-DD, character by character; corpus: English → French, word by word."},
-		{Name: "date", Label: "date (dates task)", Kind: sim.Text, MaxLen: 40, Default: "22 November 2026",
+		{Name: "date", Label: "date (dates task)", Kind: sim.Text, MaxLen: 40, MaxLenWhy: "every date form the model was trained on is shorter", Default: "22 November 2026",
 			Help: "Any of the trained forms, e.g. nov 22, 2026 · Sunday 22/11/26 · 22.11.2026 · the 22nd of november 2026 (years 1969–2068)."},
-		{Name: "sentence", Label: "sentence (corpus task)", Kind: sim.Text, MaxLen: 120, Default: "they are watching .",
+		{Name: "sentence", Label: "sentence (corpus task)", Kind: sim.Text, MaxLen: 120, MaxLenWhy: translationWhy, Default: "they are watching .",
 			Help: "English in the corpus's vocabulary, e.g. i lost . · he's calm . · we are not eating the apples ."},
 		{Name: "padding_mask", Label: "padding mask", Kind: sim.Bool, Default: "true",
 			Help: "Scaled dot-product panel: give the <pad> keys weight 0."},
@@ -414,10 +414,10 @@ var attentionFacts = factTable{
 		{key: "corpus_BLEU_by_length", label: "corpus: BLEU by length"},
 	},
 	step: []fact{
-		{key: "pred", label: "prediction ŷ_{t′}", keep: true},
+		{key: "pred", label: `prediction \(\hat{y}_{t'}\)`, keep: true},
 		{key: "correct", label: "right", keep: true},
 		{key: "looks_at", label: "looks at"},
-		{key: "norm_c", label: "‖c_{t′}‖", measured: true},
+		{key: "norm_c", label: `\(\|\mathbf{c}_{t'}\|\)`, measured: true},
 	},
 }
 
