@@ -206,9 +206,9 @@ func (m *attentionModel) facts() map[string]any {
 		meta["with_attention_correct"] = slices.Contains(m.src.refs, meta["with_attention"].(string))
 		meta["without_attention_correct"] = slices.Contains(m.src.refs, m.without)
 	}
-	meta["scaled_dot_product"] = fmt.Sprintf("Q = K = V = the encoder states h_1 … h_%d and %d <pad> positions (d_k = %d): the source attends to itself",
-		len(m.src.ids), sdpPadding, m.att.Config.Hidden)
-	meta["mean_largest_weight"] = fmt.Sprintf("%.3f with 1/√d_k, %.3f without", m.sdp.peak, m.sdp.peakRaw)
+	meta["scaled_dot_product"] = fmt.Sprintf("Q = K = V = the encoder states h₁ … h%s and %d <pad> positions (dₖ = %d): the source attends to itself",
+		subscript(len(m.src.ids)), sdpPadding, m.att.Config.Hidden)
+	meta["mean_largest_weight"] = fmt.Sprintf("%.3f with 1/√dₖ, %.3f without", m.sdp.peak, m.sdp.peakRaw)
 	corpus, dates := m.lengths["corpus"], m.lengths["dates"]
 	meta["corpus_BLEU_by_length"] = corpus.trend()
 	meta["dates_BLEU_by_length"] = fmt.Sprintf("%s without attention, %s with, over %s characters: a date fits in h = %d numbers, so no bottleneck shows",
@@ -231,9 +231,9 @@ func (m *attentionModel) Static() sim.Frame {
 	}
 	meta["labels"] = labels
 	meta["axes"] = map[string]any{
-		"alpha": map[string]any{"rows": m.outputs, "cols": m.src.tokens, "row_title": "output y_t'", "col_title": "source x_j", "value": "α_t'j"},
-		"c":     map[string]any{"rows": m.outputs, "cols": unitNames(m.att.Config.Hidden), "row_title": "output y_t'", "col_title": "unit of c_t'", "value": "c_t'"},
-		"A":     map[string]any{"rows": m.sdp.tokens, "cols": m.sdp.tokens, "row_title": "query i", "col_title": "key j", "value": "A_ij", "mask": "A_allowed"},
+		"alpha": map[string]any{"rows": m.outputs, "cols": m.src.tokens, "row_title": "output yₜ′", "col_title": "source xⱼ", "value": "αₜ′ⱼ"},
+		"c":     map[string]any{"rows": m.outputs, "cols": unitNames(m.att.Config.Hidden), "row_title": "output yₜ′", "col_title": "unit of cₜ′", "value": "cₜ′"},
+		"A":     map[string]any{"rows": m.sdp.tokens, "cols": m.sdp.tokens, "row_title": "query i", "col_title": "key j", "value": "Aᵢⱼ", "mask": "A_allowed"},
 	}
 	n := len(m.sdp.tokens)
 	return sim.Frame{
@@ -262,7 +262,7 @@ func (m *attentionModel) At(t int) sim.Frame {
 	j := models.Argmax(s.Attention)
 	meta := map[string]any{
 		"pred":     out,
-		"looks_at": fmt.Sprintf("x_%d = %q (α = %.3f)", j+1, m.src.tokens[j], s.Attention[j]),
+		"looks_at": fmt.Sprintf("x%s = %q (α = %.3f)", subscript(j+1), m.src.tokens[j], s.Attention[j]),
 		"norm_c":   round4(mat.Norm(s.Context, 2)),
 	}
 	if m.answer != nil {

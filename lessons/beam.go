@@ -425,7 +425,7 @@ func (m *beamModel) verdict() string {
 	}
 	note := ""
 	if len(m.ref) > m.cfg.MaxLen {
-		note = fmt.Sprintf(" (y* has %d tokens, more than T_max = %d, so no search here can return it)", len(m.ref), m.cfg.MaxLen)
+		note = fmt.Sprintf(" (y* has %d tokens, more than Tₘₐₓ = %d, so no search here can return it)", len(m.ref), m.cfg.MaxLen)
 	}
 	if refScore > yHat.Score {
 		return fmt.Sprintf("%s(y*|x) = %s > %s(ŷ|x) = %s: the model prefers y* but the beam missed it, so the search is at fault: widen the beam%s", what, a, what, b, note)
@@ -459,7 +459,7 @@ func (m *beamModel) distribution() mtTable {
 	}
 	if m.toy != nil {
 		d := m.toy
-		tab := mtTable{Title: "the toy's P(y_t | y_<t), one row per prefix", Head: append([]string{"prefix"}, d.Words...)}
+		tab := mtTable{Title: "the toy's P(yₜ | y₁ … yₜ₋₁), one row per prefix", Head: append([]string{"prefix"}, d.Words...)}
 		row := func(label, shown string, prefix []int, probs []float64) {
 			hat, gr := -1, -1
 			if prefix != nil {
@@ -583,7 +583,7 @@ func (m *beamModel) ranking() string {
 	for _, h := range hyps[:min(shown, len(hyps))] {
 		end := ""
 		if !h.Finished {
-			end = ", capped at T_max"
+			end = ", capped at Tₘₐₓ"
 		}
 		parts = append(parts, fmt.Sprintf("%s: %s/%d^%g = %s%s", m.sentence(h.Tokens), beamNum(h.LogProb), h.Length, m.cfg.Alpha, beamNum(h.Score), end))
 	}

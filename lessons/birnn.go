@@ -112,8 +112,8 @@ func (m *birnnModel) At(t int) sim.Frame {
 	T := len(m.ids)
 	uniReady, biReady := m.ready()
 	meta := map[string]any{
-		"forward_reads":  fmt.Sprintf("x_%d = %s", t, data.BlankVocab[m.ids[t-1]]),
-		"backward_reads": fmt.Sprintf("x_%d = %s", T-t+1, data.BlankVocab[m.ids[T-t]]),
+		"forward_reads":  fmt.Sprintf("x%s = %s", subscript(t), data.BlankVocab[m.ids[t-1]]),
+		"backward_reads": fmt.Sprintf("x%s = %s", subscript(T-t+1), data.BlankVocab[m.ids[T-t]]),
 	}
 	arrays := []sim.Array{
 		sim.Vector("H_uni", runs[0].Fwd[t-1]),

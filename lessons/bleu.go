@@ -189,7 +189,7 @@ func (m *bleuSentence) At(t int) sim.Frame {
 		meta["n"] = t
 		meta["p_n"] = fmt.Sprintf("%d/%d = %.4f", pr.Matched, pr.Total, pr.Value())
 		if pr.Total == 0 {
-			meta["p_n"] = fmt.Sprintf("0/0: the candidate has fewer than %d words, so p_%d counts as 0", t, t)
+			meta["p_n"] = fmt.Sprintf("0/0: the candidate has fewer than %d words, so p%s counts as 0", t, subscript(t))
 		}
 		if len(m.refs) > 1 {
 			d := m.d2.Precisions[t-1]

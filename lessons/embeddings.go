@@ -169,7 +169,7 @@ func (e *embedModel) refresh(aligned bool) {
 	meta["class_names"] = data.WordClasses
 	meta["vocabulary"] = fmt.Sprintf("%d English words, used ≥ %d times in %d sentences", len(c.Words), data.WordMinCount, len(c.Sentences))
 	meta["d"] = zoo.EmbedDim
-	meta["map"] = fmt.Sprintf("PCA of the unit-length e_w: PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
+	meta["map"] = fmt.Sprintf("PCA of the unit-length e(w): PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
 	meta["weights"] = e.weightsFact()
 	if e.trained == 0 {
 		meta["same_class_neighbours"] = fmt.Sprintf("%.0f%% of content words have a nearest neighbour of their own class (%.0f%% by chance)",
@@ -309,7 +309,7 @@ func (e *embedModel) similarityTable() mtTable {
 // question on the features and on the trained embeddings.
 func (e *embedModel) analogyTable() mtTable {
 	a, b, c := e.analogy[0], e.analogy[1], e.analogy[2]
-	t := mtTable{Title: fmt.Sprintf("%s → %s as %s → ?   argmax sim(e_w, e_%s − e_%s + e_%s), the three words left out", a, b, c, c, a, b)}
+	t := mtTable{Title: fmt.Sprintf("%s → %s as %s → ?   argmax sim(e(w), e(%s) − e(%s) + e(%s)), the three words left out", a, b, c, c, a, b)}
 	answers := func(label string, E *mat.Dense, words []string, ids [3]int, k int) mtRow {
 		row := mtRow{Label: label}
 		for _, n := range models.Analogy(E, ids[0], ids[1], ids[2], k) {
@@ -345,7 +345,7 @@ func (e *embedModel) analogyTable() mtTable {
 // neighboursTable lists the typed word's nearest neighbours by cosine.
 func (e *embedModel) neighboursTable() mtTable {
 	w := e.corpus.Words[e.query]
-	t := mtTable{Title: fmt.Sprintf("nearest neighbours of %q: argmax sim(e_w, e_%s)", w, w)}
+	t := mtTable{Title: fmt.Sprintf("nearest neighbours of %q: argmax sim(e(w), e(%s))", w, w)}
 	row := mtRow{Label: "trained"}
 	for _, n := range e.neighbours(e.query, embedNeighbours) {
 		row.Cells = append(row.Cells, cosCell(e.corpus.Words[n.Word], n.Cosine))

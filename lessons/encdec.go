@@ -220,7 +220,7 @@ func (m *encDecModel) At(t int) sim.Frame {
 		return sim.Frame{
 			Arrays: []sim.Array{sim.Vector("h", hT), sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
 			Meta: map[string]any{
-				"phase": "context", "context": fmt.Sprintf("c = h_%d, the encoder's last state; the decoder starts from s_0 = c", T),
+				"phase": "context", "context": fmt.Sprintf("c = h%s, the encoder's last state; the decoder starts from s₀ = c", subscript(T)),
 				"c_norm": round4(norm2(c)),
 			},
 		}

@@ -37,3 +37,6 @@ const (
 	oneWordWhy     = "the field takes one word, and the corpus's words are all shorter"
 	mtTypedWhy     = "the corpus's sentences have at most 10 tokens, and each of yours is a cell of the tables"
 )
+
+// subscript writes a whole number as the subscript of a symbol, x₁₂ for x_{12}.
+func subscript(n int) string { return script(strconv.Itoa(n), true) }

@@ -220,8 +220,8 @@ func (m *seq2seqModel) paddingTable() mtTable {
 		Title: fmt.Sprintf("the reference as labels, padded to L = %d (valid length %d)", L, len(m.labels)),
 		Head:  head,
 		Rows: []mtRow{
-			{Label: "labels y_t'", Cells: ys},
-			{Label: "mask m_t'", Cells: ms},
+			{Label: "labels yₜ′", Cells: ys},
+			{Label: "mask mₜ′", Cells: ms},
 			{Label: "decoder input", Cells: ins},
 		},
 	}
@@ -381,7 +381,7 @@ func (m *seq2seqModel) At(t int) sim.Frame {
 		return sim.Frame{
 			Arrays: []sim.Array{sim.Vector("h", hT), sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
 			Meta: map[string]any{"phase": "context",
-				"context": fmt.Sprintf("c = h_%d; both decoder runs start from s_0 = c", T)},
+				"context": fmt.Sprintf("c = h%s; both decoder runs start from s₀ = c", subscript(T))},
 		}
 	}
 	tp := t - T - 1

@@ -54,7 +54,8 @@ export function trainSteps(store, state) {
   const n = /^[+]?[0-9]+$/.test(typed) ? Number(typed) : NaN;
   const why = `a link to this page trains its model again from the seed when it opens, and ${cap} steps is what the server trains again in about half a minute`;
   let note = "", steps = n;
-  if (typed === "") note = `Type how many steps to train: a whole number from 1 to ${left > 0 ? left : cap}. Nothing was trained.`;
+  if (typed === "" && box.validity?.badInput) note = `That is not a number of steps: type a whole number from 1 to ${left > 0 ? left : cap}. Nothing was trained.`; // a number box holds text it cannot read as ""
+  else if (typed === "") note = `Type how many steps to train: a whole number from 1 to ${left > 0 ? left : cap}. Nothing was trained.`;
   else if (!(n >= 1)) note = `"${typed.slice(0, 20)}" is not a number of steps: type a whole number from 1 to ${left > 0 ? left : cap}. Nothing was trained.`;
   else if (left < 1) note = `This model has trained the ${cap} steps this page allows (${why}). Change a setting (the seed, say) to start again from a new model. Nothing was trained.`;
   else if (n > left) {
