@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"unroll/lessons"
+	"unroll/sim"
 )
 
 // screenshot saves the tab's viewport as testdata/screenshots/<name>.png, best effort.
@@ -237,5 +238,36 @@ func TestBrowserReadsSymbols(t *testing.T) {
 				t.Errorf("console error: %s", e)
 			}
 		})
+	}
+}
+
+// TestSocketStartStepSaid: a link's step past the run's last, or not a step, is not
+// cut silently: the page starts at the last step (or 0) and is told so.
+func TestSocketStartStepSaid(t *testing.T) {
+	_, ts := newLessonServer(t)
+	for _, c := range []struct {
+		step  string
+		start int
+		said  string
+	}{
+		{"3", 3, ""},
+		{"99", 8, "asks for step 99, but this run has steps 0 to 8, so the page shows its last step, 8"},
+		{"abc", 0, "step=abc is not a step (a whole number from 0 to 8), so the page starts at step 0"},
+		{"-2", 0, "step=-2 is not a step"},
+	} {
+		conn := dial(t, ts, "/lessons/tiny/ws?step="+c.step)
+		m := receive(t, conn)
+		if m.Header.Type != sim.SnapshotMessage || m.Header.Step != c.start {
+			t.Errorf("step=%s: got %s at step %d, want a snapshot at step %d", c.step, m.Header.Type, m.Header.Step, c.start)
+		}
+		if c.said == "" {
+			conn.Close()
+			continue
+		}
+		m = receive(t, conn)
+		if msg, _ := m.Header.Meta["message"].(string); m.Header.Type != sim.ErrorMessage || !strings.Contains(msg, c.said) {
+			t.Errorf("step=%s: got %s %v, want an error saying %q", c.step, m.Header.Type, m.Header.Meta, c.said)
+		}
+		conn.Close()
 	}
 }
