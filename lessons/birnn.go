@@ -218,7 +218,7 @@ var birnnLesson = &Lesson{
 	},
 	Params: sim.Specs{
 		{Name: "sentence", Label: "sentence with a blank", Kind: sim.Text, MaxLen: 120, MaxLenWhy: "the model was trained on short sentences, and each word is a column of the heatmaps", Default: birnnDefault,
-			Help: "Lower-case words of the training sentences and exactly one ___, e.g. “she is ___ to see you go .”"},
+			Help: "Lower-case words of the training sentences and exactly one blank “___”, e.g. “she is ___ to see you go .”"},
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{

@@ -77,12 +77,12 @@ var bpttLesson = &Lesson{
 	},
 	Params: sim.Specs{
 		{Name: "rho", Label: "spectral radius", Kind: sim.Float, Default: "1", Min: 0.5, Max: bpttRhoMax, Step: 0.05, Symbol: `\rho(W_{hh})`,
-			Help: "W_hh is a random orthogonal matrix times ρ."},
+			Help: `\(W_{hh}\) is a random orthogonal matrix times \(\rho\).`},
 		{Name: "activation", Label: "activation", Kind: sim.Choice, Default: "tanh", Choices: []string{"tanh", "relu", "identity"}, Symbol: `\phi`},
 		{Name: "T", Label: "sequence length", Kind: sim.Int, Default: "30", Min: 5, Max: 100, Step: 1, Symbol: "T"},
 		{Name: "truncate", Label: "truncation window (0 = full BPTT)", Kind: sim.Int, Default: "0", Min: 0, Max: 100, Step: 1, Symbol: "k"},
 		{Name: "clip", Label: "clipping threshold (0 = off)", Kind: sim.Float, Default: "0", Min: 0, Max: 100, Step: 0.5, Symbol: `\theta`},
-		seedSpec(1, "Draws W_hh, the inputs and u."),
+		seedSpec(1, `Draws \(W_{hh}\), the inputs and \(u\).`),
 	},
 	Plots: []Plot{
 		{Name: "grad-norms", Title: "‖∂L/∂H_t‖ and the bound (ρ(W_hh)·γ)^(T−t)", XLabel: "time step t", YLabel: "‖∂L/∂H_t‖", LogY: true,

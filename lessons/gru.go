@@ -154,7 +154,7 @@ var gruLesson = &Lesson{
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "R", "Z"}},
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "0", Min: 0, Max: 1, Step: 0.05},
 		{Name: "variant", Label: "GRU form", Kind: sim.Choice, Default: zoo.VariantLecture, Choices: []string{zoo.VariantLecture, zoo.VariantResetAfter},
-			Help: "lecture: R_t acts before W_hh; reset-after: after it (PyTorch, cuDNN)."},
+			Help: `lecture: \(R_t\) acts before \(W_{hh}\); reset-after: after it (PyTorch, cuDNN).`},
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
@@ -223,7 +223,7 @@ var (
 // share, which taskInput reads.
 var (
 	taskSpec = sim.ParamSpec{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
-		Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."}
+		Help: "checksum: remember the first digit; skip: ignore filler “_”; reset: forget at a break “|”."}
 	inputSpec = sim.ParamSpec{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen, MaxLenWhy: "a sequence of at most 40 tokens (and the spaces between them) fits the heatmaps, one column a token",
 		Help: "One character per token, spaces ignored; empty means the task's example."}
 )

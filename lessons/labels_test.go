@@ -28,7 +28,7 @@ func readsAsCode(label string) string {
 
 // TestLabelsReadAsSymbols: every label a lesson declares for its page — fact labels,
 // array labels and their plain forms (what a canvas writes), legends, panel titles and
-// notes, parameter labels — is in the lecture's symbols or words: no identifier and no
+// notes, parameter labels and help — is in the lecture's symbols or words: no identifier and no
 // underscore outside TeX.
 func TestLabelsReadAsSymbols(t *testing.T) {
 	for _, l := range Catalog() {
@@ -55,6 +55,7 @@ func TestLabelsReadAsSymbols(t *testing.T) {
 			}
 			for _, s := range l.Params {
 				check("label of parameter "+s.Name, s.Label)
+				check("help of parameter "+s.Name, s.Help)
 			}
 		})
 	}

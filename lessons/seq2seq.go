@@ -558,7 +558,7 @@ var seq2seqLesson = &Lesson{
 		{Name: "source", Label: "English source", Kind: sim.Text, Default: "They are watching .", MaxLen: 120, MaxLenWhy: translationWhy,
 			Help: "The sentence the encoder reads."},
 		{Name: "reference", Label: "French reference", Kind: sim.Text, Default: "Elles regardent .", MaxLen: 120, MaxLenWhy: translationWhy,
-			Help: "The labels y_t' teacher forcing feeds in; <eos> is added."},
+			Help: `The labels \(y_{t'}\) teacher forcing feeds in; <eos> is added.`},
 		{Name: "pad_to", Label: "pad to length", Kind: sim.Int, Default: "8", Min: 4, Max: 2 * data.MaxSentenceTokens, Step: 1, Symbol: "L",
 			Help: "The fixed length the labels are padded to."},
 		{Name: "start", Label: "start from", Kind: sim.Choice, Default: startCheckpoint, Choices: []string{startCheckpoint, startScratch},
