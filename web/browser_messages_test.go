@@ -163,6 +163,50 @@ func TestBrowserRefusedToast(t *testing.T) {
 	}
 }
 
+// TestBrowserCutSaysWhy: a paste longer than a text field's limit, and a key typed
+// into a full field, are noted under the field with what was kept and the limit's
+// reason (sim.ParamSpec.TextLimitReason), the one the server's refusal gives.
+func TestBrowserCutSaysWhy(t *testing.T) {
+	ctx := startBrowser(t)
+	srv := browserServer(t)
+	errs := watchConsole(ctx)
+	var spec sim.ParamSpec
+	for _, l := range lessons.Catalog() {
+		for _, s := range l.Params {
+			if l.Slug == "gru" && s.Name == "input" {
+				spec = s
+			}
+		}
+	}
+	if spec.Kind != sim.Text || spec.MaxLenWhy == "" {
+		t.Fatal("the gru lesson's input has no limit with a reason")
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/lessons/gru")); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	const field = `document.querySelector('[data-testid=param-input]')`
+	const note = `document.querySelector('[data-testid=note-input]')`
+	n := spec.TextLimit()
+	evalJS[chromedp.Void](t, ctx, fmt.Sprintf(`(c => { c.value = ""; c.focus(); const d = new DataTransfer(); d.setData("text", "0".repeat(%d));
+		c.dispatchEvent(new ClipboardEvent("paste", {clipboardData: d, bubbles: true, cancelable: true})); })(%s)`, n+40, field))
+	want := fmt.Sprintf("The paste was %d characters long, and this field takes at most %d characters, so it kept its first %d: %s.", n+40, n, n, spec.MaxLenWhy)
+	waitForJS(t, ctx, "the note on the long paste", fmt.Sprintf(`(e => !!e && !e.hidden && e.textContent === %q)(%s)`, want, note))
+	// A full field: a typed key is dropped by the browser, and the note says why.
+	evalJS[chromedp.Void](t, ctx, fmt.Sprintf(`(c => { c.value = "0".repeat(%d); c.dispatchEvent(new Event("input", {bubbles: true})); })(%s)`, n, field))
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`[data-testid=param-input]`), "1")); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the note on typing past the limit", fmt.Sprintf(`(e => !!e && !e.hidden && e.textContent.includes("This field is full: it takes at most %d characters") && e.textContent.includes(%q))(%s)`, n, spec.MaxLenWhy, note))
+	if got := evalJS[int](t, ctx, field+`.value.length`); got != n {
+		t.Errorf("the field holds %d characters, want its limit %d", got, n)
+	}
+	screenshot(ctx, "cut-says-why")
+	for _, e := range errs.list() {
+		t.Errorf("console error: %s", e)
+	}
+}
+
 // codeWord is a word written as code (snake_case: unk_percent_en, dH_back, x_3).
 var codeWord = regexp.MustCompile(`[A-Za-z0-9]+(_[A-Za-z0-9]+)+`)
 
