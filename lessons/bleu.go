@@ -227,7 +227,7 @@ var bleuLesson = &Lesson{
 	Short:   "BLEU",
 	Section: "4.6",
 	Title:   "BLEU and word error rate",
-	Summary: "Score a translation against references: clipped n-gram matches, p_n, the brevity penalty, BLEU under two weightings, and the word error rate's alignment.",
+	Summary: `Score a translation against references: clipped n-gram matches, \(p_n\), the brevity penalty, BLEU under two weightings, and the word error rate's alignment.`,
 	Prose: []string{
 		`A translation has no single right answer, so a machine translation is scored by how much it overlaps with one or more human <b>references</b>. BLEU counts the candidate's n-grams (runs of \(n\) words) that also occur in a reference. Counting plainly would reward “the the the the the the the”: every word is in the reference. So each n-gram's count is <b>clipped</b> to the most times it occurs in any single reference, and the <b>modified precision</b> \(p_n\) is the clipped matches over the candidate's n-grams. On that candidate “the” occurs 7 times but at most twice in a reference: \(p_1 = 2/7\).`,
 		`Step through: step \(n\) shows the candidate's n-grams of order \(n\). Green ones are credited (their words in the references are marked), orange ones occur in a reference but were clipped away, grey ones occur in no reference. The table beside them lists each distinct n-gram's count, clip and credited matches. After the last order come the brevity penalty, both scores and the word error rate.`,

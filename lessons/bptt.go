@@ -42,7 +42,7 @@ var bpttLesson = &Lesson{
 	Short:   "BPTT",
 	Section: "4.2", // between RNN basics (4.1) and the GRU (4.3); the material is lecture 002 (LSE ST449 lecture 5)
 	Title:   "Backpropagation through time: vanishing and exploding gradients",
-	Summary: "Run a vanilla RNN forward, then watch the gradient travel back from step T to step 1 and shrink or blow up with the spectral radius of W_hh.",
+	Summary: `Run a vanilla RNN forward, then watch the gradient travel back from step T to step 1 and shrink or blow up with the spectral radius of \(W_{hh}\).`,
 	Prose: []string{
 		`Training an RNN means differentiating through the unrolled graph. The forward pass computes \(H_1, \dots, H_T\); the backward pass starts from the loss at the last step and walks back, one step at a time, multiplying the gradient by the Jacobian \(\partial H_t / \partial H_{t-1}\) of each step it crosses. Step through both passes: the first \(T\) steps of the scrubber are the forward pass, the next \(T\) the backward pass from \(t = T\) down to \(t = 1\).`,
 		`The loss here reads only the last state, \(L = H_T u^\top\) with a fixed unit vector \(u\), so \(\partial L / \partial H_T = u\) has norm exactly 1 and every other norm you see is the product of Jacobians itself. The norms are absolute and drawn on a log scale: nothing is rescaled.`,

@@ -26,7 +26,7 @@ func readsAsCode(label string) string {
 	return ""
 }
 
-// TestLabelsReadAsSymbols: every label a lesson declares for its page — fact labels,
+// TestLabelsReadAsSymbols: every label a lesson declares for its page — its summary, fact labels,
 // array labels and their plain forms (what a canvas writes), legends, panel titles and
 // notes, parameter labels and help — is in the lecture's symbols or words: no identifier and no
 // underscore outside TeX.
@@ -39,6 +39,7 @@ func TestLabelsReadAsSymbols(t *testing.T) {
 					t.Errorf("%s %q reads as code: %s", what, label, why)
 				}
 			}
+			check("summary", l.Summary)
 			for _, f := range append(append([]fact(nil), l.Facts.static...), l.Facts.step...) {
 				check("fact label", f.label)
 			}
