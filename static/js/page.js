@@ -101,7 +101,7 @@ function start(root) {
     el.textContent = meta.message || "something went wrong";
     el.hidden = false;
     clearTimeout(errTimer);
-    setToast = meta.command === "set";
+    setToast = meta.command === "set" && room.role() !== "follower"; // a follower's refusal ("you are following") has no value to fix
     if (!setToast) errTimer = setTimeout(hideError, ERROR_SHOW_MS);
     if (meta.command === "set") params.refused(meta.message); // the fields of the refused change say why under themselves
     syncControls(); // a refused slider or choice snaps back
