@@ -206,9 +206,9 @@ func (m *attentionModel) facts() map[string]any {
 		meta["with_attention_correct"] = slices.Contains(m.src.refs, meta["with_attention"].(string))
 		meta["without_attention_correct"] = slices.Contains(m.src.refs, m.without)
 	}
-	meta["scaled_dot_product"] = fmt.Sprintf("Q = K = V = the encoder states h_1 … h_%d and %d <pad> positions (d_k = %d): the source attends to itself",
-		len(m.src.ids), sdpPadding, m.att.Config.Hidden)
-	meta["mean_largest_weight"] = fmt.Sprintf("%.3f with 1/√d_k, %.3f without", m.sdp.peak, m.sdp.peakRaw)
+	meta["scaled_dot_product"] = fmt.Sprintf("Q = K = V = the encoder states h₁ … h%s and %d <pad> positions (dₖ = %d): the source attends to itself",
+		subscript(len(m.src.ids)), sdpPadding, m.att.Config.Hidden)
+	meta["mean_largest_weight"] = fmt.Sprintf("%.3f with 1/√dₖ, %.3f without", m.sdp.peak, m.sdp.peakRaw)
 	corpus, dates := m.lengths["corpus"], m.lengths["dates"]
 	meta["corpus_BLEU_by_length"] = corpus.trend()
 	meta["dates_BLEU_by_length"] = fmt.Sprintf("%s without attention, %s with, over %s characters: a date fits in h = %d numbers, so no bottleneck shows",
@@ -231,9 +231,9 @@ func (m *attentionModel) Static() sim.Frame {
 	}
 	meta["labels"] = labels
 	meta["axes"] = map[string]any{
-		"alpha": map[string]any{"rows": m.outputs, "cols": m.src.tokens, "row_title": "output y_t'", "col_title": "source x_j", "value": "α_t'j"},
-		"c":     map[string]any{"rows": m.outputs, "cols": unitNames(m.att.Config.Hidden), "row_title": "output y_t'", "col_title": "unit of c_t'", "value": "c_t'"},
-		"A":     map[string]any{"rows": m.sdp.tokens, "cols": m.sdp.tokens, "row_title": "query i", "col_title": "key j", "value": "A_ij", "mask": "A_allowed"},
+		"alpha": map[string]any{"rows": m.outputs, "cols": m.src.tokens, "row_title": "output yₜ′", "col_title": "source xⱼ", "value": "αₜ′ⱼ"},
+		"c":     map[string]any{"rows": m.outputs, "cols": unitNames(m.att.Config.Hidden), "row_title": "output yₜ′", "col_title": "unit of cₜ′", "value": "cₜ′"},
+		"A":     map[string]any{"rows": m.sdp.tokens, "cols": m.sdp.tokens, "row_title": "query i", "col_title": "key j", "value": "Aᵢⱼ", "mask": "A_allowed"},
 	}
 	n := len(m.sdp.tokens)
 	return sim.Frame{
@@ -262,7 +262,7 @@ func (m *attentionModel) At(t int) sim.Frame {
 	j := models.Argmax(s.Attention)
 	meta := map[string]any{
 		"pred":     out,
-		"looks_at": fmt.Sprintf("x_%d = %q (α = %.3f)", j+1, m.src.tokens[j], s.Attention[j]),
+		"looks_at": fmt.Sprintf("x%s = %q (α = %.3f)", subscript(j+1), m.src.tokens[j], s.Attention[j]),
 		"norm_c":   round4(mat.Norm(s.Context, 2)),
 	}
 	if m.answer != nil {
@@ -364,7 +364,7 @@ var attentionLesson = &Lesson{
 		{ID: "alignment", Static: []string{"axes"}, Kind: Alignment, Title: `attention weights \(\alpha_{t'j}\): rows = output tokens, columns = source tokens`, Arrays: []string{"alpha"}, Scale: []float64{0, 1}, Symbol: "alpha",
 			Note: "Each row sums to 1. A row is added at every decoder step; the framed row is the current one."},
 		{ID: "context", Static: []string{"axes"}, Kind: Alignment, Title: `context vector \(c_{t'} = \sum_j \alpha_{t'j} h_j\) at each decoder step (one row per step, h = 64 units)`, Arrays: []string{"c"}, Scale: []float64{-1, 1}, Symbol: "c",
-			Note: "Rows line up with the weights above. Without attention every row would be the same vector h_T."},
+			Note: `Rows line up with the weights above. Without attention every row would be the same vector \(h_T\).`},
 		{ID: "softmax", Kind: TopK, Title: `the decoder's softmax \(P(y_{t'} \mid y_{<t'}, x)\), top 5`, Arrays: []string{"P"}, Symbol: "P"},
 		{ID: "bleu-length", Static: []string{"axes"}, Kind: Bars, Title: `corpus: held-out BLEU by source length (words)`, Arrays: []string{"without attention", "with attention"}, Scale: []float64{0, 1},
 			Note: "The corpus's test split in ranges of source length, each with at least 40 pairs; greedy decoding, corpus BLEU (N = 4) per range. The facts give the dates' numbers."},
@@ -374,9 +374,9 @@ var attentionLesson = &Lesson{
 	Params: sim.Specs{
 		{Name: "task", Label: "task", Kind: sim.Choice, Default: "dates", Choices: []string{"dates", "corpus"},
 			Help: "dates: a date in any form → YYYY-MM-DD, character by character; corpus: English → French, word by word."},
-		{Name: "date", Label: "date (dates task)", Kind: sim.Text, MaxLen: 40, Default: "22 November 2026",
+		{Name: "date", Label: "date (dates task)", Kind: sim.Text, MaxLen: 40, MaxLenWhy: "every date form the model was trained on is shorter", Default: "22 November 2026",
 			Help: "Any of the trained forms, e.g. nov 22, 2026 · Sunday 22/11/26 · 22.11.2026 · the 22nd of november 2026 (years 1969–2068)."},
-		{Name: "sentence", Label: "sentence (corpus task)", Kind: sim.Text, MaxLen: 120, Default: "they are watching .",
+		{Name: "sentence", Label: "sentence (corpus task)", Kind: sim.Text, MaxLen: 120, MaxLenWhy: translationWhy, Default: "they are watching .",
 			Help: "English in the corpus's vocabulary, e.g. i lost . · he's calm . · we are not eating the apples ."},
 		{Name: "padding_mask", Label: "padding mask", Kind: sim.Bool, Default: "true",
 			Help: "Scaled dot-product panel: give the <pad> keys weight 0."},
@@ -414,10 +414,10 @@ var attentionFacts = factTable{
 		{key: "corpus_BLEU_by_length", label: "corpus: BLEU by length"},
 	},
 	step: []fact{
-		{key: "pred", label: "prediction ŷ_{t′}", keep: true},
+		{key: "pred", label: `prediction \(\hat{y}_{t'}\)`, keep: true},
 		{key: "correct", label: "right", keep: true},
 		{key: "looks_at", label: "looks at"},
-		{key: "norm_c", label: "‖c_{t′}‖", measured: true},
+		{key: "norm_c", label: `\(\|\mathbf{c}_{t'}\|\)`, measured: true},
 	},
 }
 

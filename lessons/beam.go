@@ -425,7 +425,7 @@ func (m *beamModel) verdict() string {
 	}
 	note := ""
 	if len(m.ref) > m.cfg.MaxLen {
-		note = fmt.Sprintf(" (y* has %d tokens, more than T_max = %d, so no search here can return it)", len(m.ref), m.cfg.MaxLen)
+		note = fmt.Sprintf(" (y* has %d tokens, more than Tₘₐₓ = %d, so no search here can return it)", len(m.ref), m.cfg.MaxLen)
 	}
 	if refScore > yHat.Score {
 		return fmt.Sprintf("%s(y*|x) = %s > %s(ŷ|x) = %s: the model prefers y* but the beam missed it, so the search is at fault: widen the beam%s", what, a, what, b, note)
@@ -459,7 +459,7 @@ func (m *beamModel) distribution() mtTable {
 	}
 	if m.toy != nil {
 		d := m.toy
-		tab := mtTable{Title: "the toy's P(y_t | y_<t), one row per prefix", Head: append([]string{"prefix"}, d.Words...)}
+		tab := mtTable{Title: "the toy's P(yₜ | y₁ … yₜ₋₁), one row per prefix", Head: append([]string{"prefix"}, d.Words...)}
 		row := func(label, shown string, prefix []int, probs []float64) {
 			hat, gr := -1, -1
 			if prefix != nil {
@@ -583,7 +583,7 @@ func (m *beamModel) ranking() string {
 	for _, h := range hyps[:min(shown, len(hyps))] {
 		end := ""
 		if !h.Finished {
-			end = ", capped at T_max"
+			end = ", capped at Tₘₐₓ"
 		}
 		parts = append(parts, fmt.Sprintf("%s: %s/%d^%g = %s%s", m.sentence(h.Tokens), beamNum(h.LogProb), h.Length, m.cfg.Alpha, beamNum(h.Score), end))
 	}
@@ -672,7 +672,7 @@ var beamLesson = &Lesson{
 	},
 	Panels: []Panel{
 		{ID: "tree", Static: []string{"tree"}, Kind: Tree, Title: `the hypothesis tree, step by step`,
-			Note: "Each column is a step t; every box is a prefix with P(y_t | prefix) and its score so far. Hover a box for its numbers."},
+			Note: `Each column is a step t; every box is a prefix with \(P(y_t \mid \text{prefix})\) and its score so far. Hover a box for its numbers.`},
 		{ID: "compare", Static: []string{"compare"}, Kind: Table, Title: `greedy vs beam vs exhaustive, and the reference \(y^*\)`,
 			Note: "The highlighted rows reach the best score any of the searches found."},
 		{ID: "dist", Static: []string{"dist"}, Kind: Table, Title: `the distribution searched`,
@@ -687,17 +687,17 @@ var beamLesson = &Lesson{
 			Help: "Scores are Σ log P / T^α: 0 is the plain log-probability, 1 the per-word average."},
 		{Name: "mode", Label: "distribution", Kind: sim.Choice, Default: beamToy, Choices: []string{beamToy, beamTrained},
 			Help: "toy: the tables below, by hand; trained: the bundled GRU translator on the source sentence."},
-		{Name: "reference", Label: "toy: reference y*", Kind: sim.Text, MaxLen: 200, Default: "jane visits africa <eos>",
+		{Name: "reference", Label: "toy: reference y*", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "no search returns a sentence longer than the toy's longest, 10 words, and 200 characters hold far more", Default: "jane visits africa <eos>",
 			Help: "A sentence in the toy words for the error analysis (<eos> is added if missing); empty skips it."},
-		{Name: "tables", Label: "toy: tables", Kind: sim.Text, MaxLen: 1200, Default: formatToy(models.ClassicGreedyTrap()),
+		{Name: "tables", Label: "toy: tables", Kind: sim.Text, MaxLen: 1200, MaxLenWhy: "tables are typed and read by hand, and 1200 characters hold several times the default's", Default: formatToy(models.ClassicGreedyTrap()),
 			Help: "prefix: P(next word) for each word, then <eos>; entries separated by ; (see the text)."},
-		{Name: "words", Label: "toy: words", Kind: sim.Text, MaxLen: 120, Default: "jane visits goes africa", Advanced: true,
+		{Name: "words", Label: "toy: words", Kind: sim.Text, MaxLen: 120, MaxLenWhy: "the toy has at most 6 words", Default: "jane visits goes africa", Advanced: true,
 			Help: "The toy vocabulary, 1 to 6 words; <eos> is the last word of every table."},
 		{Name: "max_len", Label: "toy: longest sentence", Symbol: `T_{\max}`, Kind: sim.Int, Default: "6", Min: 1, Max: toyMaxLen, Step: 1, Advanced: true,
 			Help: "Searches stop after this many words; exhaustive search runs up to 8 (five words)."},
-		{Name: "sentence", Label: "trained: source sentence x", Kind: sim.Text, MaxLen: 200, Default: "we listen to the teacher .",
+		{Name: "sentence", Label: "trained: source sentence x", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "the model reads at most 20 words", Default: "we listen to the teacher .",
 			Help: "English, at most 20 words."},
-		{Name: "target", Label: "trained: reference y*", Kind: sim.Text, MaxLen: 200, Default: "nous écoutons le professeur .",
+		{Name: "target", Label: "trained: reference y*", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "the model writes at most 20 words", Default: "nous écoutons le professeur .",
 			Help: "French words of the model's vocabulary; empty skips the error analysis."},
 	},
 	Plots: []Plot{
@@ -716,7 +716,7 @@ var beamFacts = factTable{
 	static: []fact{
 		{key: "vocabulary", label: "vocabulary"},
 		{key: "distribution", label: "distribution"},
-		{key: "T_max", label: "longest output T_max"},
+		{key: "T_max", label: `longest output \(T_{max}\)`},
 		{key: "exhaustive_search", label: "exhaustive search"},
 		{key: "source_tokens_ids", label: "source"},
 		{key: "test_BLEU_greedy", label: "test BLEU, greedy", measured: true},

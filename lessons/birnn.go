@@ -112,8 +112,8 @@ func (m *birnnModel) At(t int) sim.Frame {
 	T := len(m.ids)
 	uniReady, biReady := m.ready()
 	meta := map[string]any{
-		"forward_reads":  fmt.Sprintf("x_%d = %s", t, data.BlankVocab[m.ids[t-1]]),
-		"backward_reads": fmt.Sprintf("x_%d = %s", T-t+1, data.BlankVocab[m.ids[T-t]]),
+		"forward_reads":  fmt.Sprintf("x%s = %s", subscript(t), data.BlankVocab[m.ids[t-1]]),
+		"backward_reads": fmt.Sprintf("x%s = %s", subscript(T-t+1), data.BlankVocab[m.ids[T-t]]),
 	}
 	arrays := []sim.Array{
 		sim.Vector("H_uni", runs[0].Fwd[t-1]),
@@ -205,7 +205,7 @@ var birnnLesson = &Lesson{
 		{ID: "tokens", Static: []string{"tokens", "answers"}, Kind: Tokens, Title: "sentence", Arrays: []string{"H_fwd", "H_bwd"}, // marks both passes' current tokens
 			Note: "The blank's right answer is under it when the sentence is one the task generates."},
 		{ID: "graph", Static: []string{"tokens"}, Kind: Graph, Title: "forward and backward passes", Arrays: []string{"H_fwd", "H_bwd"}, Scale: []float64{-1, 1},
-			Note: "The forward row fills from the left, the backward row from the right; o_t needs both, so an output appears once the two passes have crossed at t. Each x_t feeds both rows."},
+			Note: `The forward row fills from the left, the backward row from the right; \(o_t\) needs both, so an output appears once the two passes have crossed at \(t\). Each \(x_t\) feeds both rows.`},
 		{ID: "H_fwd", Static: []string{"tokens"}, Kind: Heatmap, Title: `forward state \(\overrightarrow{H}_t\)`, Arrays: []string{"H_fwd"}, Scale: []float64{-1, 1}, Symbol: "H_fwd"},
 		{ID: "H_bwd", Static: []string{"tokens"}, Kind: Heatmap, Title: `backward state \(\overleftarrow{H}_t\)`, Arrays: []string{"H_bwd"}, Scale: []float64{-1, 1}, Symbol: "H_bwd",
 			Note: "Step s computes the state at time T − s + 1: this pass starts at the end."},
@@ -217,8 +217,8 @@ var birnnLesson = &Lesson{
 		{ID: "H_uni", Static: []string{"tokens"}, Kind: Heatmap, Title: `unidirectional state \(H_t\)`, Arrays: []string{"H_uni"}, Scale: []float64{-1, 1}, Symbol: "H_uni"},
 	},
 	Params: sim.Specs{
-		{Name: "sentence", Label: "sentence with a blank", Kind: sim.Text, MaxLen: 120, Default: birnnDefault,
-			Help: "Lower-case words of the training sentences and exactly one ___, e.g. “she is ___ to see you go .”"},
+		{Name: "sentence", Label: "sentence with a blank", Kind: sim.Text, MaxLen: 120, MaxLenWhy: "the model was trained on short sentences, and each word is a column of the heatmaps", Default: birnnDefault,
+			Help: "Lower-case words of the training sentences and exactly one blank “___”, e.g. “she is ___ to see you go .”"},
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{

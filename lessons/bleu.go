@@ -142,19 +142,19 @@ func parseWeights(text string, n int) ([]float64, error) {
 		return nil, nil
 	}
 	if len(fields) != n {
-		return nil, fmt.Errorf("the weights w_n need one number per order n = 1 … %d, got %d", n, len(fields))
+		return nil, fmt.Errorf("the weights wₙ need one number per order n = 1 … %d, got %d", n, len(fields))
 	}
 	w := make([]float64, n)
 	sum := 0.0
 	for i, f := range fields {
 		x, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(x >= 0 && x <= 1) {
-			return nil, fmt.Errorf("the weight w_%d must be a number from 0 to 1, got %.12q", i+1, f)
+			return nil, fmt.Errorf("the weight w%s must be a number from 0 to 1, got %.12q", subscript(i+1), f)
 		}
 		w[i], sum = x, sum+x
 	}
 	if math.Abs(sum-1) > 1e-3 {
-		return nil, fmt.Errorf("the weights w_n must sum to 1, these sum to %.4g", sum)
+		return nil, fmt.Errorf("the weights wₙ must sum to 1, these sum to %.4g", sum)
 	}
 	return w, nil
 }
@@ -166,7 +166,7 @@ func (m *bleuSentence) emptyOrders() string {
 	if c >= m.maxN || m.smoothing == models.SmoothEffectiveOrder {
 		return ""
 	}
-	return fmt.Sprintf("the candidate has %d words, so it has no n-grams of order %d to %d: those p_n are 0/0, which the paper counts as 0, and a single p_n = 0 makes BLEU 0 however right the words are. Lower N to %d, or choose effective order (a perfect match then scores 1) or a smoothing", c, c+1, m.maxN, max(1, c))
+	return fmt.Sprintf("the candidate has %d words, so it has no n-grams of order %d to %d: those pₙ are 0/0, which the paper counts as 0, and a single pₙ = 0 makes BLEU 0 however right the words are. Lower N to %d, or choose effective order (a perfect match then scores 1) or a smoothing", c, c+1, m.maxN, max(1, c))
 }
 
 func (m *bleuSentence) Steps() int { return m.maxN + 1 }
@@ -231,7 +231,7 @@ func (m *bleuSentence) At(t int) sim.Frame {
 		meta["n"] = t
 		meta["p_n"] = fmt.Sprintf("%d/%d = %.4f", pr.Matched, pr.Total, pr.Value())
 		if pr.Total == 0 {
-			meta["p_n"] = fmt.Sprintf("0/0: the candidate has fewer than %d words, so p_%d counts as 0", t, t)
+			meta["p_n"] = fmt.Sprintf("0/0: the candidate has fewer than %d words, so p%s counts as 0", t, subscript(t))
 		}
 		if len(m.refs) > 1 {
 			d := m.d2.Precisions[t-1]
@@ -272,7 +272,7 @@ var bleuLesson = &Lesson{
 	Short:   "BLEU",
 	Section: "4.6",
 	Title:   "BLEU and word error rate",
-	Summary: "Score a translation against references: clipped n-gram matches, p_n, the brevity penalty, BLEU under two weightings, and the word error rate's alignment.",
+	Summary: `Score a translation against references: clipped n-gram matches, \(p_n\), the brevity penalty, BLEU under two weightings, and the word error rate's alignment.`,
 	Prose: []string{
 		`A translation has no single right answer, so a machine translation is scored by how much it overlaps with one or more human <b>references</b>. BLEU counts the candidate's n-grams (runs of \(n\) words) that also occur in a reference. Counting plainly would reward “the the the the the the the”: every word is in the reference. So each n-gram's count is <b>clipped</b> to the most times it occurs in any single reference, and the <b>modified precision</b> \(p_n\) is the clipped matches over the candidate's n-grams. On that candidate “the” occurs 7 times but at most twice in a reference: \(p_1 = 2/7\).`,
 		`Step through: step \(n\) shows the candidate's n-grams of order \(n\). Green ones are credited (their words in the references are marked), orange ones occur in a reference but were clipped away, grey ones occur in no reference. The table beside them lists each distinct n-gram's count, clip and credited matches. After the last order come the brevity penalty, both scores and the word error rate.`,
@@ -313,18 +313,18 @@ var bleuLesson = &Lesson{
 			Help: "The lectures' examples: cat (p₁ = 5/7, p₂ = 2/3), the-the (p₁ = 2/7), ABCDEF (A B B C D: 4/5, 3/4, 1/3, 0), brevity (A B, use max n = 2); “model” scores the seq2seq model's translation of a held-out pair; “typed” scores the fields below."},
 		{Name: "test_pair", Label: "held-out pair (model)", Kind: sim.Int, Default: "1", Min: 1, Max: float64(corpusTestSize()), Step: 1,
 			Help: "Which held-out pair the “model” example translates and scores."},
-		{Name: "candidate", Label: "candidate (the translation to score)", Kind: sim.Text, MaxLen: 200, Default: "the cat the cat on the mat",
+		{Name: "candidate", Label: "candidate (the translation to score)", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "this page scores sentences of at most 30 words, and the n-gram panel draws every word", Default: "the cat the cat on the mat",
 			Help: "Words separated by spaces, at most 30."},
-		{Name: "references", Label: "references", Kind: sim.Text, MaxLen: 600, Default: "the cat is on the mat | there is a cat on the mat",
+		{Name: "references", Label: "references", Kind: sim.Text, MaxLen: 600, MaxLenWhy: "this page scores at most 4 references of at most 30 words each", Default: "the cat is on the mat | there is a cat on the mat",
 			Help: "One or more correct translations separated by | (at most 4, 30 words each); eq. (7) and the WER use the first."},
 		{Name: "max_n", Label: "max n", Symbol: `N`, Kind: sim.Int, Default: "4", Min: 1, Max: 4, Step: 1,
 			Help: "The longest n-grams counted (N in the paper, k in the lecture)."},
 		{Name: "lowercase", Label: "lowercase", Kind: sim.Bool, Default: "true",
 			Help: "Lower-case all words before matching."},
 		{Name: "smoothing", Label: "zero precisions", Kind: sim.Choice, Default: models.SmoothNone, Choices: []string{models.SmoothNone, models.SmoothEffectiveOrder, models.SmoothEpsilon, models.SmoothAddOne},
-			Help: "none: the paper's BLEU, 0 as soon as one p_n is 0. effective-order (sacreBLEU): only the orders the candidate has n-grams of count. epsilon (Chen & Cherry's method 1, NLTK method1): a zero count becomes 0.1. add-one (Lin & Och, NLTK method2): p_n = (matches + 1)/(n-grams + 1) for n ≥ 2."},
+			Help: "none: the paper's BLEU, 0 as soon as one \\(p_n\\) is 0. effective-order (sacreBLEU): only the orders the candidate has n-grams of count. epsilon (Chen & Cherry's method 1, NLTK method1): a zero count becomes 0.1. add-one (Lin & Och, NLTK method2): \\(p_n\\) = (matches + 1)/(n-grams + 1) for \\(n \\ge 2\\)."},
 		{Name: "w", Label: "weights", Symbol: `w_n`, Kind: sim.Text, MaxLen: 80, Default: "",
-			Help: "The standard form's weights w_1 … w_N, N numbers that sum to 1 (e.g. 0.4 0.3 0.2 0.1); empty means 1/N each."},
+			Help: "The standard form's weights \\(w_1 \\dots w_N\\), \\(N\\) numbers that sum to 1 (e.g. 0.4 0.3 0.2 0.1); empty means 1/N each."},
 	},
 	Plots: []Plot{
 		{Name: "precisions", Title: "modified precisions p_n", XLabel: "n", YLabel: "p_n", Series: precisionSeries},
@@ -342,14 +342,14 @@ var bleuFacts = factTable{
 		{key: "example", label: "example"},
 		{key: "candidate_length_c", label: "candidate length c"},
 		{key: "closest_reference_length_r", label: "closest reference length r"},
-		{key: "first_reference_length_len_label", label: "first reference length len_label"},
+		{key: "first_reference_length_len_label", label: "length of the first reference"},
 		{key: "max_n", label: "largest n", keep: true},
 		{key: "d2l_form", label: "d2l form"},
 	},
 	step: []fact{
 		{key: "n", label: "n"},
-		{key: "p_n", label: "modified precision p_n"},
-		{key: "p_n_first_reference", label: "p_n against the first reference"},
+		{key: "p_n", label: `modified precision \(p_n\)`},
+		{key: "p_n_first_reference", label: `\(p_n\) against the first reference`},
 		{key: "BP", label: "BP"},
 		{key: "BP_d2l", label: "BP (d2l)"},
 		{key: "BLEU_uniform", label: "BLEU, standard form", measured: true},

@@ -169,7 +169,7 @@ func (e *embedModel) refresh(aligned bool) {
 	meta["class_names"] = data.WordClasses
 	meta["vocabulary"] = fmt.Sprintf("%d English words, used ≥ %d times in %d sentences", len(c.Words), data.WordMinCount, len(c.Sentences))
 	meta["d"] = zoo.EmbedDim
-	meta["map"] = fmt.Sprintf("PCA of the unit-length e_w: PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
+	meta["map"] = fmt.Sprintf("PCA of the unit-length e(w): PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
 	meta["weights"] = e.weightsFact()
 	if e.trained == 0 {
 		meta["same_class_neighbours"] = fmt.Sprintf("%.0f%% of content words have a nearest neighbour of their own class (%.0f%% by chance)",
@@ -309,7 +309,7 @@ func (e *embedModel) similarityTable() mtTable {
 // question on the features and on the trained embeddings.
 func (e *embedModel) analogyTable() mtTable {
 	a, b, c := e.analogy[0], e.analogy[1], e.analogy[2]
-	t := mtTable{Title: fmt.Sprintf("%s → %s as %s → ?   argmax sim(e_w, e_%s − e_%s + e_%s), the three words left out", a, b, c, c, a, b)}
+	t := mtTable{Title: fmt.Sprintf("%s → %s as %s → ?   argmax sim(e(w), e(%s) − e(%s) + e(%s)), the three words left out", a, b, c, c, a, b)}
 	answers := func(label string, E *mat.Dense, words []string, ids [3]int, k int) mtRow {
 		row := mtRow{Label: label}
 		for _, n := range models.Analogy(E, ids[0], ids[1], ids[2], k) {
@@ -345,7 +345,7 @@ func (e *embedModel) analogyTable() mtTable {
 // neighboursTable lists the typed word's nearest neighbours by cosine.
 func (e *embedModel) neighboursTable() mtTable {
 	w := e.corpus.Words[e.query]
-	t := mtTable{Title: fmt.Sprintf("nearest neighbours of %q: argmax sim(e_w, e_%s)", w, w)}
+	t := mtTable{Title: fmt.Sprintf("nearest neighbours of %q: argmax sim(e(w), e(%s))", w, w)}
 	row := mtRow{Label: "trained"}
 	for _, n := range e.neighbours(e.query, embedNeighbours) {
 		row.Cells = append(row.Cells, cosCell(e.corpus.Words[n.Word], n.Cosine))
@@ -505,13 +505,13 @@ var embeddingsLesson = &Lesson{
 		{TeX: `L = -\log \sigma(\theta_t^\top e_c) - \sum_{i=1}^{k} \log \sigma(-\theta_{n_i}^\top e_c), \qquad n_i \sim P(w) = \frac{f(w)^{3/4}}{\sum_j f(w_j)^{3/4}}`},
 	},
 	Arrays: []Array{
-		{Name: "points", Label: "PCA of the unit-length e_w", Axes: []Axis{Points, Coords}},
+		{Name: "points", Label: `PCA of the unit-length \(e_w\)`, Axes: []Axis{Points, Coords}},
 		{Name: "scores", Label: `\(\sigma(u_o^\top v_c)\)`, Axes: []Axis{Items}, PerStep: true},
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
 		{ID: "space", Static: []string{"words", "word_class", "class_names", "focus"}, Meta: []string{"example"}, Train: []string{"points"}, Kind: Scatter, Title: `the embedding space: \(e_w\) on its first two principal components`, Arrays: []string{"points"},
-			Note: "Colours are word classes from the lexicon, which the model never sees. Ringed: the centre word c; green: its true context t; red: the k negatives, with their scores σ(θᵀe_c)."},
+			Note: `Colours are word classes from the lexicon, which the model never sees. Ringed: the centre word c; green: its true context t; red: the k negatives, with their scores \(\sigma(\theta^\top e_c)\).`},
 		{ID: "scores", Meta: []string{"axes"}, Kind: Bars, Title: `\(\sigma(\theta^\top e_c)\) for the true context (bar 1) and the \(k\) negatives`, Arrays: []string{"scores"}, Scale: []float64{0, 1}, Symbol: "scores",
 			Note: "Training pushes bar 1 towards 1 and the others towards 0; the words are listed in the facts."},
 		{ID: "features", Static: []string{"features"}, Kind: Table, Title: "featurised representation (lecture 003)",
@@ -523,13 +523,13 @@ var embeddingsLesson = &Lesson{
 		{ID: "neighbours", Static: []string{"neighbours"}, Kind: Table, Title: "nearest neighbours by cosine"},
 	},
 	Params: sim.Specs{
-		{Name: "sentence", Label: "walk-through sentence", Kind: sim.Text, MaxLen: embedMaxSentence, Default: embedDefaultWords,
+		{Name: "sentence", Label: "walk-through sentence", Kind: sim.Text, MaxLen: embedMaxSentence, MaxLenWhy: "every word makes up to 8 skip-gram pairs, one step each, and about 16 words already make a long walk-through", Default: embedDefaultWords,
 			Help: "Its skip-gram pairs are the steps; every word must be in the corpus vocabulary."},
-		{Name: "word", Label: "neighbours of", Kind: sim.Text, MaxLen: 30, Default: "girl"},
-		{Name: "a", Label: "analogy: a", Kind: sim.Text, MaxLen: 30, Default: "boy",
+		{Name: "word", Label: "neighbours of", Kind: sim.Text, MaxLen: 30, MaxLenWhy: oneWordWhy, Default: "girl"},
+		{Name: "a", Label: "analogy: a", Kind: sim.Text, MaxLen: 30, MaxLenWhy: oneWordWhy, Default: "boy",
 			Help: "a → b as c → ?; the default is the corpus question the trained vectors get right. The lecture's man → woman as king → ? is answered on the feature table."},
-		{Name: "b", Label: "analogy: b", Kind: sim.Text, MaxLen: 30, Default: "boys"},
-		{Name: "c", Label: "analogy: c", Kind: sim.Text, MaxLen: 30, Default: "girl"},
+		{Name: "b", Label: "analogy: b", Kind: sim.Text, MaxLen: 30, MaxLenWhy: oneWordWhy, Default: "boys"},
+		{Name: "c", Label: "analogy: c", Kind: sim.Text, MaxLen: 30, MaxLenWhy: oneWordWhy, Default: "girl"},
 		{Name: "negatives", Label: "negatives", Kind: sim.Int, Default: strconv.Itoa(zoo.EmbedNegatives), Min: 1, Max: 10, Step: 1, Symbol: "k",
 			Help: "Words drawn from f(w)^¾ per true pair, in the walk-through and in training."},
 		{Name: "window", Label: "context window", Kind: sim.Int, Default: strconv.Itoa(zoo.EmbedWindow), Min: 1, Max: 4, Step: 1,
@@ -565,7 +565,7 @@ var embedFacts = factTable{
 		{key: "pair", label: "pair"},
 		{key: "centre_c", label: "centre word c"},
 		{key: "context_t", label: "context word o"},
-		{key: "true_pair_score", label: "σ(u_o·v_c)", measured: true},
+		{key: "true_pair_score", label: `\(\sigma(u_o^\top v_c)\)`, measured: true},
 		{key: "negatives", label: "negative samples"},
 		{key: "example_loss", label: "loss of the example", measured: true},
 	},

@@ -220,7 +220,7 @@ func (m *encDecModel) At(t int) sim.Frame {
 		return sim.Frame{
 			Arrays: []sim.Array{sim.Vector("h", hT), sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
 			Meta: map[string]any{
-				"phase": "context", "context": fmt.Sprintf("c = h_%d, the encoder's last state; the decoder starts from s_0 = c", T),
+				"phase": "context", "context": fmt.Sprintf("c = h%s, the encoder's last state; the decoder starts from s₀ = c", subscript(T)),
 				"c_norm": round4(norm2(c)),
 			},
 		}
@@ -303,10 +303,10 @@ var encDecLesson = &Lesson{
 		{ID: "topk", Meta: []string{"topk", "phase"}, Kind: TopK, Title: `\(P(y_{t'} \mid y_{<t'}, \mathbf{c})\): the five most probable tokens`,
 			Note: "The decoder writes the top token and reads it back in at the next step."},
 		{ID: "s", Kind: Bars, Title: `decoder state \(\mathbf{s}_{t'}\) at this step, all 64 units`, Arrays: []string{"s"}, Scale: []float64{-1, 1}, Symbol: "s",
-			Note: "Empty until the decoder starts; the heatmap's last columns show the first 32 units of each s_t'."},
+			Note: `Empty until the decoder starts; the heatmap's last columns show the first 32 units of each \(s_{t'}\).`},
 	},
 	Params: sim.Specs{
-		{Name: "input", Label: "English sentence", Kind: sim.Text, Default: "They are watching .", MaxLen: 120,
+		{Name: "input", Label: "English sentence", Kind: sim.Text, Default: "They are watching .", MaxLen: 120, MaxLenWhy: translationWhy,
 			Help: "Any sentence; words the corpus does not know become <unk>."},
 		{Name: "weights", Label: "weights", Kind: sim.Choice, Default: weightsTrained, Choices: []string{weightsTrained, weightsUntrained},
 			Help: "trained: the bundled checkpoint; untrained: random initial weights."},
@@ -340,14 +340,14 @@ var encDecFacts = factTable{
 	step: []fact{
 		{key: "phase", label: "phase", keep: true},
 		{key: "t", label: "t"},
-		{key: "reading", label: "reading x_t"},
-		{key: "h_t_norm", label: "‖h_t‖", measured: true},
+		{key: "reading", label: `reading \(x_t\)`},
+		{key: "h_t_norm", label: `\(\|h_t\|\)`, measured: true},
 		{key: "context", label: "context"},
 		{key: "c_norm", label: "‖c‖", measured: true},
 		{key: "t'", label: "t′"},
-		{key: "input", label: "input y_{t′−1}", keep: true},
-		{key: "output", label: "output ŷ_{t′}", keep: true},
-		{key: "probability", label: "p(ŷ_{t′})", measured: true},
+		{key: "input", label: `input \(y_{t'-1}\)`, keep: true},
+		{key: "output", label: `output \(\hat{y}_{t'}\)`, keep: true},
+		{key: "probability", label: `\(p(\hat{y}_{t'})\)`, measured: true},
 		{key: "so_far", label: "translation so far"},
 	},
 }

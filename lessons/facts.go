@@ -7,7 +7,9 @@ import (
 )
 
 // fact labels one meta key that a lesson's model computes as a fact of the page's
-// facts region (sim.Fact): its label in the lecture's words and symbols.
+// facts region (sim.Fact): its label in the lecture's words and symbols, its symbols in
+// TeX between \( and \), which the fact carries in Unicode (PlainLabel): \(\hat{y}_t\)
+// is ŷₜ. Never a code name (TestLabelsReadAsSymbols).
 type fact struct {
 	key, label string
 	// measured: a measurement (an accuracy, a norm, a probability), written with 4
@@ -40,7 +42,7 @@ func moveFacts(f sim.Frame, table []fact) sim.Frame {
 		if !ok {
 			continue
 		}
-		facts = append(facts, sim.Fact{Label: k.label, Value: plainValue(v), Measured: k.measured})
+		facts = append(facts, sim.Fact{Label: PlainLabel(k.label), Value: plainValue(v), Measured: k.measured})
 		if !k.keep {
 			delete(meta, k.key)
 		}

@@ -30,3 +30,13 @@ const (
 	longSentence  = "we are not eating the apples and they are watching the cat and he is eating the big red apples"
 	longReference = "nous ne mangeons pas les pommes et ils regardent le chat et il mange les grosses pommes rouges"
 )
+
+// Why the text fields of several pages take what they take (sim.ParamSpec.MaxLenWhy).
+const (
+	translationWhy = "the translation pages read at most 20 words, and 120 characters hold them"
+	oneWordWhy     = "the field takes one word, and the corpus's words are all shorter"
+	mtTypedWhy     = "the corpus's sentences have at most 10 tokens, and each of yours is a cell of the tables"
+)
+
+// subscript writes a whole number as the subscript of a symbol, x₁₂ for x_{12}.
+func subscript(n int) string { return script(strconv.Itoa(n), true) }

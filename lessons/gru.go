@@ -144,7 +144,7 @@ var gruLesson = &Lesson{
 		{ID: "R", Static: []string{"tokens"}, Kind: Heatmap, Title: `reset gate \(R_t\)`, Arrays: []string{"R"}, Scale: []float64{0, 1}, Symbol: "R",
 			Note: "Near 0: the candidate ignores the past (reset task: at the breaks |, where the old count must go)."},
 		{ID: "Z", Static: []string{"tokens"}, Kind: Heatmap, Title: `update gate \(Z_t\)`, Arrays: []string{"Z"}, Scale: []float64{0, 1}, Symbol: "Z",
-			Note: "Near 1: the unit keeps its value and skips the input (skip task: the filler tokens _)."},
+			Note: "Near 1: the unit keeps its value and skips the input (skip task: the filler tokens “_”)."},
 		{ID: "H_tilde", Static: []string{"tokens"}, Kind: Heatmap, Title: `candidate state \(\tilde H_t\)`, Arrays: []string{"H_tilde"}, Scale: []float64{-1, 1}, Symbol: "H_tilde"},
 		{ID: "H", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
 		{ID: "P", Kind: Bars, Title: `prediction \(\hat y_t\)`, Arrays: []string{"P"}, Scale: []float64{0, 1}, Symbol: "P"},
@@ -154,7 +154,7 @@ var gruLesson = &Lesson{
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "R", "Z"}},
 		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "0", Min: 0, Max: 1, Step: 0.05},
 		{Name: "variant", Label: "GRU form", Kind: sim.Choice, Default: zoo.VariantLecture, Choices: []string{zoo.VariantLecture, zoo.VariantResetAfter},
-			Help: "lecture: R_t acts before W_hh; reset-after: after it (PyTorch, cuDNN)."},
+			Help: `lecture: \(R_t\) acts before \(W_{hh}\); reset-after: after it (PyTorch, cuDNN).`},
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
@@ -201,8 +201,8 @@ var (
 		{key: "task", label: "task (URL name)"},
 		{key: "variant", label: "variant"},
 		{key: "description", label: "what the task asks"},
-		{key: "input", label: "input x_1 … x_T"},
-		{key: "output", label: "answer ŷ_T"},
+		{key: "input", label: "input sequence"},
+		{key: "output", label: "answer at the last step"},
 		{key: "probability", label: "its probability", measured: true},
 		{key: "hidden", label: "hidden units h"},
 		{key: "params", label: "parameters"},
@@ -211,10 +211,10 @@ var (
 		{key: "weights", label: "weights"},
 	}
 	classifierStep = []fact{
-		{key: "token", label: "input x_t"},
-		{key: "prediction", label: "prediction ŷ_t", keep: true},
-		{key: "probability", label: "p(ŷ_t)", measured: true},
-		{key: "answer", label: "right answer y_t"},
+		{key: "token", label: `input \(x_t\)`},
+		{key: "prediction", label: `prediction \(\hat{y}_t\)`, keep: true},
+		{key: "probability", label: `\(p(\hat{y}_t)\)`, measured: true},
+		{key: "answer", label: `right answer \(y_t\)`},
 		{key: "correct", label: "right", keep: true},
 	}
 )
@@ -223,8 +223,8 @@ var (
 // share, which taskInput reads.
 var (
 	taskSpec = sim.ParamSpec{Name: "task", Label: "task", Kind: sim.Choice, Default: "checksum", Choices: data.TaskNames(),
-		Help: "checksum: remember the first digit; skip: ignore filler _; reset: forget at a break |."}
-	inputSpec = sim.ParamSpec{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen,
+		Help: "checksum: remember the first digit; skip: ignore filler “_”; reset: forget at a break “|”."}
+	inputSpec = sim.ParamSpec{Name: "input", Label: "input sequence", Kind: sim.Text, MaxLen: 2 * data.MaxInputLen, MaxLenWhy: "a sequence of at most 40 tokens (and the spaces between them) fits the heatmaps, one column a token",
 		Help: "One character per token, spaces ignored; empty means the task's example."}
 )
 

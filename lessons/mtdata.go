@@ -515,11 +515,11 @@ func (m *mtDataModel) Static() sim.Frame {
 	src, tgt := mtDataTokens()
 	all := mtVocabs()
 	ue, uf := make([]float64, mtMaxMinFreq), make([]float64, mtMaxMinFreq)
-	tab := mtTable{Title: "min_freq vs vocabulary size and <unk> share (training split)",
+	tab := mtTable{Title: "minimum frequency vs vocabulary size and <unk> share (training split)",
 		Head: []string{"|V| English", "<unk> English", "|V| French", "<unk> French"}}
 	for f := 1; f <= mtMaxMinFreq; f++ {
 		ue[f-1], uf[f-1] = 100*UnkShare(all[f][0], src), 100*UnkShare(all[f][1], tgt)
-		row := mtRow{Label: fmt.Sprintf("min_freq %d", f), Cells: []mtCell{
+		row := mtRow{Label: fmt.Sprintf("minimum frequency %d", f), Cells: []mtCell{
 			{Text: strconv.Itoa(all[f][0].Len())}, {Text: fmt.Sprintf("%.2f %%", ue[f-1])},
 			{Text: strconv.Itoa(all[f][1].Len())}, {Text: fmt.Sprintf("%.2f %%", uf[f-1])}}}
 		if f == m.minFreq {
@@ -544,7 +544,7 @@ func (m *mtDataModel) Static() sim.Frame {
 		"unk_table":      tab,
 		"marks":          map[string]int{"frequencies": mtKept(ce, m.minFreq), "unk-rate": m.minFreq},
 		// the line panels' x axes, named in their tooltips
-		"axes": map[string]any{"count_en": map[string]any{"col_title": "rank"}, "unk_percent_en": map[string]any{"col_title": "min_freq"}},
+		"axes": map[string]any{"count_en": map[string]any{"col_title": "rank"}, "unk_percent_en": map[string]any{"col_title": "minimum frequency"}},
 	}
 	if m.src.Missing || m.tgt.Missing {
 		meta["missing"] = mtMissingNote(m.tgt.Missing)
@@ -627,9 +627,9 @@ var mtDataLesson = &Lesson{
 	Arrays: []Array{
 		{Name: "count_en", Label: "English word count", Axes: []Axis{Ranks}},
 		{Name: "count_fr", Label: "French word count", Axes: []Axis{Ranks}},
-		{Name: "min_freq", Label: "min_freq", Axes: []Axis{Ranks}},
+		{Name: "min_freq", Label: "minimum frequency", Axes: []Axis{Ranks}},
 		{Name: "unk_percent_en", Label: "unknown English tokens (%)", Axes: []Axis{Ranks}},
-		{Name: "T", Label: `\(T\) (num_steps)`, Axes: []Axis{Scalar}},
+		{Name: "T", Label: `padded length \(T\)`, Axes: []Axis{Scalar}},
 		{Name: "tgt_ids", Label: `\(y_1, \dots, y_T\)`, Axes: []Axis{Positions}, PerStep: true},
 		{Name: "tgt_L", Label: `valid length \(L\)`, Axes: []Axis{Scalar}, PerStep: true},
 		{Name: "tgt_mask", Label: `\(m_t\)`, Axes: []Axis{Positions}, PerStep: true},
@@ -640,22 +640,22 @@ var mtDataLesson = &Lesson{
 	Panels: []Panel{
 		{ID: "pipeline", Meta: []string{"pipeline"}, Kind: Table, Title: "the pair, stage by stage", Symbol: "m", Also: []string{"L", "T", "y", "dec", "Y"},
 			Note: "Each step adds one stage. Grey ids are <pad>, red <unk>, blue <bos>/<eos>; a mask's 0s are the padded steps."},
-		{ID: "frequencies", Static: []string{"marks", "axes"}, Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, Legend: []string{"English", "French", "min_freq"}, LogY: true, Symbol: "n",
-			Note: "Few words are frequent, most are rare (Zipf). Below the flat min_freq line words become <unk>; the dashed line is the English vocabulary's last kept rank."},
-		{ID: "unk-rate", Static: []string{"marks", "axes"}, Kind: Line, Title: "share of <unk> tokens (%) vs min_freq", Arrays: []string{"unk_percent_en", "unk_percent_fr"}, Legend: []string{"English", "French"}, Symbol: "u",
-			Note: "x is min_freq 1…5; the dashed line is the current value."},
-		{ID: "unk_table", Static: []string{"unk_table"}, Kind: Table, Title: "vocabulary size and <unk> share vs min_freq", Symbol: "u",
-			Note: "The current min_freq's row is marked."},
+		{ID: "frequencies", Static: []string{"marks", "axes"}, Kind: Line, Title: "token count by frequency rank (log count)", Arrays: []string{"count_en", "count_fr", "min_freq"}, Legend: []string{"English", "French", "minimum frequency"}, LogY: true, Symbol: "n",
+			Note: "Few words are frequent, most are rare (Zipf). Below the flat line of the minimum frequency words become <unk>; the dashed line is the English vocabulary's last kept rank."},
+		{ID: "unk-rate", Static: []string{"marks", "axes"}, Kind: Line, Title: "share of <unk> tokens (%) vs the minimum frequency", Arrays: []string{"unk_percent_en", "unk_percent_fr"}, Legend: []string{"English", "French"}, Symbol: "u",
+			Note: "x is the minimum frequency, 1…5; the dashed line is the current value."},
+		{ID: "unk_table", Static: []string{"unk_table"}, Kind: Table, Title: "vocabulary size and <unk> share vs the minimum frequency", Symbol: "u",
+			Note: "The current minimum frequency's row is marked."},
 	},
 	Params: sim.Specs{
 		{Name: "pair", Label: "pair index", Kind: sim.Int, Default: "0", Min: 0, Max: float64(mtTrainSize() - 1), Step: 1,
 			Help: "Which pair of the training split to follow (0 is “they are watching .”, 1 is “go .”). Used when both sentences below are empty."},
-		{Name: "english", Label: "your English", Kind: sim.Text, MaxLen: 100, Default: "",
+		{Name: "english", Label: "your English", Kind: sim.Text, MaxLen: 100, MaxLenWhy: mtTypedWhy, Default: "",
 			Help: "Type an English sentence and its French translation to follow them instead of a corpus pair; one side alone is followed as far as it goes."},
-		{Name: "french", Label: "your French", Kind: sim.Text, MaxLen: 100, Default: ""},
+		{Name: "french", Label: "your French", Kind: sim.Text, MaxLen: 100, MaxLenWhy: mtTypedWhy, Default: ""},
 		{Name: "min_freq", Label: "minimum frequency", Kind: sim.Int, Default: "2", Min: 1, Max: mtMaxMinFreq, Step: 1,
 			Help: "Words seen fewer times than this in the training split become <unk>."},
-		{Name: "num_steps", Label: "num_steps", Kind: sim.Int, Default: "8", Min: 3, Max: 15, Step: 1, Symbol: "T",
+		{Name: "num_steps", Label: "padded length", Kind: sim.Int, Default: "8", Min: 3, Max: 15, Step: 1, Symbol: "T",
 			Help: "Every sequence is cut or padded to this length."},
 		{Name: "batch_size", Label: "batch size", Kind: sim.Int, Default: "4", Min: 1, Max: 8, Step: 1, Symbol: "B"},
 		seedSpec(1, "Which other pairs fill the minibatch."),
@@ -678,10 +678,10 @@ var mtDataFacts = factTable{
 		{key: "french", label: "French"},
 		{key: "pair_from", label: "the pair"},
 		{key: "training_pairs", label: "training pairs"},
-		{key: "min_freq", label: "min_freq (fewer occurrences become <unk>)"},
-		{key: "source_vocabulary_size", label: "English vocabulary |V_src|"},
-		{key: "target_vocabulary_size", label: "French vocabulary |V_tgt|"},
-		{key: "num_steps", label: "padded length num_steps"},
+		{key: "min_freq", label: "minimum frequency (rarer words become <unk>)"},
+		{key: "source_vocabulary_size", label: "English vocabulary size"},
+		{key: "target_vocabulary_size", label: "French vocabulary size"},
+		{key: "num_steps", label: `padded length \(T\)`},
 	},
 	step: []fact{
 		{key: "stage", label: "stage"},
@@ -690,8 +690,8 @@ var mtDataFacts = factTable{
 		{key: "target_tokens", label: "French tokens"},
 		{key: "source_unk", label: "English <unk>"},
 		{key: "target_unk", label: "French <unk>"},
-		{key: "source_vocabulary_size", label: "English vocabulary |V_src|"},
-		{key: "target_vocabulary_size", label: "French vocabulary |V_tgt|"},
+		{key: "source_vocabulary_size", label: "English vocabulary size"},
+		{key: "target_vocabulary_size", label: "French vocabulary size"},
 		{key: "source_valid_length", label: "English valid length"},
 		{key: "target_valid_length", label: "French valid length"},
 		{key: "batch_size", label: "minibatch size B"},

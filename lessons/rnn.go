@@ -253,7 +253,7 @@ var rnnLesson = &Lesson{
 			Note: "The top-k candidates at this step; while writing, the next character is drawn from them."},
 	},
 	Params: sim.Specs{
-		{Name: "prompt", Label: "prompt", Kind: sim.Text, Default: "the sea ", MaxLen: charMaxPrompt,
+		{Name: "prompt", Label: "prompt", Kind: sim.Text, Default: "the sea ", MaxLen: charMaxPrompt, MaxLenWhy: "each character of the prompt is a column of the heatmaps, and 40 still fit the page",
 			Help: "Lowercase letters, space, comma and full stop."},
 		{Name: "length", Label: "characters to write", Kind: sim.Int, Default: "60", Min: 0, Max: 120, Step: 1},
 		{Name: "temperature", Label: "temperature", Kind: sim.Float, Default: "0.8", Min: 0.1, Max: 2, Step: 0.05, Symbol: `\tau`},
@@ -299,10 +299,10 @@ var rnnFacts = factTable{
 	},
 	step: []fact{
 		{key: "phase", label: "phase"},
-		{key: "token", label: "input x_t", keep: true},
+		{key: "token", label: `input \(x_t\)`, keep: true},
 		{key: "next", label: "next character"},
-		{key: "written", label: "written x_{t+1}"},
-		{key: "A_guess", label: "A: its guess ŷ_t"},
+		{key: "written", label: `written \(x_{t+1}\)`},
+		{key: "A_guess", label: `A: its guess \(\hat{y}_t\)`},
 		{key: "B_guess", label: "B: its guess"},
 		{key: "C_output", label: "C: output"},
 	},

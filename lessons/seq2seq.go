@@ -220,8 +220,8 @@ func (m *seq2seqModel) paddingTable() mtTable {
 		Title: fmt.Sprintf("the reference as labels, padded to L = %d (valid length %d)", L, len(m.labels)),
 		Head:  head,
 		Rows: []mtRow{
-			{Label: "labels y_t'", Cells: ys},
-			{Label: "mask m_t'", Cells: ms},
+			{Label: "labels yₜ′", Cells: ys},
+			{Label: "mask mₜ′", Cells: ms},
 			{Label: "decoder input", Cells: ins},
 		},
 	}
@@ -381,7 +381,7 @@ func (m *seq2seqModel) At(t int) sim.Frame {
 		return sim.Frame{
 			Arrays: []sim.Array{sim.Vector("h", hT), sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
 			Meta: map[string]any{"phase": "context",
-				"context": fmt.Sprintf("c = h_%d; both decoder runs start from s_0 = c", T)},
+				"context": fmt.Sprintf("c = h%s; both decoder runs start from s₀ = c", subscript(T))},
 		}
 	}
 	tp := t - T - 1
@@ -555,10 +555,10 @@ var seq2seqLesson = &Lesson{
 			Note: "Corpus BLEU of greedy translations of 100 held-out test pairs, rescored every 25 training steps."},
 	},
 	Params: sim.Specs{
-		{Name: "source", Label: "English source", Kind: sim.Text, Default: "They are watching .", MaxLen: 120,
+		{Name: "source", Label: "English source", Kind: sim.Text, Default: "They are watching .", MaxLen: 120, MaxLenWhy: translationWhy,
 			Help: "The sentence the encoder reads."},
-		{Name: "reference", Label: "French reference", Kind: sim.Text, Default: "Elles regardent .", MaxLen: 120,
-			Help: "The labels y_t' teacher forcing feeds in; <eos> is added."},
+		{Name: "reference", Label: "French reference", Kind: sim.Text, Default: "Elles regardent .", MaxLen: 120, MaxLenWhy: translationWhy,
+			Help: `The labels \(y_{t'}\) teacher forcing feeds in; <eos> is added.`},
 		{Name: "pad_to", Label: "pad to length", Kind: sim.Int, Default: "8", Min: 4, Max: 2 * data.MaxSentenceTokens, Step: 1, Symbol: "L",
 			Help: "The fixed length the labels are padded to."},
 		{Name: "start", Label: "start from", Kind: sim.Choice, Default: startCheckpoint, Choices: []string{startCheckpoint, startScratch},
@@ -594,7 +594,7 @@ var seq2seqFacts = factTable{
 		{key: "scored_on", label: "scored on"},
 		{key: "mean_loss", label: "mean loss L", measured: true},
 		{key: "valid_length", label: "valid length"},
-		{key: "pad_to", label: "padded to num_steps"},
+		{key: "pad_to", label: `padded to length \(L\)`},
 		{key: "embed", label: "embedding size"},
 		{key: "hidden", label: "hidden units h"},
 		{key: "enc_steps", label: "encoder steps", keep: true},
@@ -604,10 +604,10 @@ var seq2seqFacts = factTable{
 	step: []fact{
 		{key: "phase", label: "phase", keep: true},
 		{key: "t", label: "t"},
-		{key: "reading", label: "reading x_t"},
+		{key: "reading", label: `reading \(x_t\)`},
 		{key: "context", label: "context"},
 		{key: "t'", label: "t′"},
-		{key: "label", label: "label y_{t′}", keep: true},
+		{key: "label", label: `label \(y_{t'}\)`, keep: true},
 		{key: "teacher_input", label: "teacher forcing: input", keep: true},
 		{key: "teacher_output", label: "teacher forcing: output", keep: true},
 		{key: "teacher_correct", label: "teacher forcing: right", keep: true},
@@ -615,8 +615,8 @@ var seq2seqFacts = factTable{
 		{key: "free_output", label: "free running: output", keep: true},
 		{key: "free_correct", label: "free running: right", keep: true},
 		{key: "diverges_here", label: "free running leaves the reference here", keep: true},
-		{key: "loss", label: "ℓ_{t′}", measured: true},
-		{key: "mask", label: "mask m_{t′}", keep: true},
-		{key: "loss_x_mask", label: "m_{t′} ℓ_{t′}", measured: true},
+		{key: "loss", label: `\(\ell_{t'}\)`, measured: true},
+		{key: "mask", label: `mask \(m_{t'}\)`, keep: true},
+		{key: "loss_x_mask", label: `\(m_{t'} \ell_{t'}\)`, measured: true},
 	},
 }

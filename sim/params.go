@@ -26,21 +26,28 @@ const (
 // maxTextDefault bounds text parameters that do not set MaxLen: a sentence, not a book.
 const maxTextDefault = 200
 
+// maxTextDefaultWhy is maxTextDefault's reason as the page and the errors state it.
+const maxTextDefaultWhy = "a field takes a sentence, not a book, and the model is built again from all of it at every change"
+
 // ParamSpec declares one parameter of a lesson: its URL name, its label and help for
 // the page, and the values it accepts.
 type ParamSpec struct {
-	Name     string    `json:"name"`
-	Label    string    `json:"label"`
-	Help     string    `json:"help,omitempty"`
-	Kind     ParamKind `json:"kind"`
-	Default  string    `json:"default"`
-	Min      float64   `json:"min,omitempty"`
-	Max      float64   `json:"max,omitempty"`
-	Step     float64   `json:"step,omitempty"` // slider granularity
-	Choices  []string  `json:"choices,omitempty"`
-	MaxLen   int       `json:"max_len,omitempty"`
-	Symbol   string    `json:"symbol,omitempty"` // the lecture's symbol, TeX, e.g. `\rho(W)`
-	Advanced bool      `json:"advanced,omitempty"`
+	Name    string    `json:"name"`
+	Label   string    `json:"label"`
+	Help    string    `json:"help,omitempty"`
+	Kind    ParamKind `json:"kind"`
+	Default string    `json:"default"`
+	Min     float64   `json:"min,omitempty"`
+	Max     float64   `json:"max,omitempty"`
+	Step    float64   `json:"step,omitempty"` // slider granularity
+	Choices []string  `json:"choices,omitempty"`
+	MaxLen  int       `json:"max_len,omitempty"`
+	// MaxLenWhy is why the text is at most MaxLen characters, a clause for the student
+	// ("the model reads at most 20 words"): the page says it when a paste or typing is
+	// cut to the limit, and the error of a longer value ends with it.
+	MaxLenWhy string `json:"max_len_why,omitempty"`
+	Symbol    string `json:"symbol,omitempty"` // the lecture's symbol, TeX, e.g. `\rho(W)`
+	Advanced  bool   `json:"advanced,omitempty"`
 }
 
 // TextLimit is the most characters a Text parameter takes: MaxLen, or a default when
@@ -50,6 +57,18 @@ func (p ParamSpec) TextLimit() int {
 		return p.MaxLen
 	}
 	return maxTextDefault
+}
+
+// TextLimitReason is why a Text parameter takes at most TextLimit characters:
+// MaxLenWhy, or the default limit's reason.
+func (p ParamSpec) TextLimitReason() string {
+	if p.MaxLen > 0 && p.MaxLenWhy != "" {
+		return p.MaxLenWhy
+	}
+	if p.MaxLen > 0 {
+		return "the lesson takes no more"
+	}
+	return maxTextDefaultWhy
 }
 
 // plain writes a number as a student types it: 1000000, not 1e+06.
@@ -93,7 +112,7 @@ func (p ParamSpec) Check(raw string) (string, error) {
 			return "", fmt.Errorf("%s is not valid text (UTF-8)", p.Label)
 		}
 		if n := utf8.RuneCountInString(raw); n > limit {
-			return "", fmt.Errorf("%s is %d characters long; the limit is %d", p.Label, n, limit)
+			return "", fmt.Errorf("%s is %d characters long; the limit is %d: %s", p.Label, n, limit, p.TextLimitReason())
 		}
 		return raw, nil
 	}

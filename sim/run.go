@@ -259,6 +259,25 @@ func (r *Run) Tick() (Encoded, bool) {
 // opens at the step in its URL).
 func (r *Run) Seek(t int) { r.step = max(0, min(t, r.Steps())) }
 
+// StartAt seeks to the step a page's URL names (its step=, raw) and says what it did
+// instead when that is not a step of the run: a step past the last one starts at the
+// last, anything else at 0. nil when the run starts where the URL says.
+func (r *Run) StartAt(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	t, err := strconv.Atoi(raw)
+	if err != nil || t < 0 {
+		r.Seek(0)
+		return &CommandError{Msg: fmt.Sprintf("the link's step=%s is not a step (a whole number from 0 to %d), so the page starts at step 0", clip(raw), r.Steps())}
+	}
+	r.Seek(t)
+	if t > r.Steps() {
+		return &CommandError{Msg: fmt.Sprintf("the link asks for step %d, but this run has steps 0 to %d, so the page shows its last step, %d", t, r.Steps(), r.Steps())}
+	}
+	return nil
+}
+
 // Continue runs one optimisation step of an unfinished train command and returns
 // its progress message (one every of/trainReports steps, and after the last, which
 // is followed by a snapshot built from the trained model). A failed step (say, a loss that became NaN) ends training with an

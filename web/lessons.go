@@ -195,7 +195,7 @@ func trainedSteps(q url.Values, limit int) (int, error) {
 	case limit == 0:
 		return 0, fmt.Errorf("this lesson's model does not train: trained must be 0, got %.20q", raw)
 	case err != nil || n < 0 || n > limit:
-		return 0, fmt.Errorf("trained must be a whole number of training steps from 0 to %d (what this page trains at most), got %.20q", limit, raw) // at most 20 runes of a paste
+		return 0, fmt.Errorf("trained must be a whole number of training steps from 0 to %d (what this page trains at most: a link's model is trained again from the seed when it opens, and %d steps take the server about half a minute), got %.20q", limit, limit, raw) // at most 20 runes of a paste
 	}
 	return n, nil
 }

@@ -78,7 +78,7 @@ func (s *Server) lessonSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	values, problem := l.Params.Parse(q)
-	start, _ := strconv.Atoi(q.Get("step"))            // a bad step is step 0; the page validates it too
+	start := q.Get("step")                             // a bad step is step 0 (or the last), and the page is told (sim.Run.StartAt)
 	seen, _ := strconv.ParseUint(q.Get("seq"), 10, 64) // a reconnecting page's last seq; numbers continue after it
 	replay, err := trainedSteps(q, l.MaxTrained)
 	if err != nil && problem == nil {
@@ -182,7 +182,7 @@ type session struct {
 	lesson  *lessons.Lesson
 	values  sim.Values
 	problem error    // an invalid value in the URL, reported after the first snapshot
-	start   int      // the step in the URL
+	start   string   // the step in the URL, as it is there
 	seen    uint64   // the last seq the page drew before it reconnected, or 0
 	replay  int      // training steps the URL says the model had taken (trained=N), retaken on start
 	notice  error    // told after the first snapshot whatever the run: why a fork=CODE was not honoured
@@ -206,7 +206,7 @@ type session struct {
 	box      *outbox
 }
 
-func newSession(s *Server, conn *websocket.Conn, l *lessons.Lesson, v sim.Values, problem error, start int) *session {
+func newSession(s *Server, conn *websocket.Conn, l *lessons.Lesson, v sim.Values, problem error, start string) *session {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &session{
 		srv: s, conn: conn, lesson: l, values: v, problem: problem, start: start, name: rand.Text(),
@@ -389,7 +389,9 @@ func (ss *session) simulate() {
 				panic(err) // the defaults must build: a bug in the lesson
 			}
 		}
-		r.Seek(ss.start)
+		if err := r.StartAt(ss.start); err != nil && ss.problem == nil {
+			ss.problem = err
+		}
 		r.SetSession(ss.name)
 		r.SetTrainLimit(ss.lesson.MaxTrained)
 		r.SetClock(time.Now) // every message says when it was made ("sent"): clients can measure delivery

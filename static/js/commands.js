@@ -6,6 +6,7 @@
 import { VERSION } from "./socket.js";
 import { $$, tid } from "./dom.js";
 import { mergedSet, queueSet, setToSend, setSent, trainStarted } from "./state.js";
+import { trainSteps } from "./transport.js";
 
 // createCommands returns the commands; sock is socket.js's connection, schedule asks for
 // a redraw and showError puts up the page's error banner.
@@ -26,8 +27,8 @@ export function createCommands({ sock, store, state, limits, schedule, showError
     seek: (step) => send({ type: "seek", step }),
     resume: (seq) => send({ type: "resume", seq }), // a snapshot of everything up to here
     train: () => {
-      const n = Math.max(1, Math.min(state.maxTrained, Number(tid("train-steps").value) || 1)); // past the cap, the server says why
-      if (send({ type: "train", steps: n })) { store.train = { curve: [], done: 0, of: n, running: true }; trainStarted(state); schedule(); }
+      const n = trainSteps(store, state); // 0: refused, and the note under the box says why
+      if (n && send({ type: "train", steps: n })) { store.train = { curve: [], done: 0, of: n, running: true }; trainStarted(state); schedule(); }
     },
     // set changes parameters; how is the history entry the accepted change makes
     // ("push" for a new edit, "replace" for the rest of a drag or for back/forward).

@@ -45,8 +45,9 @@ function labelsFor(v, name, n) {
 
 const quoted = (s) => `'${token(String(s))}'`;
 
-// describe writes a symbol's values as the readout's text lines.
-function describe(name, a, v, perStep) {
+// describe writes a symbol's values as the readout's text lines; symbol is the array's
+// label in Unicode (lessons.PlainLabel), never its name.
+function describe(name, symbol, a, v, perStep) {
   const d = a.data, n = d.length;
   const labels = labelsFor(v, name, n);
   let ones = 0, hot = -1, zeros = 0, sum = 0, probs = true;
@@ -59,7 +60,7 @@ function describe(name, a, v, perStep) {
   if (n > 1 && ones === 1 && zeros === n - 1) {
     const tokens = v.declaresStatic("tokens") ? v.static.tokens : undefined;
     const tok = labels ? labels[hot] : perStep && Array.isArray(tokens) ? tokens[v.step - 1] : undefined;
-    return [tok !== undefined ? `${name} = one-hot(${quoted(tok)}), entry ${hot + 1} of ${n}` : `${name} = one-hot: entry ${hot + 1} of ${n} is 1`];
+    return [tok !== undefined ? `${symbol} = one-hot(${quoted(tok)}), entry ${hot + 1} of ${n}` : `${symbol} = one-hot: entry ${hot + 1} of ${n} is 1`];
   }
   if (n > 1 && probs && Math.abs(sum - 1) < SUM_TOLERANCE) {
     const order = Array.from(d.keys()).sort((i, j) => d[j] - d[i]).slice(0, READOUT_TOP);
@@ -166,8 +167,8 @@ export function linkSymbols(panels, store, schedule, describePanel = () => []) {
     readout.hidden = false;
     readout.replaceChildren();
     const head = document.createElement("strong");
-    head.textContent = `${arr || id} at ${t ? `t = ${t} (step ${store.step})` : `step ${store.step}`}`;
-    const lines = a ? describe(arr, a, v, !!perStep) : [store.step === 0 ? "step forward to compute it" : notYet ? "not computed yet: the backward pass has not reached this step" : "no values at this step"];
+    head.textContent = `${(arr && v.decl(arr)?.plain) || id} at ${t ? `t = ${t} (step ${store.step})` : `step ${store.step}`}`;
+    const lines = a ? describe(arr, v.decl(arr)?.plain || "", a, v, !!perStep) : [store.step === 0 ? "step forward to compute it" : notYet ? "not computed yet: the backward pass has not reached this step" : "no values at this step"];
     const body = lines.map((l) => Object.assign(document.createElement("div"), { className: "values", textContent: l }));
     readout.append(head, ...body);
     const where = away(id);

@@ -31,7 +31,7 @@ import { bindPresenter } from "./present.js";
 import { bindExports } from "./exports.js";
 import * as room from "./room.js"; // a class following its instructor: room.js picks the page's socket
 
-const ERROR_SHOW_MS = 10000; // an error stays up this long
+const ERROR_SHOW_MS = 10000; // an error stays up this long (a refused parameter's, until it is fixed)
 const FIT_AFTER_RESIZE_MS = 100;
 const STATUS = { // what the connection's state line says (retry and full say when they try again)
   live: "live", bad: "bad message from server", connecting: "connecting…",
@@ -76,6 +76,7 @@ function start(root) {
     const type = msg.header.type;
     if (type === "snapshot") {
       applySnapshot(store, msg);
+      if (state.set.inFlight && !params.accepted() && setToast) hideError(); // the refused value is fixed: its toast goes
       const entry = snapshotArrived(state, store);
       commands.flushSet(); syncControls();
       url.write(entry);
@@ -102,13 +103,15 @@ function start(root) {
   function syncControls() { // the snapshot's canonical values back into the controls
     params.sync(); transport.sync();
   }
-  let errTimer = 0;
+  let errTimer = 0, setToast = false; // a refused "set"'s toast stays until the server accepts the fixed value
+  function hideError() { clearTimeout(errTimer); setToast = false; tid("error").hidden = true; }
   function showError(meta) {
     const el = tid("error");
     el.textContent = meta.message || "something went wrong";
     el.hidden = false;
     clearTimeout(errTimer);
-    errTimer = setTimeout(() => { el.hidden = true; }, ERROR_SHOW_MS);
+    setToast = meta.command === "set" && room.role() !== "follower"; // a follower's refusal ("you are following") has no value to fix
+    if (!setToast) errTimer = setTimeout(hideError, ERROR_SHOW_MS);
     if (meta.command === "set") params.refused(meta.message); // the fields of the refused change say why under themselves
     syncControls(); // a refused slider or choice snaps back
   }

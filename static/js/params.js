@@ -2,16 +2,19 @@
 // change goes to the server as a "set", and the URL changes only once the server has
 // accepted it (url.js). A drag or an edit is one history entry: its first change pushes,
 // the rest replace. A refused value is explained under its field; a typed one stays, to
-// be fixed, and a slider or choice snaps back. The browser cuts a paste longer than a
-// text field's maxlength (the server's limit, rendered from sim) silently: the field
-// says so.
+// be fixed, and a slider or choice snaps back; the note (and the page's toast) stays
+// until the server accepts a fixed value. The browser cuts a paste longer than a text
+// field's maxlength (the server's limit, rendered from sim) silently, and drops keys
+// typed past it: the field says what was cut and why (data-limit-why, the limit's
+// reason from sim.ParamSpec.TextLimitReason).
 import { $$, tid } from "./dom.js";
 
 const TYPING_PAUSE_MS = 300; // a text field sends what was typed after this long without a key
 
 // bindParams wires the controls to commands.set and returns sync (the snapshot's
-// canonical values back into the controls) and refused (note a refused "set" under the
-// fields it changed).
+// canonical values back into the controls), refused (note a refused "set" under the
+// fields it changed) and accepted (the server took the "set" in flight: its fields'
+// notes go; it reports whether a typed field still holds a refused value).
 export function bindParams({ store, state, commands }) {
   const controls = $$("[data-param]");
   for (const c of controls) watch(c, commands);
@@ -32,6 +35,18 @@ export function bindParams({ store, state, commands }) {
         fieldNote(c, message);
       }
     },
+    accepted() {
+      let still = false;
+      for (const c of controls) {
+        const note = c.closest(".param")?.querySelector(".field-note") || c.parentElement.querySelector(".field-note");
+        if (c.dataset.param in state.set.sent || !typed(c)) { // fixed, or snapped back to a valid value
+          c.removeAttribute("aria-invalid");
+          if (note && note.dataset.kind === "refused") note.hidden = true;
+        }
+        if (c.getAttribute("aria-invalid") === "true") still = true;
+      }
+      return still;
+    },
   };
 }
 
@@ -49,19 +64,33 @@ function watch(c, commands) {
     c.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => edit(c.value), TYPING_PAUSE_MS); });
     c.addEventListener("change", () => { clearTimeout(timer); edit(c.value); editing = false; });
     c.addEventListener("paste", (e) => noteLongPaste(c, e));
+    c.addEventListener("beforeinput", (e) => noteFull(c, e));
   } else {
     c.addEventListener("change", () => commands.set({ [name]: valueOf(c) }));
   }
 }
 
-// noteLongPaste says under a text field when a paste does not fit its maxlength.
+// noteLongPaste says under a text field what of a paste did not fit its maxlength,
+// and why the field has that limit.
 function noteLongPaste(c, e) {
   const pasted = (e.clipboardData && e.clipboardData.getData("text")) || "";
-  const room = c.maxLength - (c.value.length - (c.selectionEnd - c.selectionStart));
+  const room = Math.max(0, c.maxLength - (c.value.length - (c.selectionEnd - c.selectionStart)));
   if (c.maxLength > 0 && pasted.length > room) {
-    fieldNote(c, `The pasted text was cut to fit: this field takes at most ${c.maxLength} characters.`);
+    const kept = room === 0 ? "none of it" : `its first ${room}`;
+    fieldNote(c, `The paste was ${pasted.length} characters long, and this field takes at most ${c.maxLength} characters, so it kept ${kept}: ${limitWhy(c)}.`, "cut", room > 0);
   }
 }
+
+// noteFull says under a text field that is full why a typed key adds nothing.
+function noteFull(c, e) {
+  if (!e.inputType?.startsWith("insert") || e.inputType === "insertFromPaste" || !(c.maxLength > 0)) return;
+  if (c.value.length - (c.selectionEnd - c.selectionStart) >= c.maxLength) {
+    fieldNote(c, `This field is full: it takes at most ${c.maxLength} characters, so what was typed past them was dropped: ${limitWhy(c)}.`, "cut");
+  }
+}
+
+// limitWhy is the reason for a text field's length limit, as the server states it.
+const limitWhy = (c) => c.dataset.limitWhy || "the server takes no more";
 
 const valueOf = (c) => (c.type === "checkbox" ? String(c.checked) : c.value);
 
@@ -69,8 +98,11 @@ const valueOf = (c) => (c.type === "checkbox" ? String(c.checked) : c.value);
 // stays in it, marked, rather than being replaced by the server's.
 const typed = (c) => c.type === "text" || c.type === "number";
 
-// fieldNote shows a message under one control (its .param box) until the control changes.
-function fieldNote(c, message) {
+// fieldNote shows a message under one control (its .param box). A refusal's stays until
+// the server accepts a fixed value (accepted); a cut's until the field is next edited
+// without one.
+// inserting: an input event (the paste's kept part) is on its way and keeps the note.
+function fieldNote(c, message, kind = "refused", inserting = false) {
   const box = c.closest(".param") || c.parentElement;
   let note = box.querySelector(".field-note");
   if (!note) {
@@ -78,7 +110,8 @@ function fieldNote(c, message) {
     note.className = "field-note"; note.setAttribute("role", "status");
     note.dataset.testid = `note-${c.dataset.param}`;
     box.append(note);
-    c.addEventListener("input", () => { note.hidden = true; c.removeAttribute("aria-invalid"); });
+    c.addEventListener("input", () => { if (note.dataset.kind === "cut" && !note.dataset.fresh) note.hidden = true; delete note.dataset.fresh; });
   }
-  note.textContent = message; note.hidden = false;
+  note.textContent = message; note.hidden = false; note.dataset.kind = kind;
+  if (inserting) note.dataset.fresh = "1"; else delete note.dataset.fresh;
 }

@@ -1,7 +1,10 @@
 // transport.js runs the time scrubber and the speed slider of the control bar (the
 // buttons are commands.js's). Dragging the scrubber seeks, at most once per animation
 // frame; a seek that skipped steps asks for a snapshot once the scrubber settles. A
-// speed chosen while paused is kept for the next play, also across a reset.
+// speed chosen while paused is kept for the next play, also across a reset. The train
+// control's step count is read here (trainSteps): a count that is not a whole number from
+// 1 up is refused, and one past what the page trains is capped, each saying so under the
+// field.
 import { tid } from "./dom.js";
 import { gaps } from "./store.js";
 import { scrubbed, speedChosen } from "./state.js";
@@ -38,4 +41,45 @@ export function bindTransport({ store, state, commands }) {
       readout.textContent = `${speed.value}/s`;
     },
   };
+}
+
+// trainSteps reads the Train box: the steps to train, or 0 when the box holds no count
+// to train (empty, not a whole number, below 1, or the model has trained all the page
+// allows); the note under the box says why, or says that a count past the page's cap
+// (state.maxTrained, lessons.Lesson.MaxTrained, less what the model has trained) was
+// cut to it, and the box shows the count sent.
+export function trainSteps(store, state) {
+  const box = tid("train-steps");
+  const typed = box.value.trim(), cap = state.maxTrained, done = store.trained || 0, left = cap - done;
+  const n = /^[+]?[0-9]+$/.test(typed) ? Number(typed) : NaN;
+  const why = `a link to this page trains its model again from the seed when it opens, and ${cap} steps is what the server trains again in about half a minute`;
+  let note = "", steps = n;
+  if (typed === "" && box.validity?.badInput) note = `That is not a number of steps: type a whole number from 1 to ${left > 0 ? left : cap}. Nothing was trained.`; // a number box holds text it cannot read as ""
+  else if (typed === "") note = `Type how many steps to train: a whole number from 1 to ${left > 0 ? left : cap}. Nothing was trained.`;
+  else if (!(n >= 1)) note = `"${typed.slice(0, 20)}" is not a number of steps: type a whole number from 1 to ${left > 0 ? left : cap}. Nothing was trained.`;
+  else if (left < 1) note = `This model has trained the ${cap} steps this page allows (${why}). Change a setting (the seed, say) to start again from a new model. Nothing was trained.`;
+  else if (n > left) {
+    steps = left; box.value = String(left);
+    note = done > 0
+      ? `Capped at ${left} steps: this page trains its model at most ${cap} steps in all and it has trained ${done}; ${why}.`
+      : `Capped at ${left} steps, the most this page trains its model: ${why}.`;
+  }
+  trainNote(box, note, !(steps >= 1 && steps <= left));
+  return steps >= 1 && steps <= left ? steps : 0;
+}
+
+// trainNote shows (or, for "", hides) the note under the Train box; refused marks the
+// box invalid until it is edited.
+function trainNote(box, message, refused) {
+  const controls = box.closest(".train-controls") || box.parentElement;
+  let note = controls.parentElement.querySelector('[data-testid="note-train-steps"]');
+  if (!note) {
+    note = document.createElement("p");
+    note.className = "field-note"; note.setAttribute("role", "status"); note.dataset.testid = "note-train-steps";
+    controls.after(note);
+    box.addEventListener("input", () => { note.hidden = true; box.removeAttribute("aria-invalid"); });
+  }
+  if (refused && message) box.setAttribute("aria-invalid", "true"); else box.removeAttribute("aria-invalid");
+  note.textContent = message; note.hidden = !message;
+  note.dataset.kind = refused ? "refused" : "capped";
 }

@@ -13,7 +13,7 @@ const VALUE_BAR = 34; // bars at least this wide (CSS px) print their value abov
 
 export function draw(canvas, cfg, view) {
   const { ctx, width, height } = fit(canvas, flexHeight(canvas, HEIGHT));
-  const sets = cfg.arrays.map((name, i) => ({ i, name: cfg.legend?.[i] || name, a: view.at(name, view.step) || view.staticArray(name), perStep: !!view.at(name, view.step) })).filter((s) => s.a);
+  const sets = cfg.arrays.map((name, i) => ({ i, name: cfg.legend?.[i] || view.decl(name)?.plain || "", a: view.at(name, view.step) || view.staticArray(name), perStep: !!view.at(name, view.step) })).filter((s) => s.a);
   if (!sets.length) { empty(ctx, width, height, view.step === 0 ? "step forward to see values" : "nothing to show at this step"); return null; }
   const all = sets.flatMap((s) => Array.from(s.a.data));
   const scale = scaleFor(cfg.scale, all);

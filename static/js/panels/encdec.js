@@ -17,6 +17,8 @@
 import { fit, room, zoomOf, empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID, optMeta } from "./common.js";
 import { scaleFor, roleOf, verdictBadge, CORRECT, WRONG } from "../colors.js";
 
+// sub writes a whole number as a subscript, as the lecture sets h_3: h₃.
+const sub = (n) => String(n).replace(/[0-9]/g, (d) => "₀₁₂₃₄₅₆₇₈₉"[d]);
 const LEFT = 58, RIGHT = 8, HEAD = 32, ROW = 48, NODE_H = 32, BAND_GAP = 10;
 const MAX_COL = 96; // widest column, so a short sentence does not spread over the panel
 const MIN_COL = 48; // narrowest column before the diagram scrolls: a 38 px node still shows five or six letters
@@ -118,11 +120,11 @@ export function draw(canvas, cfg, view) {
     const unk = unkSrc[t - 1] === true;
     box(X(t), yIn(0), NW, NODE_H, unk ? UNK_FILL : now ? "#fde68a" : done ? "#e0f2fe" : "#fff", now ? "#b45309" : unk ? UNK_LINE : "#7dd3fc", now || unk ? 2 : 1.2);
     label(source[t - 1] ?? `x${t}`, X(t), yIn(0), NW, now, unk);
-    hits.push({ x: X(t), y: yIn(0), lines: [`x_${t}: the encoder reads`, JSON.stringify(String(source[t - 1] ?? ""))]
+    hits.push({ x: X(t), y: yIn(0), lines: [`x${sub(t)}: the encoder reads`, JSON.stringify(String(source[t - 1] ?? ""))]
       .concat(unkLines(source[t - 1] ?? ""), unk ? ["not in the vocabulary: read as <unk>"] : []) });
     const a = view.at("h", t);
     box(X(t), yState(0), NW, NODE_H, "#fff", done ? "#64748b" : "#cbd5e1");
-    if (a && done) { strip(X(t), yState(0), a); hits.push({ x: X(t), y: yState(0), lines: [`h_${t}, encoder state after "${source[t - 1]}"`, Array.from(a.data.slice(0, 8), fmt).join("  ") + " …"], t }); }
+    if (a && done) { strip(X(t), yState(0), a); hits.push({ x: X(t), y: yState(0), lines: [`h${sub(t)}, encoder state after "${source[t - 1]}"`, Array.from(a.data.slice(0, 8), fmt).join("  ") + " …"], t }); }
     else { ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "center"; ctx.fillText(`h${t}`, X(t), yState(0) + 1); ctx.textAlign = "left"; }
   }
 
@@ -134,7 +136,7 @@ export function draw(canvas, cfg, view) {
   const ca = view.at("c", T + 1);
   if (ca && cDone) {
     rows.forEach((_, b) => strip(X(T + 1), yState(b), ca)); // the same c beside every decoder run's s_0
-    hits.push({ x: X(T + 1), y: (cTop + cBot) / 2, h: cBot - cTop, lines: [`context c = h_${T}`, Array.from(ca.data.slice(0, 8), fmt).join("  ") + " …"], t: T + 1 });
+    hits.push({ x: X(T + 1), y: (cTop + cBot) / 2, h: cBot - cTop, lines: [`context c = h${sub(T)}`, Array.from(ca.data.slice(0, 8), fmt).join("  ") + " …"], t: T + 1 });
   } else {
     ctx.font = "bold " + FONT; ctx.fillStyle = MUTED; ctx.textAlign = "center";
     ctx.fillText("c", X(T + 1), yState(0) + 1); ctx.textAlign = "left";
@@ -181,9 +183,9 @@ export function draw(canvas, cfg, view) {
         if (a) strip(x, yState(b), a);
         label(m[r.output], x, yOut(b), NW, now);
         if (v) verdictBadge(ctx, v, x + NW / 2 - 1, yOut(b) - NODE_H / 2 + 2); // the verdict, not by colour alone
-        hits.push({ x, y: yIn(b), lines: [`${r.label}, input y_${tp - 1} at t' = ${tp}`, JSON.stringify(String(m[r.input]))] });
-        hits.push({ x, y: yOut(b), lines: [`${r.label}, output at t' = ${tp}`, JSON.stringify(String(m[r.output]))].concat(optMeta(view, "label", m) !== undefined ? [`label ${JSON.stringify(String(m.label))}`] : []) });
-        if (a) hits.push({ x, y: yState(b), lines: [`s_${tp} (${r.label})`, Array.from(a.data.slice(0, 8), fmt).join("  ") + " …"], t: s });
+        hits.push({ x, y: yIn(b), lines: [`${r.label}, input y${sub(tp - 1)} at t′ = ${tp}`, JSON.stringify(String(m[r.input]))] });
+        hits.push({ x, y: yOut(b), lines: [`${r.label}, output at t′ = ${tp}`, JSON.stringify(String(m[r.output]))].concat(optMeta(view, "label", m) !== undefined ? [`label ${JSON.stringify(String(m.label))}`] : []) });
+        if (a) hits.push({ x, y: yState(b), lines: [`s${sub(tp)} (${r.label})`, Array.from(a.data.slice(0, 8), fmt).join("  ") + " …"], t: s });
         if (optMeta(view, "diverges_here", m) && b === rows.length - 1 && rows.length > 1) { // circled: free running leaves the reference here
           ctx.strokeStyle = "#dc2626"; ctx.lineWidth = 2.5;
           ctx.beginPath(); ctx.ellipse(x, yOut(b), NW / 2 + 6, NODE_H / 2 + 6, 0, 0, 7); ctx.stroke();

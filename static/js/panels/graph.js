@@ -22,7 +22,7 @@ function rowsOf(cfg, view) {
   for (const name of cfg.arrays) {
     const shape = view.knownShape(name);
     const layers = shape && shape.length === 2 ? shape[0] : 1;
-    for (let l = 0; l < layers; l++) rows.push({ name, layer: l, layers, backward: backward(view, name), units: shape ? shape[shape.length - 1] : 0 });
+    for (let l = 0; l < layers; l++) rows.push({ name, plain: view.decl(name)?.plain || "", layer: l, layers, backward: backward(view, name), units: shape ? shape[shape.length - 1] : 0 });
   }
   return rows;
 }
@@ -44,7 +44,7 @@ export function draw(canvas, cfg, view) {
 
   ctx.font = SMALL; ctx.fillStyle = MUTED;
   ctx.fillText("X", 4, Y(0)); ctx.fillText("O", 4, Y(nRows - 1));
-  rows.forEach((r, i) => ctx.fillText(r.layers > 1 ? `H⁽${r.layer + 1}⁾` : r.name, 4, Y(i + 1)));
+  rows.forEach((r, i) => ctx.fillText(r.layers > 1 ? `H⁽${r.layer + 1}⁾` : r.plain, 4, Y(i + 1)));
   // the current step's columns: t = step for a forward row, t = T − step + 1 for a backward one
   const current = new Set(view.step > 0 ? (rows.length ? rows : [{ name: "" }]).map((r) => timeOf(view, r.name, view.step)) : []);
   for (const t of current) if (t >= first && t < first + cols) { ctx.fillStyle = "#fef3c7"; ctx.fillRect(X(t) - colW / 2 + 2, 2, colW - 4, height - 4); }
@@ -136,7 +136,7 @@ export function draw(canvas, cfg, view) {
     hit(px, py) {
       const n = nodes.find((n) => Math.abs(px - n.x) <= NW / 2 && Math.abs(py - n.y) <= NODE_H / 2);
       if (!n) return null;
-      const lab = n.r.layers > 1 ? `${n.r.name} layer ${n.r.layer + 1}` : n.r.name;
+      const lab = n.r.layers > 1 ? `${n.r.plain} layer ${n.r.layer + 1}` : n.r.plain;
       return { lines: [`${lab} at step ${n.t}`, n.values.slice(0, 8).map(fmt).join("  ") + (n.values.length > 8 ? " …" : "")], t: n.t };
     },
   };

@@ -15,6 +15,9 @@ const MAX_BLOCK = 240; // tallest block of rows, so h = 64 still fits a laptop s
 const MIN_ROW = 3, MAX_ROW = 18, GAP = 14;
 const LAYER_GAP = 5; // between the blocks of a deep RNN's layers, which carry their name inside
 
+// plain is an array's label as a canvas writes it (lessons.PlainLabel), never its name.
+const plain = (view, name) => view.decl(name)?.plain || "";
+
 // blocks describes what to draw for each array: rows, columns and a value getter. A
 // timed block's column c is time step t = c + 1, computed at scrubber step arrives(c).
 function blocks(cfg, view) {
@@ -31,17 +34,17 @@ function blocks(cfg, view) {
     const shape = view.knownShape(name);
     if (shape && shape.length === 2 && shape[0] > 1) { // layers × units (deep RNN): a block per layer, the top layer first as in the graph
       const [L, h] = shape;
-      for (let l = L - 1; l >= 0; l--) out.push({ name: `${name} layer ${l + 1}`, array: name, layer: l + 1, rows: h, cols: T, timed: true, arrives, value: (r, c) => byTime[c + 1]?.[l * h + r] });
+      for (let l = L - 1; l >= 0; l--) out.push({ name: `${plain(view, name)} layer ${l + 1}`, array: name, layer: l + 1, rows: h, cols: T, timed: true, arrives, value: (r, c) => byTime[c + 1]?.[l * h + r] });
       continue;
     }
     if (rows > 0 || view.known(name)) {
-      out.push({ name, array: name, rows: rows || view.known(name) || 1, cols: T, timed: true, arrives, value: (r, c) => byTime[c + 1]?.[r] });
+      out.push({ name: plain(view, name), array: name, rows: rows || view.known(name) || 1, cols: T, timed: true, arrives, value: (r, c) => byTime[c + 1]?.[r] });
       continue;
     }
     const st = view.staticArray(name);
     if (st) {
       const [r, c] = st.shape.length === 2 ? st.shape : [st.shape[0] || st.data.length, 1];
-      out.push({ name, array: name, rows: r, cols: c, timed: c === T, arrives: (j) => j + 1, value: (i, j) => st.data[i * c + j] });
+      out.push({ name: plain(view, name), array: name, rows: r, cols: c, timed: c === T, arrives: (j) => j + 1, value: (i, j) => st.data[i * c + j] });
     }
   }
   return out;

@@ -30,7 +30,7 @@ function curves(cfg, view) {
       const s = view.staticArray(name);
       if (s) s.data.forEach((v, i) => { xs.push(i + 1); ys.push(v); });
     }
-    if (xs.length || view.known(name)) out.push({ name, label: cfg.legend?.[i] || name, xs, ys, marker: !!view.decl(name)?.marker });
+    if (xs.length || view.known(name)) out.push({ name, label: cfg.legend?.[i] || view.decl(name)?.plain || "", xs, ys, marker: !!view.decl(name)?.marker });
   }
   return out;
 }
