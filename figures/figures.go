@@ -14,7 +14,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -112,7 +111,7 @@ func encode(format Format, drawFigure func(draw.Canvas)) ([]byte, error) {
 	case SVG:
 		canvas = vgsvg.New(figureWidth, figureHeight)
 	case PDF:
-		canvas = vgpdf.New(figureWidth, figureHeight)
+		canvas = newPDF(figureWidth, figureHeight)
 	default:
 		return nil, fmt.Errorf("figures: unknown format %q", format)
 	}
