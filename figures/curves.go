@@ -32,6 +32,16 @@ var okabeIto = []color.RGBA{
 	{0xF0, 0xE4, 0x42, 0xFF}, // yellow
 }
 
+// curveColour is curve i's colour: the palette's, in turn, with the theme's text
+// colour for its black (black vanishes on the dark theme's background).
+func curveColour(i int, th colours) color.Color {
+	c := okabeIto[i%len(okabeIto)]
+	if c == (color.RGBA{0x00, 0x00, 0x00, 0xFF}) {
+		return th.foreground
+	}
+	return c
+}
+
 // dashes tell curves apart in greyscale print, and where two curves coincide (the
 // bound of an identity RNN is met exactly): curve i uses pattern i mod 3.
 var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}}
@@ -64,7 +74,7 @@ func (ringGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 // addPoints draws series i of a Points figure: a dot per point in colour c (once i has
 // gone through the palette, a ring, in another colour of the palette), the series in
 // the legend, and the points' labels (those that are not "") beside them.
-func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.RGBA, i int) error {
+func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.Color, i int, th colours) error {
 	dots, err := plotter.NewScatter(pts)
 	if err != nil {
 		return err
@@ -74,7 +84,7 @@ func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.RGBA, i int) er
 	dots.GlyphStyle.Radius = vg.Points(dotRadius)
 	offset := vg.Points(3)
 	if i >= len(okabeIto) {
-		dots.GlyphStyle.Color = okabeIto[(i+ringFirstColour)%len(okabeIto)]
+		dots.GlyphStyle.Color = curveColour(i+ringFirstColour, th)
 		dots.GlyphStyle.Shape = ringGlyph{}
 		dots.GlyphStyle.Radius = vg.Points(ringRadius)
 		offset = vg.Points(ringRadius + 1)
@@ -97,7 +107,7 @@ func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.RGBA, i int) er
 	}
 	for j := range labels.TextStyle {
 		labels.TextStyle[j].Font.Size = vg.Points(7)
-		labels.TextStyle[j].Color = color.RGBA{0x1d, 0x24, 0x30, 0xff}
+		labels.TextStyle[j].Color = th.foreground
 		labels.TextStyle[j].XAlign = draw.XLeft
 	}
 	labels.Offset = vg.Point{X: offset, Y: vg.Points(1)}
@@ -108,19 +118,19 @@ func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.RGBA, i int) er
 // drawCurves draws f's series as lines (as labelled points when f.Points) with f's
 // title and axis labels (log y when f.LogY: points with y ≤ 0 cannot be drawn there
 // and are left out) in the given format.
-func drawCurves(f Figure, format Format) ([]byte, error) {
-	pl := plot.New()
+func drawCurves(f Figure, format Format, o Options) ([]byte, error) {
+	th := themeColours[o.Theme]
+	pl := newPlot(th)
 	pl.Title.Text = f.Title
 	pl.X.Label.Text = f.XLabel
 	pl.Y.Label.Text = f.YLabel
 	pl.Legend.Top = true
-	pl.Title.TextStyle.Font.Size = vg.Points(14)
 	pl.X.Tick.Marker, pl.Y.Tick.Marker = linearTicks{}, linearTicks{}
 	if f.LogY {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicks{}
 	}
-	pl.Add(plotter.NewGrid())
+	pl.Add(newGrid(th))
 	var legend []string // the labels in the legend, in order
 	var xs, ys [][]float64
 	for i, s := range f.Series {
@@ -142,7 +152,7 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 		xs, ys = append(xs, x), append(ys, y)
 		legend = append(legend, s.Label)
 		if f.Points {
-			if err := addPoints(pl, s, pts, okabeIto[i%len(okabeIto)], i); err != nil {
+			if err := addPoints(pl, s, pts, curveColour(i, th), i, th); err != nil {
 				return nil, err
 			}
 			continue
@@ -151,7 +161,7 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		line.Color = okabeIto[i%len(okabeIto)]
+		line.Color = curveColour(i, th)
 		line.Width = vg.Points(2)
 		line.Dashes = dashes[i%len(dashes)]
 		pl.Add(line)
@@ -166,10 +176,14 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 		// widen the range to [y−1, y+1], which reaches 0 on a log axis: widen it by a decade.
 		pl.Y.Min, pl.Y.Max = pl.Y.Min/math.Sqrt(10), pl.Y.Max*math.Sqrt(10)
 	}
+	fixedY := len(f.YScale) == 2 && f.YScale[0] < f.YScale[1]
+	if fixedY {
+		pl.Y.Min, pl.Y.Max = f.YScale[0], f.YScale[1]
+	}
 	if wholeAxis(xs, pl.X.Min, pl.X.Max) {
 		pl.X.Tick.Marker = wholeTicks{}
 	}
-	return encode(format, func(c draw.Canvas) {
+	return encode(format, o, func(c draw.Canvas) {
 		if f.Points && len(legend) > 0 {
 			// A scatter fills its whole area: its legend goes beside it, not over the points.
 			leg := pl.Legend
@@ -186,7 +200,9 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 			leg.Draw(side)
 			return
 		}
-		makeLegendRoom(pl, c, legend, f.LogY)
+		if !fixedY {
+			makeLegendRoom(pl, c, legend, f.LogY)
+		}
 		if !f.LogY && wholeAxis(ys, pl.Y.Min, pl.Y.Max) {
 			pl.Y.Tick.Marker = wholeTicks{}
 		}

@@ -17,16 +17,16 @@ import (
 func TestDrawDeterministic(t *testing.T) {
 	f := Figure{Title: "‖∂L/∂H_t‖", XLabel: "t", YLabel: "norm", LogY: true,
 		Series: []Series{{Label: "a", X: []float64{1, 2, 3}, Y: []float64{1, 1e-3, 1e-6}}}}
-	a, err := Draw(f, PNG)
+	a, err := Draw(f, PNG, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Draw(f, PNG)
+	b, _ := Draw(f, PNG, Options{})
 	if !bytes.Equal(a, b) {
 		t.Errorf("two drawings of the same figure differ")
 	}
 	f.Series = []Series{{Label: "zero", X: []float64{1}, Y: []float64{0}}}
-	if _, err := Draw(f, SVG); err != nil {
+	if _, err := Draw(f, SVG, Options{}); err != nil {
 		t.Errorf("all-zero log figure: %v", err)
 	}
 }
@@ -37,11 +37,11 @@ func TestDrawDeterministic(t *testing.T) {
 func TestDrawHeatmap(t *testing.T) {
 	f := Figure{Title: "attention weights α_t'j", XLabel: "source", YLabel: "output",
 		Grid: &Grid{Rows: []string{"ils", "<eos>"}, Cols: []string{"they", "·", "."}, Values: [][]float64{{0, 1, 0}, {0, 0, 0}}, Lo: 0, Hi: 1}}
-	a, err := Draw(f, PNG)
+	a, err := Draw(f, PNG, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := Draw(f, PNG); !bytes.Equal(a, b) {
+	if b, _ := Draw(f, PNG, Options{}); !bytes.Equal(a, b) {
 		t.Errorf("two drawings of the same grid differ")
 	}
 	img, err := png.Decode(bytes.NewReader(a))
@@ -72,7 +72,7 @@ func TestDrawHeatmap(t *testing.T) {
 	}
 	f.Grid = &Grid{Lo: 0, Hi: 1}
 	for _, format := range []Format{SVG, PDF} {
-		if _, err := Draw(f, format); err != nil {
+		if _, err := Draw(f, format, Options{}); err != nil {
 			t.Errorf("empty grid as %s: %v", format, err)
 		}
 	}
@@ -81,7 +81,7 @@ func TestDrawHeatmap(t *testing.T) {
 // TestLegendClearsTitle: a legend wide enough to reach under the title is lowered,
 // and the headroom grows with its rows; a short legend stays where it was.
 func TestLegendClearsTitle(t *testing.T) {
-	c := draw.New(vgsvg.New(figureWidth, figureHeight))
+	c := draw.New(vgsvg.New(figureWidth, slideHeights[Wide]))
 	short, long := plot.New(), plot.New()
 	for _, pl := range []*plot.Plot{short, long} {
 		pl.Title.Text = "where the decoder looks: source position per output step t'"
@@ -106,7 +106,7 @@ func TestDrawPoints(t *testing.T) {
 		{Label: "pronoun", X: []float64{-1, -0.8}, Y: []float64{0.2, 0.3}, Labels: []string{"he", "she"}},
 		{Label: "verb", X: []float64{0.5, 0.7}, Y: []float64{-0.1, 0}, Labels: []string{"", "drinks"}},
 	}
-	svg, err := Draw(f, SVG)
+	svg, err := Draw(f, SVG, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,15 +115,15 @@ func TestDrawPoints(t *testing.T) {
 			t.Errorf("SVG: got no text %s", want)
 		}
 	}
-	a, err := Draw(f, PNG)
+	a, err := Draw(f, PNG, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Draw(f, PNG)
+	b, _ := Draw(f, PNG, Options{})
 	if !bytes.Equal(a, b) {
 		t.Errorf("two drawings of the same points figure differ")
 	}
-	if _, err := Draw(f, PDF); err != nil {
+	if _, err := Draw(f, PDF, Options{}); err != nil {
 		t.Errorf("pdf: %v", err)
 	}
 }
@@ -142,7 +142,7 @@ func TestFormats(t *testing.T) {
 			t.Errorf("%s: got %q, %v, want %s", tc.ext, format.ContentType(), ok, tc.contentType)
 			continue
 		}
-		body, err := Draw(f, format)
+		body, err := Draw(f, format, Options{})
 		if err != nil || !strings.HasPrefix(string(body), tc.prefix) {
 			t.Errorf("%s: got %.20q, %v, want a file starting %q", tc.ext, body, err, tc.prefix)
 		}
@@ -152,18 +152,18 @@ func TestFormats(t *testing.T) {
 			t.Errorf("ParseFormat(%q) accepted it", ext)
 		}
 	}
-	if _, err := Draw(f, Format("gif")); err == nil {
+	if _, err := Draw(f, Format("gif"), Options{}); err == nil {
 		t.Errorf("Draw as gif: no error")
 	}
 }
 
 // TestSVGFontFallbacks: an SVG names the metric-compatible fonts after Liberation's.
 func TestSVGFontFallbacks(t *testing.T) {
-	body, err := Draw(Figure{Title: "per step", XLabel: "t"}, SVG)
+	body, err := Draw(Figure{Title: "per step", XLabel: "t"}, SVG, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(body), "'Times New Roman'") || strings.Contains(string(body), "font-family:Liberation Serif;") {
+	if !strings.Contains(string(body), "Verdana") || strings.Contains(string(body), "font-family:DejaVu Sans;") {
 		t.Errorf("the SVG's text has no metric-compatible fallback font")
 	}
 }

@@ -185,11 +185,17 @@ type Panel struct {
 
 // Plot is a slide-ready export of one figure (GET /lessons/{slug}/plots/{name}.png).
 type Plot struct {
-	Name   string // URL name
-	Title  string // in the lecture's symbols (plain Unicode: ‖∂L/∂H_t‖)
+	Name string // URL name
+	// Title, XLabel, YLabel and the series' labels are in the lecture's symbols: text
+	// with inline maths in \( … \) (`\(\|\partial L/\partial H_t\|\)`), which the
+	// page's KaTeX and the figures' typesetter (figures.CheckText) both read.
+	Title  string
 	XLabel string
 	YLabel string
 	LogY   bool
+	// Scale, when set, fixes the y axis at [lo, hi]: the page panel's fixed Scale, so
+	// the export shows a change at the size the page shows it.
+	Scale  []float64
 	Points bool // draw each series as points, labelled by Series.Labels, instead of a line
 	// Series computes the curves for a built model.
 	Series func(m sim.Model) []Series

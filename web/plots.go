@@ -3,6 +3,8 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"unroll/data"
@@ -31,6 +33,11 @@ func (s *Server) plotExport(w http.ResponseWriter, r *http.Request) {
 	format, ok := figures.ParseFormat(ext)
 	if !ok {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("plots are exported as .png, .svg or .pdf, not %q", ext))
+		return
+	}
+	opts, err := exportOptions(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	v, err := l.Params.Parse(r.URL.Query())
@@ -70,13 +77,41 @@ func (s *Server) plotExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	body, err := figures.Draw(figureOf(p, m), format)
+	body, err := figures.Draw(figureOf(p, m), format, opts)
 	if err != nil {
 		panic(err) // a bug: ServeHTTP logs it and answers 500
 	}
 	w.Header().Set("Content-Type", format.ContentType())
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s-%s.%s"`, l.Slug, p.Name, ext))
 	_, _ = w.Write(body)
+}
+
+// exportOptions reads an export's own query options: slide=16:9|4:3, theme=light|dark
+// and, for a PNG, width=N pixels; each is optional.
+func exportOptions(q url.Values) (figures.Options, error) {
+	var o figures.Options
+	if raw := q.Get("slide"); raw != "" {
+		s, ok := figures.ParseSlide(raw)
+		if !ok {
+			return o, fmt.Errorf("slide must be %s or %s, got %.20q", figures.Wide, figures.Standard, raw) // at most 20 runes of a paste
+		}
+		o.Slide = s
+	}
+	if raw := q.Get("theme"); raw != "" {
+		t, ok := figures.ParseTheme(raw)
+		if !ok {
+			return o, fmt.Errorf("theme must be %s or %s, got %.20q", figures.Light, figures.Dark, raw)
+		}
+		o.Theme = t
+	}
+	if raw := q.Get("width"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < figures.MinWidth || n > figures.MaxWidth {
+			return o, fmt.Errorf("width must be a whole number of pixels from %d to %d, got %.20q", figures.MinWidth, figures.MaxWidth, raw)
+		}
+		o.Width = n
+	}
+	return o, nil
 }
 
 // cutLast splits s around the last sep.
@@ -100,7 +135,7 @@ func findPlot(l *lessons.Lesson, name string) (lessons.Plot, bool) {
 // figureOf is plot p of built model m as the figures package draws it: its curves,
 // or its heatmap when the plot declares a Grid.
 func figureOf(p lessons.Plot, m sim.Model) figures.Figure {
-	f := figures.Figure{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, LogY: p.LogY, Points: p.Points}
+	f := figures.Figure{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, LogY: p.LogY, YScale: p.Scale, Points: p.Points}
 	if p.Grid != nil {
 		g := p.Grid(m)
 		cols := make([]string, len(g.Cols))
