@@ -117,8 +117,8 @@ func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.Color, i int, t
 
 // drawCurves draws f's series as lines (as labelled points when f.Points) with f's
 // title and axis labels (log y when f.LogY: points with y ≤ 0 cannot be drawn there
-// and are left out) in the given format.
-func drawCurves(f Figure, format Format, o Options) ([]byte, error) {
+// and are left out).
+func drawCurves(f Figure, o Options) (func(draw.Canvas), error) {
 	th := themeColours[o.Theme]
 	pl := newPlot(th)
 	pl.Title.Text = f.Title
@@ -183,9 +183,10 @@ func drawCurves(f Figure, format Format, o Options) ([]byte, error) {
 	if wholeAxis(xs, pl.X.Min, pl.X.Max) {
 		pl.X.Tick.Marker = wholeTicks{}
 	}
-	return encode(format, o, func(c draw.Canvas) {
+	return func(c draw.Canvas) {
 		if f.Points && len(legend) > 0 {
 			// A scatter fills its whole area: its legend goes beside it, not over the points.
+			c = titleAcross(c, pl)
 			leg := pl.Legend
 			pl.Legend = plot.NewLegend()
 			var width vg.Length
@@ -195,7 +196,6 @@ func drawCurves(f Figure, format Format, o Options) ([]byte, error) {
 			main, side := c, c
 			main.Max.X -= width + legendGap
 			side.Min.X = main.Max.X + legendGap
-			side.Max.Y -= pl.Title.TextStyle.FontExtents().Height + legendGap // below the title's line
 			pl.Draw(main)
 			leg.Draw(side)
 			return
@@ -207,7 +207,7 @@ func drawCurves(f Figure, format Format, o Options) ([]byte, error) {
 			pl.Y.Tick.Marker = wholeTicks{}
 		}
 		pl.Draw(c)
-	})
+	}, nil
 }
 
 // makeLegendRoom adds headroom above the curves for the legend at the top right:

@@ -180,10 +180,19 @@ func Draw(f Figure, format Format, o Options) ([]byte, error) {
 	if err := checkFigureText(f); err != nil {
 		return nil, err
 	}
-	if f.Grid != nil {
-		return drawHeatmap(f, *f.Grid, format, o)
+	paint, err := painter(f, o)
+	if err != nil {
+		return nil, err
 	}
-	return drawCurves(f, format, o)
+	return encode(format, o, paint)
+}
+
+// painter is what draws figure f onto a canvas (inside its margin), with options o.
+func painter(f Figure, o Options) (func(draw.Canvas), error) {
+	if f.Grid != nil {
+		return drawHeatmap(f, *f.Grid, o)
+	}
+	return drawCurves(f, o)
 }
 
 // checkFigureText reports the first title, label or legend entry of f that the

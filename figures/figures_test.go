@@ -2,12 +2,16 @@ package figures
 
 import (
 	"bytes"
+	"image"
 	"image/color"
+	"math"
 	"image/png"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
@@ -165,5 +169,187 @@ func TestSVGFontFallbacks(t *testing.T) {
 	}
 	if !strings.Contains(string(body), "Verdana") || strings.Contains(string(body), "font-family:DejaVu Sans;") {
 		t.Errorf("the SVG's text has no metric-compatible fallback font")
+	}
+}
+
+// dark says whether a pixel is ink: luminance under half.
+func dark(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return (299*r+587*g+114*b)/1000 < 0x8000
+}
+
+// inkBands are the runs of rows from y0 to y1 of img that have ink between columns
+// x0 and x1, skipping the columns in skip, top to bottom.
+func inkBands(img image.Image, x0, x1, y0, y1 int, skip map[int]bool) [][2]int {
+	var bands [][2]int
+	in := false
+	for y := y0; y < y1; y++ {
+		ink := false
+		for x := x0; x < x1 && !ink; x++ {
+			ink = !skip[x] && dark(img.At(x, y))
+		}
+		switch {
+		case ink && !in:
+			bands = append(bands, [2]int{y, y + 1})
+		case ink:
+			bands[len(bands)-1][1] = y + 1
+		}
+		in = ink
+	}
+	return bands
+}
+
+// titleInk is the height of a rendered figure's title: the first band of ink from
+// the top across the middle half of the width (clear of the y axis and the legend).
+func titleInk(img image.Image) int {
+	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	if b := inkBands(img, w/4, 3*w/4, 0, h, nil); len(b) > 0 {
+		return b[0][1] - b[0][0]
+	}
+	return 0
+}
+
+// sizedRecorder records a drawing on a canvas of a given size.
+type sizedRecorder struct {
+	recorder.Canvas
+	w, h vg.Length
+}
+
+func (r *sizedRecorder) Size() (vg.Length, vg.Length) { return r.w, r.h }
+
+// drawnTexts records figure f's drawing with options o and returns the em size in
+// pixels of each text drawn, at the PNG's resolution.
+func drawnTexts(t *testing.T, f Figure, o Options) map[string]float64 {
+	t.Helper()
+	o, err := o.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paint, err := painter(f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h := o.size()
+	rec := &sizedRecorder{w: w, h: h}
+	paint(draw.New(rec))
+	px := map[string]float64{}
+	for _, a := range rec.Actions {
+		if fs, ok := a.(*recorder.FillString); ok {
+			px[fs.String] = max(px[fs.String], fs.Size.Points()*o.dpi()/72)
+		}
+	}
+	return px
+}
+
+// TestSlideTextSizes renders a figure at the presets' widths and measures its text:
+// at 1920 px wide the title's ink is at least 28 px high (measured in the PNG) and
+// the tick labels are drawn at least 20 px to the em (measured in a recording of the
+// drawing), in proportion at other widths, on both slide shapes; the PNG has the
+// width asked for and the shape's height.
+func TestSlideTextSizes(t *testing.T) {
+	const minTitlePx, minTickPx = 28, 20 // at 1920 px wide: readable from the back of a lecture room
+	f := Figure{Title: "Hg per step", XLabel: "time step", YLabel: "value",
+		Series: []Series{{Label: "a", X: []float64{1, 2, 3, 4}, Y: []float64{1, 3, 2, 4}}}}
+	titles := map[int]int{}
+	for _, tc := range []struct {
+		width int
+		slide Slide
+		ratio float64
+	}{{1920, Wide, 9.0 / 16}, {1920, Standard, 3.0 / 4}, {3840, Wide, 9.0 / 16}, {960, Wide, 9.0 / 16}} {
+		body, err := Draw(f, PNG, Options{Slide: tc.slide, Width: tc.width})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := img.Bounds().Dx(), img.Bounds().Dy()
+		if w != tc.width || math.Abs(float64(h)-float64(w)*tc.ratio) > 1 {
+			t.Errorf("%d px %s: got %d×%d px", tc.width, tc.slide, w, h)
+			continue
+		}
+		title := titleInk(img)
+		texts := drawnTexts(t, f, Options{Slide: tc.slide, Width: tc.width})
+		ticks := math.Inf(1) // the smallest x tick label's em, in pixels
+		for _, l := range []string{"1", "2", "3", "4"} {
+			if px, ok := texts[l]; ok {
+				ticks = min(ticks, px)
+			}
+		}
+		scale := float64(tc.width) / 1920
+		if float64(title) < minTitlePx*scale || float64(ticks) < minTickPx*scale {
+			t.Errorf("%d px %s: the title's ink is %d px high and the tick labels' em %.1f px, want at least %.0f and %.0f", tc.width, tc.slide, title, ticks, minTitlePx*scale, minTickPx*scale)
+		}
+		t.Logf("%d px %s: the title's ink %d px high, the tick labels' em %.1f px", tc.width, tc.slide, title, ticks)
+		if tc.slide == Wide {
+			titles[tc.width] = title
+		}
+	}
+	if r := float64(titles[3840]) / float64(titles[1920]); math.Abs(r-2) > 0.1 {
+		t.Errorf("the title is %d px at 1920 px and %d px at 3840 px: want text that scales with the width", titles[1920], titles[3840])
+	}
+}
+
+// TestOptions: the zero Options are the defaults, the dark theme darkens the
+// background, and bad options are refused.
+func TestOptions(t *testing.T) {
+	f := Figure{Title: "t", Series: []Series{{Label: "a", X: []float64{1, 2}, Y: []float64{3, 4}}}}
+	corner := func(o Options) color.Color {
+		body, err := Draw(f, PNG, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := img.Bounds().Dx(); w != DefaultWidth && o.Width == 0 {
+			t.Errorf("default width: got %d px, want %d", w, DefaultWidth)
+		}
+		return img.At(1, 1)
+	}
+	if r, _, _, _ := corner(Options{}).RGBA(); r>>8 != 0xff {
+		t.Errorf("light theme: corner red %d, want white", r>>8)
+	}
+	if r, _, _, _ := corner(Options{Theme: Dark, Width: MinWidth}).RGBA(); r>>8 > 0x30 {
+		t.Errorf("dark theme: corner red %d, want a dark background", r>>8)
+	}
+	for _, o := range []Options{{Slide: "3:2"}, {Theme: "blue"}, {Width: MinWidth - 1}, {Width: MaxWidth + 1}} {
+		if _, err := Draw(f, PNG, o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
+
+// TestMathText: the maths between \( and \) loses its markup and keeps its
+// characters; what it cannot typeset is an error.
+func TestMathText(t *testing.T) {
+	for in, want := range map[string]string{
+		`\(\|\partial L/\partial H_t\|\)`:                   "‖∂L/∂Ht‖",
+		`attention weights \(\alpha_{t'j}\)`:                "attention weights αt′j",
+		`\((\rho(W_{hh})\cdot\gamma)^{T-t}\)`:               "(ρ(Whh)·γ)T−t",
+		`\(H_t^{(l)}\) per layer`:                           "Ht(l) per layer",
+		`\(P(\hat{y}_{t'} \mid x)\)`:                        "P(ŷt′ | x)",
+		`min_freq and W_hh outside maths stay as they are`: "min_freq and W_hh outside maths stay as they are",
+	} {
+		if got := PlainText(in); got != want {
+			t.Errorf("PlainText(%q) = %q, want %q", in, got, want)
+		}
+		if err := CheckText(in); err != nil {
+			t.Errorf("CheckText(%q): %v", in, err)
+		}
+	}
+	for _, bad := range []string{`\(x`, `\(\nosuch\)`, `\(x_{t\)`, `\(x}\)`, `\(x_\)`} {
+		if err := CheckText(bad); err == nil {
+			t.Errorf("CheckText(%q): no error", bad)
+		}
+		if _, err := Draw(Figure{Title: bad}, SVG, Options{}); err == nil {
+			t.Errorf("Draw with the title %q: no error", bad)
+		}
+	}
+	spans, _ := layout(`\(R_t\)`)
+	if len(spans) != 2 || !spans[0].italic || spans[1].size >= 1 || spans[1].rise >= 0 {
+		t.Errorf(`\(R_t\): got spans %+v, want an oblique R and a smaller, lower t`, spans)
 	}
 }

@@ -66,9 +66,8 @@ func (b colourBar) Plot(c draw.Canvas, p *plot.Plot) {
 func (b colourBar) DataRange() (xmin, xmax, ymin, ymax float64) { return 0, 1, b.lo, b.hi }
 
 // drawHeatmap draws g as a heatmap with labelled rows and columns and a colour bar on
-// the right, on the grid's fixed scale, with f's title and axis labels, in the given
-// format.
-func drawHeatmap(f Figure, g Grid, format Format, o Options) ([]byte, error) {
+// the right, on the grid's fixed scale, with f's title and axis labels.
+func drawHeatmap(f Figure, g Grid, o Options) (func(draw.Canvas), error) {
 	th := themeColours[o.Theme]
 	cm := viridis()
 	cm.SetMin(g.Lo)
@@ -98,7 +97,8 @@ func drawHeatmap(f Figure, g Grid, format Format, o Options) ([]byte, error) {
 	bar.Add(colourBar{cm: cm, lo: g.Lo, hi: g.Hi})
 	bar.Y.Tick.Marker = linearTicks{}
 	barWidth := vg.Points(tickSize) * 6 // the bar and its tick labels
-	return encode(format, o, func(c draw.Canvas) {
+	return func(c draw.Canvas) {
+		c = titleAcross(c, pl)
 		main, side := c, c
 		main.Max.X -= barWidth
 		side.Min.X = main.Max.X + vg.Points(tickSize)
@@ -106,5 +106,5 @@ func drawHeatmap(f Figure, g Grid, format Format, o Options) ([]byte, error) {
 		side.Min.Y, side.Max.Y = dc.Min.Y, dc.Max.Y
 		pl.Draw(main)
 		bar.Draw(side)
-	})
+	}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Text sizes in points of the figureWidth (8 in) figure: at 1920 px wide a point is
@@ -54,4 +55,20 @@ func newGrid(th colours) *plotter.Grid {
 	g := plotter.NewGrid()
 	g.Vertical.Color, g.Horizontal.Color = th.grid, th.grid
 	return g
+}
+
+// titleAcross draws pl's title centred across the whole of c, not only over the
+// plot's part of it (a scatter's legend or a heatmap's colour bar takes the rest:
+// a long title centred over the plot alone ran off the left edge), takes it off pl,
+// and returns the canvas under it.
+func titleAcross(c draw.Canvas, pl *plot.Plot) draw.Canvas {
+	if pl.Title.Text == "" {
+		return c
+	}
+	sty := pl.Title.TextStyle
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, pl.Title.Text)
+	c.Max.Y -= sty.Height(pl.Title.Text) + pl.Title.Padding
+	pl.Title.Text = ""
+	return c
 }
