@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"image"
 	"image/color"
-	"math"
 	"image/png"
+	"math"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -326,11 +326,11 @@ func TestOptions(t *testing.T) {
 // characters; what it cannot typeset is an error.
 func TestMathText(t *testing.T) {
 	for in, want := range map[string]string{
-		`\(\|\partial L/\partial H_t\|\)`:                   "‖∂L/∂Ht‖",
-		`attention weights \(\alpha_{t'j}\)`:                "attention weights αt′j",
-		`\((\rho(W_{hh})\cdot\gamma)^{T-t}\)`:               "(ρ(Whh)·γ)T−t",
-		`\(H_t^{(l)}\) per layer`:                           "Ht(l) per layer",
-		`\(P(\hat{y}_{t'} \mid x)\)`:                        "P(ŷt′ | x)",
+		`\(\|\partial L/\partial H_t\|\)`:                  "‖∂L/∂Ht‖",
+		`attention weights \(\alpha_{t'j}\)`:               "attention weights αt′j",
+		`\((\rho(W_{hh})\cdot\gamma)^{T-t}\)`:              "(ρ(Whh)·γ)T−t",
+		`\(H_t^{(l)}\) per layer`:                          "Ht(l) per layer",
+		`\(P(\hat{y}_{t'} \mid x)\)`:                       "P(ŷt′ | x)",
 		`min_freq and W_hh outside maths stay as they are`: "min_freq and W_hh outside maths stay as they are",
 	} {
 		if got := PlainText(in); got != want {
