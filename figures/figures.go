@@ -27,7 +27,7 @@ const figureWidth = 8 * vg.Inch
 const (
 	DefaultWidth = 1920 // a full-HD projector shows it pixel for pixel
 	MinWidth     = 640  // narrower, 10-point tick labels fall under 11 px and blur
-	MaxWidth     = 3840 // a 4K projector's width: a 16:9 RGBA canvas of 33 MB while it is drawn
+	MaxWidth     = 3840 // a 4K projector's width: an RGBA canvas of 33 MB (16:9) to 44 MB (4:3) while it is drawn
 )
 
 // Slide is the shape of the slide a figure fills, width:height.
