@@ -19,7 +19,7 @@ import (
 // TestDrawDeterministic: the same series give the same image, and a log axis
 // survives curves that are zero everywhere.
 func TestDrawDeterministic(t *testing.T) {
-	f := Figure{Title: "‖∂L/∂H_t‖", XLabel: "t", YLabel: "norm", LogY: true,
+	f := Figure{Title: `\(\|\partial L/\partial H_t\|\)`, XLabel: "t", YLabel: "norm", LogY: true,
 		Series: []Series{{Label: "a", X: []float64{1, 2, 3}, Y: []float64{1, 1e-3, 1e-6}}}}
 	a, err := Draw(f, PNG, Options{})
 	if err != nil {
@@ -39,7 +39,7 @@ func TestDrawDeterministic(t *testing.T) {
 // fixed scale (viridis #440154 at Lo, #fde725 at Hi), the same every time; an empty
 // grid still draws.
 func TestDrawHeatmap(t *testing.T) {
-	f := Figure{Title: "attention weights α_t'j", XLabel: "source", YLabel: "output",
+	f := Figure{Title: `attention weights \(\alpha_{t'j}\)`, XLabel: "source", YLabel: "output",
 		Grid: &Grid{Rows: []string{"ils", "<eos>"}, Cols: []string{"they", "·", "."}, Values: [][]float64{{0, 1, 0}, {0, 0, 0}}, Lo: 0, Hi: 1}}
 	a, err := Draw(f, PNG, Options{})
 	if err != nil {
