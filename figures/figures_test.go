@@ -353,3 +353,16 @@ func TestMathText(t *testing.T) {
 		t.Errorf(`\(R_t\): got spans %+v, want an oblique R and a smaller, lower t`, spans)
 	}
 }
+
+// TestCanvasBytes: a PNG's canvas holds its RGBA pixels; vector drawings hold none.
+func TestCanvasBytes(t *testing.T) {
+	if got := CanvasBytes(PNG, Options{}); got != 4*1920*1080 {
+		t.Errorf("default PNG: got %d bytes, want %d", got, 4*1920*1080)
+	}
+	if got := CanvasBytes(PNG, Options{Slide: Standard, Width: MaxWidth}); got != 4*3840*2880 {
+		t.Errorf("4:3 at 3840 px: got %d bytes, want %d", got, 4*3840*2880)
+	}
+	if got := CanvasBytes(PDF, Options{Width: MaxWidth}); got != 0 {
+		t.Errorf("PDF: got %d bytes, want 0", got)
+	}
+}

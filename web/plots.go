@@ -50,9 +50,9 @@ func (s *Server) plotExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	// The model is held while it trains and is drawn: it counts against the memory of
-	// lesson runs, like a page's.
-	cost := footprint(l, trained > 0)
+	// The model is held while it trains and is drawn, and a PNG's canvas while it is
+	// drawn: they count against the memory of lesson runs, like a page's.
+	cost := footprint(l, trained > 0) + figures.CanvasBytes(format, opts)
 	if !s.memory.take(cost) {
 		writeError(w, http.StatusServiceUnavailable, "the server is full: it has no memory to draw this export now; try again in a minute")
 		return
