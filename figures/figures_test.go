@@ -16,6 +16,15 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
+func mustDraw(t *testing.T, f Figure, format Format) []byte {
+	t.Helper()
+	b, err := Draw(f, format, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestDrawDeterministic: the same series give the same image, and a log axis
 // survives curves that are zero everywhere.
 func TestDrawDeterministic(t *testing.T) {
@@ -28,6 +37,9 @@ func TestDrawDeterministic(t *testing.T) {
 	b, _ := Draw(f, PNG, Options{})
 	if !bytes.Equal(a, b) {
 		t.Errorf("two drawings of the same figure differ")
+	}
+	if a, b := mustDraw(t, f, PDF), mustDraw(t, f, PDF); !bytes.Equal(a, b) {
+		t.Errorf("two PDFs of the same figure differ (a date, or the fonts' order)")
 	}
 	f.Series = []Series{{Label: "zero", X: []float64{1}, Y: []float64{0}}}
 	if _, err := Draw(f, SVG, Options{}); err != nil {

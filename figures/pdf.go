@@ -197,7 +197,12 @@ func (c *pdfCanvas) FillString(f font.Face, pt vg.Point, text string) {
 		if _, err := f.Face.WriteSourceTo(nil, &buf); err != nil {
 			panic(fmt.Errorf("figures: the font %s has no source: %w", f.Name(), err))
 		}
-		name = fmt.Sprintf("F%d", len(c.fonts)+1)
+		var b sfnt.Buffer
+		ps, err := f.Face.Name(&b, sfnt.NameIDPostScript) // the name a reader lists: DejaVuSans-Oblique
+		if err != nil || ps == "" {
+			ps = fmt.Sprintf("F%d", len(c.fonts)+1)
+		}
+		name = ps
 		c.doc.AddUTF8FontFromBytes(name, "", buf.Bytes())
 		c.fonts[f.Face] = name
 	}
