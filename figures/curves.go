@@ -188,6 +188,7 @@ func drawCurves(f Figure, o Options) (func(draw.Canvas), error) {
 			// A scatter fills its whole area: its legend goes beside it, not over the points.
 			c = titleAcross(c, pl)
 			leg := pl.Legend
+			leg.TextStyle.Font.Size = vg.Points(tickSize) // beside the scatter it takes width from the points
 			pl.Legend = plot.NewLegend()
 			var width vg.Length
 			for _, l := range legend {
