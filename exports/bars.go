@@ -48,7 +48,7 @@ func barsFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	b.Categories = tokens(names, n)
 	f := figures.Figure{Title: stepTitle(v, p), XLabel: xLabel, Bars: b}
 	if s, ok := scaleOf(v, p); ok {
-		f.YRange = s
+		f.YScale = s
 	}
 	return f, nil
 }

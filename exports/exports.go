@@ -3,10 +3,8 @@ package exports
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"unroll/figures"
 	"unroll/lessons"
@@ -80,22 +78,14 @@ func Find(l *lessons.Lesson, id string) (lessons.Panel, bool) {
 	return ps[i], true
 }
 
-// inlineMath finds the TeX between \( and \) in a title.
-var inlineMath = regexp.MustCompile(`\\\((.*?)\\\)`)
-
 // Text is a page title or label (prose with inline TeX between \( and \)) as a
-// figure's text: the TeX between $ signs, which figures typesets with sub- and
-// superscripts, and literal dollar signs escaped.
+// figure's text: as it is, which figures typesets, or, where it uses TeX the figures'
+// typesetter does not know (\mathrm, \sqrt …), as plain text.
 func Text(s string) string {
-	var b strings.Builder
-	last := 0
-	for _, m := range inlineMath.FindAllStringSubmatchIndex(s, -1) {
-		b.WriteString(strings.ReplaceAll(s[last:m[0]], "$", `\$`))
-		b.WriteString("$" + s[m[2]:m[3]] + "$")
-		last = m[1]
+	if figures.CheckText(s) != nil {
+		return figures.Plain(s)
 	}
-	b.WriteString(strings.ReplaceAll(s[last:], "$", `\$`))
-	return b.String()
+	return s
 }
 
 // scaleOf is the panel's fixed value range, if it has one: the static "scales" the

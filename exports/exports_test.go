@@ -54,7 +54,7 @@ func TestEveryDataPanelDraws(t *testing.T) {
 				t.Errorf("%s/%s at the last step: %v", l.Slug, p.ID, err)
 				continue
 			}
-			b, err := figures.Draw(f, figures.PNG)
+			b, err := figures.Draw(f, figures.PNG, figures.Options{})
 			if err != nil {
 				t.Fatalf("%s/%s: %v", l.Slug, p.ID, err)
 			}

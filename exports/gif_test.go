@@ -3,6 +3,7 @@ package exports
 import (
 	"context"
 	"testing"
+	"unroll/figures"
 )
 
 // noTurn draws at once (the tests have no scheduler).
@@ -21,7 +22,7 @@ func BenchmarkGIF(b *testing.B) {
 	}
 	p, _ := Find(l, "dH")
 	for b.Loop() {
-		if _, err := GIF(context.Background(), v, p, noTurn); err != nil {
+		if _, err := GIF(context.Background(), v, p, figures.Options{Width: 1280}, noTurn); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -48,7 +48,7 @@ func lineFigure(v View, p lessons.Panel) (figures.Figure, error) {
 		return figures.Figure{}, errNoData(p, "step forward to draw the curves")
 	}
 	if s, ok := scaleOf(v, p); ok {
-		f.YRange = s
+		f.YScale = s
 	}
 	ax := v.axisOf(p.Arrays)
 	f.XLabel = orDefault(ax.ColTitle, "step")

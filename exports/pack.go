@@ -18,32 +18,52 @@ import (
 // Drawing a pack or an animation takes one turn a figure, so other work runs between.
 type Turn func() (release func(), err error)
 
-// GIF is panel p stepping through view v as an animated GIF: its figure at scrubber
-// steps 1..Step (at most figures.MaxFrames of them, evenly spaced, the last always
-// kept), each drawn in a turn.
-func GIF(ctx context.Context, v View, p lessons.Panel, turn Turn) ([]byte, error) {
+// GIF is panel p stepping through view v as an animated GIF drawn with options o:
+// its figure at scrubber steps 1..Step (at most figures.MaxFrames of them, evenly
+// spaced, the last always kept), each drawn in a turn. The last frame is drawn first:
+// its colours are the GIF's.
+func GIF(ctx context.Context, v View, p lessons.Panel, o figures.Options, turn Turn) ([]byte, error) {
 	fs, err := animation(ctx, v, p)
 	if err != nil {
 		return nil, err
 	}
-	imgs := make([]*image.RGBA, len(fs))
-	for i, f := range fs {
+	raster := func(f figures.Figure) (*image.RGBA, error) {
 		release, err := turn()
 		if err != nil {
 			return nil, err
 		}
-		imgs[i], err = figures.Raster(f)
-		release()
+		defer release()
+		return figures.Raster(f, o)
+	}
+	last, err := raster(fs[len(fs)-1])
+	if err != nil {
+		return nil, err
+	}
+	a := figures.NewAnimation(last)
+	for _, f := range fs[:len(fs)-1] {
+		img, err := raster(f)
 		if err != nil {
 			return nil, err
 		}
+		if err := a.Add(img); err != nil {
+			return nil, refused(err)
+		}
+	}
+	if err := a.Add(last); err != nil {
+		return nil, refused(err)
 	}
 	release, err := turn()
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	return figures.Animate(imgs)
+	return a.Encode()
+}
+
+// refused is a limit of figures (an animation too large to hold) as this package's
+// error, which the server answers with 400.
+func refused(err error) error {
+	return fmt.Errorf("exports: %s", strings.TrimPrefix(err.Error(), "figures: "))
 }
 
 // animation is panel p's figures at the view's steps, as GIF draws them.
@@ -75,7 +95,7 @@ func animation(ctx context.Context, v View, p lessons.Panel) ([]figures.Figure, 
 // numbers behind each as CSV, and a README naming the page (url reproduces the view)
 // and its parameter values. A panel with nothing to draw at this step is listed in
 // the README, not drawn. It stops with ctx's error when ctx ends.
-func Pack(ctx context.Context, v View, url string, params map[string]string, turn Turn) ([]byte, error) {
+func Pack(ctx context.Context, v View, url string, params map[string]string, o figures.Options, turn Turn) ([]byte, error) {
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)
 	var drawn, skipped []string
@@ -93,7 +113,7 @@ func Pack(ctx context.Context, v View, url string, params map[string]string, tur
 			if err != nil {
 				return nil, err
 			}
-			b, err := figures.Draw(f, format)
+			b, err := figures.Draw(f, format, o)
 			release()
 			if err != nil {
 				return nil, err

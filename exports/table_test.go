@@ -152,7 +152,7 @@ func figureTexts(f figures.Figure) []string {
 
 // TestTablePanelsExport: every panel of the table and diagram kinds of every lesson,
 // at its defaults, at a middle and at the last step, exports as a PNG that decodes
-// (1600 px wide), an SVG that is XML with the title's words, and a PDF whose text has
+// (figures.DefaultWidth px wide), an SVG that is XML with the title's words, and a PDF whose text has
 // the table's cells or the diagram's node labels. A panel may have nothing to draw
 // only where its data is absent at that step, and then says so.
 func TestTablePanelsExport(t *testing.T) {
@@ -230,7 +230,7 @@ func hasPrediction(v View, p lessons.Panel) bool {
 // checkFormats draws f as PNG, SVG and PDF and checks each decodes and shows f.
 func checkFormats(t *testing.T, name string, p lessons.Panel, f figures.Figure) {
 	t.Helper()
-	b, err := figures.Draw(f, figures.PNG)
+	b, err := figures.Draw(f, figures.PNG, figures.Options{})
 	if err != nil {
 		t.Errorf("%s PNG: %v", name, err)
 		return
@@ -238,10 +238,10 @@ func checkFormats(t *testing.T, name string, p lessons.Panel, f figures.Figure) 
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		t.Errorf("%s PNG: %v", name, err)
-	} else if w := img.Bounds().Dx(); w != 1600 {
-		t.Errorf("%s PNG: %d px wide, want 1600", name, w)
+	} else if w := img.Bounds().Dx(); w != figures.DefaultWidth {
+		t.Errorf("%s PNG: %d px wide, want %d", name, w, figures.DefaultWidth)
 	}
-	svg, err := figures.Draw(f, figures.SVG)
+	svg, err := figures.Draw(f, figures.SVG, figures.Options{})
 	if err != nil {
 		t.Errorf("%s SVG: %v", name, err)
 		return
@@ -249,7 +249,7 @@ func checkFormats(t *testing.T, name string, p lessons.Panel, f figures.Figure) 
 	if text, want := squeeze(svgText(t, svg)), squeeze(plainTitle(p)); !strings.Contains(text, want) {
 		t.Errorf("%s SVG: no title %q in its text", name, want)
 	}
-	pdf, err := figures.Draw(f, figures.PDF)
+	pdf, err := figures.Draw(f, figures.PDF, figures.Options{})
 	if err != nil {
 		t.Errorf("%s PDF: %v", name, err)
 		return

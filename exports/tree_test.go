@@ -86,7 +86,7 @@ func TestTreeFigure(t *testing.T) {
 	if bestEdges != best-1 {
 		t.Errorf("after the search: %d edges on the best path, want %d", bestEdges, best-1)
 	}
-	pdf, err := figures.Draw(f, figures.PDF)
+	pdf, err := figures.Draw(f, figures.PDF, figures.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,17 +23,17 @@ type BarGroup struct {
 	Values []float64
 }
 
-// drawBars draws f's bars with f's title and axis labels, on f.YRange when it is set,
-// in the given format.
-func drawBars(f Figure, b Bars, format Format) ([]byte, error) {
-	pl := plot.New()
+// drawBars is the painter of f's bars with f's title and axis labels, on f.YScale
+// when it is set.
+func drawBars(f Figure, b Bars, o Options) (func(draw.Canvas), error) {
+	th := themeColours[o.Theme]
+	pl := newPlot(th)
 	pl.Title.Text = f.Title
-	pl.Title.TextStyle.Font.Size = vg.Points(14)
 	pl.X.Label.Text = f.XLabel
 	pl.Y.Label.Text = f.YLabel
 	pl.Legend.Top = true
 	pl.Y.Tick.Marker = linearTicks{}
-	pl.Add(plotter.NewGrid())
+	pl.Add(newGrid(th))
 	n := len(b.Groups)
 	labels := make([]string, n)
 	for i, g := range b.Groups {
@@ -52,7 +52,7 @@ func drawBars(f Figure, b Bars, format Format) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		bc.Color = styles[i].Colour.RGBA()
+		bc.Color = themed(styles[i].Colour.RGBA(), th)
 		bc.LineStyle.Width = 0
 		bc.Offset = width * vg.Length(float64(i)-float64(n-1)/2)
 		pl.Add(bc)
@@ -74,13 +74,14 @@ func drawBars(f Figure, b Bars, format Format) ([]byte, error) {
 			pl.X.Tick.Marker = plot.ConstantTicks(ticks)
 		}
 	}
-	if len(f.YRange) == 2 {
-		pl.Y.Min, pl.Y.Max = min(f.YRange[0], 0), max(f.YRange[1], 0)
+	if len(f.YScale) == 2 {
+		pl.Y.Min, pl.Y.Max = min(f.YScale[0], 0), max(f.YScale[1], 0)
 	}
-	return encode(format, func(c draw.Canvas) {
+	return func(c draw.Canvas) {
+		c = titleAcross(c, pl)
 		if n > 1 {
 			makeLegendRoom(pl, c, labels, false)
 		}
 		pl.Draw(c)
-	})
+	}, nil
 }

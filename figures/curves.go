@@ -82,6 +82,15 @@ func (diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) 
 	c.Fill(p)
 }
 
+// themed is a palette colour on the theme: its black becomes the theme's text colour
+// (black vanishes on the dark theme's background).
+func themed(c color.RGBA, th colours) color.Color {
+	if c == (color.RGBA{0x00, 0x00, 0x00, 0xFF}) {
+		return th.foreground
+	}
+	return c
+}
+
 // Glyphs of a Points figure: a dot, and for the series after the palette's colours
 // are used up, a ring around the point (a lesson puts a marked subset there, such as
 // a word and its neighbours, drawn over the dots of the same points).
@@ -110,7 +119,7 @@ func (ringGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 // addPoints draws series i of a Points figure: a dot per point in colour c (once i has
 // gone through the palette, a ring, in another colour of the palette), the series in
 // the legend, and the points' labels (those that are not "") beside them.
-func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.RGBA, i int) error {
+func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.Color, i int, th colours) error {
 	dots, err := plotter.NewScatter(pts)
 	if err != nil {
 		return err
@@ -120,7 +129,7 @@ func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.RGBA, i int) er
 	dots.GlyphStyle.Radius = vg.Points(dotRadius)
 	offset := vg.Points(3)
 	if i >= len(pointColours) {
-		dots.GlyphStyle.Color = unrollpalette.Categorical[(i-len(pointColours)+ringFirstColour)%len(unrollpalette.Categorical)].RGBA()
+		dots.GlyphStyle.Color = themed(unrollpalette.Categorical[(i-len(pointColours)+ringFirstColour)%len(unrollpalette.Categorical)].RGBA(), th)
 		dots.GlyphStyle.Shape = ringGlyph{}
 		dots.GlyphStyle.Radius = vg.Points(ringRadius)
 		offset = vg.Points(ringRadius + 1)
@@ -143,7 +152,7 @@ func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.RGBA, i int) er
 	}
 	for j := range labels.TextStyle {
 		labels.TextStyle[j].Font.Size = vg.Points(7)
-		labels.TextStyle[j].Color = color.RGBA{0x1d, 0x24, 0x30, 0xff}
+		labels.TextStyle[j].Color = th.foreground
 		labels.TextStyle[j].XAlign = draw.XLeft
 	}
 	labels.Offset = vg.Point{X: offset, Y: vg.Points(1)}
@@ -153,20 +162,20 @@ func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.RGBA, i int) er
 
 // drawCurves draws f's series as lines (as labelled points when f.Points) with f's
 // title and axis labels (log y when f.LogY: points with y ≤ 0 cannot be drawn there
-// and are left out) in the given format.
-func drawCurves(f Figure, format Format) ([]byte, error) {
-	pl := plot.New()
+// and are left out).
+func drawCurves(f Figure, o Options) (func(draw.Canvas), error) {
+	th := themeColours[o.Theme]
+	pl := newPlot(th)
 	pl.Title.Text = f.Title
 	pl.X.Label.Text = f.XLabel
 	pl.Y.Label.Text = f.YLabel
 	pl.Legend.Top = true
-	pl.Title.TextStyle.Font.Size = vg.Points(14)
 	pl.X.Tick.Marker, pl.Y.Tick.Marker = linearTicks{}, linearTicks{}
 	if f.LogY {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicks{}
 	}
-	pl.Add(plotter.NewGrid())
+	pl.Add(newGrid(th))
 	var legend []string // the labels in the legend, in order
 	var xs, ys [][]float64
 	var labels []string
@@ -212,7 +221,7 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 			continue
 		}
 		if f.Points {
-			if err := addPoints(pl, s, pts, pointColours[i%len(pointColours)].RGBA(), i); err != nil {
+			if err := addPoints(pl, s, pts, themed(pointColours[i%len(pointColours)].RGBA(), th), i, th); err != nil {
 				return nil, err
 			}
 			continue
@@ -222,7 +231,7 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 			return nil, err
 		}
 		st := styles[i]
-		line.Color = st.Colour.RGBA()
+		line.Color = themed(st.Colour.RGBA(), th)
 		line.Width = vg.Points(2)
 		line.Dashes = lineDashes(st.Dash)
 		pl.Add(line)
@@ -250,19 +259,22 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 	if len(f.XRange) == 2 {
 		pl.X.Min, pl.X.Max = f.XRange[0], f.XRange[1]
 	}
-	if len(f.YRange) == 2 { // the page's fixed axis: a 1 % dip stays a 1 % dip
-		pl.Y.Min, pl.Y.Max = f.YRange[0], f.YRange[1]
+	fixedY := len(f.YScale) == 2 && f.YScale[0] < f.YScale[1]
+	if fixedY { // the page's fixed axis: a 1 % dip stays a 1 % dip
+		pl.Y.Min, pl.Y.Max = f.YScale[0], f.YScale[1]
 	}
 	if f.Now > 0 {
-		pl.Add(nowLine{x: f.Now})
+		pl.Add(nowLine{x: f.Now, colour: th.foreground})
 	}
 	if wholeAxis(xs, pl.X.Min, pl.X.Max) {
 		pl.X.Tick.Marker = wholeTicks{}
 	}
-	return encode(format, func(c draw.Canvas) {
+	return func(c draw.Canvas) {
 		if f.Points && len(legend) > 0 {
 			// A scatter fills its whole area: its legend goes beside it, not over the points.
+			c = titleAcross(c, pl)
 			leg := pl.Legend
+			leg.TextStyle.Font.Size = vg.Points(tickSize) // beside the scatter it takes width from the points
 			pl.Legend = plot.NewLegend()
 			var width vg.Length
 			for _, l := range legend {
@@ -271,19 +283,18 @@ func drawCurves(f Figure, format Format) ([]byte, error) {
 			main, side := c, c
 			main.Max.X -= width + legendGap
 			side.Min.X = main.Max.X + legendGap
-			side.Max.Y -= pl.Title.TextStyle.FontExtents().Height + legendGap // below the title's line
 			pl.Draw(main)
 			leg.Draw(side)
 			return
 		}
-		if len(f.YRange) != 2 {
+		if !fixedY {
 			makeLegendRoom(pl, c, legend, f.LogY)
 		}
 		if !f.LogY && wholeAxis(ys, pl.Y.Min, pl.Y.Max) {
 			pl.Y.Tick.Marker = wholeTicks{}
 		}
 		pl.Draw(c)
-	})
+	}, nil
 }
 
 // makeLegendRoom adds headroom above the curves for the legend at the top right:
@@ -316,7 +327,10 @@ func makeLegendRoom(pl *plot.Plot, c draw.Canvas, labels []string, logY bool) {
 
 // nowLine is the current step on a figure of curves: a vertical line at x, as the
 // pages draw it.
-type nowLine struct{ x float64 }
+type nowLine struct {
+	x      float64
+	colour color.Color // the theme's text colour
+}
 
 func (n nowLine) Plot(c draw.Canvas, pl *plot.Plot) {
 	tx, _ := pl.Transforms(&c)
@@ -324,6 +338,6 @@ func (n nowLine) Plot(c draw.Canvas, pl *plot.Plot) {
 	if x < c.Min.X || x > c.Max.X {
 		return
 	}
-	sty := draw.LineStyle{Color: color.RGBA{0x1d, 0x24, 0x30, 0xff}, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+	sty := draw.LineStyle{Color: n.colour, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
 	c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)
 }

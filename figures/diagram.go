@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -86,7 +85,6 @@ var (
 const (
 	bodySize  = 11 // a cell's or node's text
 	smallSize = 8.5
-	titleSize = 14 // the figure's title, never scaled
 	// minSmall is the smallest type drawn: 20 px on a 1920 px wide slide is 1/96 of the
 	// width, 6 pt of the figure's 8 in.
 	minSmall = 6.0
@@ -94,21 +92,15 @@ const (
 	maxScale = 1.6 // a small table or diagram grows to at most this, so it does not look bloated
 )
 
-// fonts of the drawings: Liberation Sans (metric-compatible with Arial).
-var (
-	sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-	plain    = text.Plain{Fonts: font.DefaultCache}
-)
-
-// textStyle is Liberation Sans of the given size and colour, centred vertically on
+// textStyle is the figures' font (DejaVu Sans, maths in \( … \) typeset) of the given size and colour, centred vertically on
 // its point and aligned horizontally by xAlign. What would be bold (bold) is drawn in
 // the regular face: gonum's PDF canvas registers each face without its style and then
 // asks for a bold one by style, which it cannot find; emphasis is the marks' outlines.
 func textStyle(size float64, bold bool, c color.Color, xAlign text.XAlignment) draw.TextStyle {
 	_ = bold
-	f := sansFont
+	f := figureFont
 	f.Size = vg.Length(size)
-	return draw.TextStyle{Color: c, Font: f, XAlign: xAlign, YAlign: draw.YCenter, Handler: plain}
+	return draw.TextStyle{Color: c, Font: f, XAlign: xAlign, YAlign: draw.YCenter, Handler: mathText{}}
 }
 
 // textWidth is the width of s at scale 1 in points. A table is laid out at many
@@ -375,45 +367,48 @@ func keyRows(entries []KeyEntry, width float64) int {
 	return rows
 }
 
-// drawTitle draws a figure's title centred at the top of c and returns the canvas
-// below it. TeX between $ signs is typeset (gonum's text.Latex); a title it cannot
-// parse is drawn as plain text without the $ signs.
-func drawTitle(c draw.Canvas, title string) draw.Canvas {
+// drawTitle draws a figure's title centred at the top of c in the theme's text colour
+// and returns the canvas below it. Maths in \( … \) is typeset; a title the figures'
+// typesetter cannot set is drawn as Plain text.
+func drawTitle(c draw.Canvas, title string, th colours) draw.Canvas {
 	if title == "" {
 		return c
 	}
-	sty := textStyle(titleSize, false, color.Black, draw.XCenter)
+	if CheckText(title) != nil {
+		title = Plain(title)
+	}
+	sty := textStyle(titleSize, false, th.foreground, draw.XCenter)
 	sty.YAlign = draw.YTop
-	if strings.Contains(strings.ReplaceAll(title, `\$`, ""), "$") {
-		latex := sty
-		latex.Handler = text.Latex{Fonts: font.DefaultCache}
-		if typesets(latex, title) {
-			sty = latex
-		} else {
-			title = untex(title)
-		}
-	}
-	if sty.Handler == plain {
-		title = strings.ReplaceAll(title, `\$`, "$")
-	}
 	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, title)
 	c.Max.Y -= sty.Height(title) + vg.Points(8)
 	return c
 }
 
-// untex writes a title's TeX as plain text, for the TeX that gonum's typesetter
-// cannot parse: the $ signs and braces dropped, the lectures' few commands as their
-// Unicode signs (y_{t'} reads y_t').
-func untex(s string) string {
-	s = strings.ReplaceAll(s, `\$`, "\x00")
+// card is the colours a table or diagram is drawn in: its marks and fills are made
+// for a light ground, so on the dark theme it sits on a light card (painted on c).
+func card(c draw.Canvas, o Options) colours {
+	if o.Theme != Dark {
+		return themeColours[o.Theme]
+	}
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	return themeColours[Light]
+}
+
+// Plain writes the maths of s (TeX in \( … \)) as plain Unicode text, for the TeX the
+// figures' typesetter cannot set: the delimiters and braces dropped, the lectures'
+// commands as their signs (y_{t'} reads y_t').
+func Plain(s string) string {
+	s = strings.NewReplacer(`\(`, "", `\)`, "").Replace(s)
 	s = texSigns.Replace(s)
-	s = strings.NewReplacer("$", "", "{", "", "}", "").Replace(s)
-	return strings.ReplaceAll(s, "\x00", "$")
+	return strings.NewReplacer("{", "", "}", "").Replace(s)
 }
 
 // texSigns are the TeX commands of the lessons' titles and their plain-text signs.
-var texSigns = strings.NewReplacer(`\mid`, "|", `\dots`, "…", `\ldots`, "…", `\to`, "→", `\hat y`, "ŷ",
-	`\mathbf`, "", `\,`, " ", `\left`, "", `\right`, "", `\cdot`, "·", `\times`, "×", `\alpha`, "α")
+var texSigns = strings.NewReplacer(`\mid`, "|", `\dots`, "…", `\ldots`, "…", `\to`, "→", `\hat y`, "ŷ", `\hat x`, "x̂",
+	`\mathbf`, "", `\mathrm`, "", `\text`, "", `\,`, " ", `\left`, "", `\right`, "", `\cdot`, "·", `\times`, "×",
+	`\alpha`, "α", `\sigma`, "σ", `\theta`, "θ", `\top`, "ᵀ", `\sqrt`, "√", `\sum`, "Σ", `\lVert`, "‖", `\rVert`, "‖",
+	`\partial`, "∂", `\odot`, "⊙", `\tilde`, "~", `\quad`, " ", `\le`, "≤", `\ge`, "≥", `\in`, "∈")
 
 // typesets reports whether the TeX handler of sty can typeset s (it panics on what it
 // cannot parse).
@@ -531,9 +526,9 @@ func edgeLook(s EdgeStyle) (col color.RGBA, width float64, dashes []float64) {
 
 // drawDiagram draws the figure's diagram under its title, scaled to fit, with its key
 // below it.
-func drawDiagram(f Figure, d Diagram, format Format) ([]byte, error) {
-	return encode(format, func(c draw.Canvas) {
-		c = drawTitle(c, f.Title)
+func drawDiagram(f Figure, d Diagram, o Options) (func(draw.Canvas), error) {
+	return func(c draw.Canvas) {
+		c = drawTitle(c, f.Title, card(c, o))
 		cw := c.Max.X - c.Min.X
 		kh := vg.Length(keyRows(d.Key, float64(cw)) * keyHeight)
 		if kh > 0 {
@@ -548,7 +543,7 @@ func drawDiagram(f Figure, d Diagram, format Format) ([]byte, error) {
 		y0 := c.Max.Y - max(0, ch-vg.Length(d.Height*s))/2
 		p := pen{c: c, x0: x0, y0: y0, s: s}
 		p.diagram(d)
-	})
+	}, nil
 }
 
 // Legible reports whether d, drawn in a figure with a one-line title, keeps its
@@ -556,7 +551,7 @@ func drawDiagram(f Figure, d Diagram, format Format) ([]byte, error) {
 // lays out more than fits shows a window of it instead.
 func (d Diagram) Legible() bool {
 	cw := figureWidth - 2*figureMargin
-	ch := figureHeight - 2*figureMargin - vg.Points(titleSize+8) - vg.Length(keyRows(d.Key, float64(cw))*keyHeight)
+	ch := slideHeights[Wide] - 2*figureMargin - vg.Points(titleSize+8) - vg.Length(keyRows(d.Key, float64(cw))*keyHeight)
 	_, ok := fitScale(d.Width, d.Height, cw, ch)
 	return ok
 }

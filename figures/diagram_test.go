@@ -21,13 +21,13 @@ func TestDiagram(t *testing.T) {
 	if countNear(img, rgb(rdbu[0])) < 1000 || countNear(img, rgb(rdbu[len(rdbu)-1])) < 1000 {
 		t.Errorf("the strip's ends are not drawn in RdBu's end colours")
 	}
-	a, _ := Draw(f, PNG)
-	b, _ := Draw(f, PNG)
+	a, _ := Draw(f, PNG, Options{})
+	b, _ := Draw(f, PNG, Options{})
 	if !bytes.Equal(a, b) {
 		t.Errorf("two drawings of the same diagram differ")
 	}
 	for _, format := range []Format{SVG, PDF} {
-		if _, err := Draw(f, format); err != nil {
+		if _, err := Draw(f, format, Options{}); err != nil {
 			t.Errorf("%s: %v", format, err)
 		}
 	}

@@ -3,11 +3,16 @@ package figures
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
 	"math"
+
 	"slices"
+
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Animation limits.
@@ -21,52 +26,87 @@ const (
 	lastDelay  = 250 // the last frame stays 2.5 s before the loop starts again
 )
 
-// Raster is figure f drawn as an image, a frame of an animation: the PNG's pixels.
-func Raster(f Figure) (*image.RGBA, error) {
-	pix, err := Draw(f, raster)
+// Raster is figure f drawn as an image with options o (at o.Width pixels, as its
+// PNG would be): a frame of an animation.
+func Raster(f Figure, o Options) (*image.RGBA, error) {
+	o, err := o.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	w, h := int(math.Round(figureWidth.Dots(figureDPI))), int(math.Round(figureHeight.Dots(figureDPI)))
-	if len(pix) != 4*w*h {
-		return nil, errors.New("figures: a raster of another size than the figure's")
+	if err := checkFigureText(f); err != nil {
+		return nil, err
 	}
-	return &image.RGBA{Pix: pix, Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}, nil
+	paint, err := painter(f, o)
+	if err != nil {
+		return nil, err
+	}
+	w, h := o.size()
+	img := image.NewRGBA(image.Rect(0, 0, o.Width, int(math.Round(float64(o.Width)*float64(h/w)))))
+	dc := draw.New(vgimg.NewWith(vgimg.UseImage(img), vgimg.UseDPI(int(math.Round(o.dpi())))))
+	dc.SetColor(themeColours[o.Theme].background)
+	dc.Fill(dc.Rectangle.Path())
+	paint(draw.Crop(dc, figureMargin, -figureMargin, figureMargin, -figureMargin))
+	return img, nil
 }
 
-// Animate encodes the images (Raster's, one a frame) as a looping animated GIF, the
-// format every slide program plays. The colours are the most used of the
-// last frame (which has the most drawn), at most 256; each frame after the first
-// carries only the rectangle that changed, so a heatmap filling a column a step stays
-// small.
-func Animate(imgs []*image.RGBA) ([]byte, error) {
-	if len(imgs) == 0 || len(imgs) > MaxFrames {
-		return nil, errors.New("figures: an animation has 1 to MaxFrames frames")
+// MaxAnimationBytes bounds what an Animation holds before it is encoded: the
+// changed rectangles of its frames, a byte a pixel. A 60-step heatmap at 1280 px
+// holds about 12 MB (a column and the title's step change a step); a figure whose
+// every frame changes whole holds a full frame each, and is refused past this.
+const MaxAnimationBytes = 48 << 20
+
+// Animation builds a looping animated GIF, the format every slide program plays, one
+// frame at a time (Raster's images). Its colours are the most used of a given frame
+// (the last, which has the most drawn), at most 256; each frame after the first keeps
+// only the rectangle that changed, so a heatmap filling a column a step stays small
+// in memory and in the file.
+type Animation struct {
+	pal  color.Palette
+	prev *image.Paletted
+	anim gif.GIF
+	held int // bytes of the frames kept
+}
+
+// NewAnimation is an empty animation whose colours are those of the image key.
+func NewAnimation(key *image.RGBA) *Animation {
+	return &Animation{pal: paletteOf(key)}
+}
+
+// Add appends img as the next frame; it fails past MaxFrames or MaxAnimationBytes.
+func (a *Animation) Add(img *image.RGBA) error {
+	if len(a.anim.Image) == MaxFrames {
+		return fmt.Errorf("figures: an animation has at most %d frames", MaxFrames)
 	}
-	pal := paletteOf(imgs[len(imgs)-1])
-	anim := &gif.GIF{LoopCount: 0}
-	var prev *image.Paletted
-	for i, img := range imgs {
-		p := toPaletted(img, pal)
-		frame := p
-		if prev != nil {
-			r := changed(prev, p)
-			if r.Empty() { // nothing changed: one pixel keeps the frame's delay
-				r = image.Rect(0, 0, 1, 1)
-			}
-			frame = p.SubImage(r).(*image.Paletted)
+	p := toPaletted(img, a.pal)
+	frame := p
+	if a.prev != nil {
+		r := changed(a.prev, p)
+		if r.Empty() { // nothing changed: one pixel keeps the frame's delay
+			r = image.Rect(0, 0, 1, 1)
 		}
-		delay := frameDelay
-		if i == len(imgs)-1 {
-			delay = lastDelay
+		frame = image.NewPaletted(r, a.pal)
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			copy(frame.Pix[frame.PixOffset(r.Min.X, y):frame.PixOffset(r.Max.X, y)], p.Pix[p.PixOffset(r.Min.X, y):p.PixOffset(r.Max.X, y)])
 		}
-		anim.Image = append(anim.Image, frame)
-		anim.Delay = append(anim.Delay, delay)
-		anim.Disposal = append(anim.Disposal, gif.DisposalNone)
-		prev = p
 	}
+	if a.held += len(frame.Pix); a.held > MaxAnimationBytes {
+		return fmt.Errorf("figures: the animation's frames change too much to hold (over %d MB)", MaxAnimationBytes>>20)
+	}
+	a.anim.Image = append(a.anim.Image, frame)
+	a.anim.Delay = append(a.anim.Delay, frameDelay)
+	a.anim.Disposal = append(a.anim.Disposal, gif.DisposalNone)
+	a.prev = p
+	return nil
+}
+
+// Encode writes the GIF; its last frame stays lastDelay before the loop starts again.
+func (a *Animation) Encode() ([]byte, error) {
+	if len(a.anim.Image) == 0 {
+		return nil, errors.New("figures: an animation has no frames")
+	}
+	a.anim.Delay[len(a.anim.Delay)-1] = lastDelay
 	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, anim); err != nil {
+	if err := gif.EncodeAll(&buf, &a.anim); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -45,19 +45,49 @@ func (g gridXYZ) Z(c, r int) float64 { return g.g.Values[r][c] }
 func (g gridXYZ) X(c int) float64    { return float64(c) }
 func (g gridXYZ) Y(r int) float64    { return -float64(r) }
 
+// colourBar is a vertical colour bar drawn as barStripes filled stripes, Lo at the
+// bottom and Hi at the top: vectors in every format, so no canvas can turn it
+// upside down (gonum's ColorBar is an image, and vgpdf drew images flipped).
+type colourBar struct {
+	cm     palette.ColorMap // with Min and Max set
+	lo, hi float64
+}
+
+// barStripes is how many stripes a colour bar has: no step shows at 4K.
+const barStripes = 256
+
+func (b colourBar) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	step := (b.hi - b.lo) / barStripes
+	for i := range barStripes {
+		v0 := b.lo + float64(i)*step
+		col, err := b.cm.At(v0 + step/2)
+		if err != nil {
+			panic(err) // inside [Min, Max] by construction
+		}
+		y0, y1 := trY(v0), trY(v0+step)
+		if i < barStripes-1 {
+			y1 += (y1 - y0) / 2 // overlap the next stripe: no hairline gaps between them
+		}
+		c.SetColor(col)
+		c.Fill(vg.Rectangle{Min: vg.Point{X: c.Min.X, Y: y0}, Max: vg.Point{X: c.Max.X, Y: y1}}.Path())
+	}
+}
+
+func (b colourBar) DataRange() (xmin, xmax, ymin, ymax float64) { return 0, 1, b.lo, b.hi }
+
 // drawHeatmap draws g as a heatmap with labelled rows and columns and a colour bar on
-// the right, on the grid's fixed scale, with f's title and axis labels, in the given
-// format.
-func drawHeatmap(f Figure, g Grid, format Format) ([]byte, error) {
+// the right, on the grid's fixed scale, with f's title and axis labels.
+func drawHeatmap(f Figure, g Grid, o Options) (func(draw.Canvas), error) {
+	th := themeColours[o.Theme]
 	cm := viridis()
 	if g.Lo < 0 && g.Hi > 0 {
 		cm = diverging()
 	}
 	cm.SetMin(g.Lo)
 	cm.SetMax(g.Hi)
-	pl := plot.New()
+	pl := newPlot(th)
 	pl.Title.Text = f.Title
-	pl.Title.TextStyle.Font.Size = vg.Points(14)
 	pl.X.Label.Text = f.XLabel
 	pl.Y.Label.Text = f.YLabel
 	if len(g.Rows) == 0 || len(g.Cols) == 0 {
@@ -83,19 +113,20 @@ func drawHeatmap(f Figure, g Grid, format Format) ([]byte, error) {
 		}
 		pl.X.Tick.Marker, pl.Y.Tick.Marker = plot.ConstantTicks(xt), plot.ConstantTicks(yt)
 	}
-	bar := plot.New()
+	bar := newPlot(th)
 	bar.HideX()
 	bar.Y.Padding = 0
-	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
+	bar.Add(colourBar{cm: cm, lo: g.Lo, hi: g.Hi})
 	bar.Y.Tick.Marker = linearTicks{}
-	const barWidth = vg.Inch * 0.9
-	return encode(format, func(c draw.Canvas) {
+	barWidth := vg.Points(tickSize) * 6 // the bar and its tick labels
+	return func(c draw.Canvas) {
+		c = titleAcross(c, pl)
 		main, side := c, c
 		main.Max.X -= barWidth
-		side.Min.X = main.Max.X + vg.Inch*0.2
-		side.Min.Y += vg.Inch * 0.53 // level with the heatmap: above the x axis, below the title
-		side.Max.Y -= vg.Inch * 0.22
+		side.Min.X = main.Max.X + vg.Points(tickSize)
+		dc := pl.DataCanvas(main) // the bar stands level with the cells
+		side.Min.Y, side.Max.Y = dc.Min.Y, dc.Max.Y
 		pl.Draw(main)
 		bar.Draw(side)
-	})
+	}, nil
 }

@@ -17,7 +17,7 @@ func TestCurvesTakeRoles(t *testing.T) {
 		{Label: "RNN ‖∂L/∂H_t‖", X: []float64{1, 2, 3}, Y: []float64{1, 2, 3}},
 		{Label: "bound", X: []float64{1, 2, 3}, Y: []float64{3, 2, 1}},
 	}}
-	b, err := Draw(f, PNG)
+	b, err := Draw(f, PNG, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -233,9 +233,9 @@ func fitTables(ts []Table, cw, ch vg.Length) (items []tableItem, s float64, drop
 
 // drawTables draws the figure's tables under its title, fitted to the figure, and
 // the union of their keys below them.
-func drawTables(f Figure, format Format) ([]byte, error) {
-	return encode(format, func(c draw.Canvas) {
-		c = drawTitle(c, f.Title)
+func drawTables(f Figure, o Options) (func(draw.Canvas), error) {
+	return func(c draw.Canvas) {
+		c = drawTitle(c, f.Title, card(c, o))
 		cw := c.Max.X - c.Min.X
 		key := keyOf(f.Tables)
 		kh := vg.Length(keyRows(key, float64(cw)) * keyHeight)
@@ -255,7 +255,7 @@ func drawTables(f Figure, format Format) ([]byte, error) {
 		}
 		p := pen{c: c, x0: c.Min.X + tableIndent*vg.Length(s), y0: c.Max.Y, s: s}
 		drawTableItems(p, items, float64(cw)/s-tableIndent)
-	})
+	}, nil
 }
 
 // keyOf is the union of the tables' keys, in order.

@@ -13,7 +13,7 @@ import (
 )
 
 // room is the canvas a figure's body has: the figure inside its margins, below a title.
-var room = struct{ w, h vg.Length }{figureWidth - 2*figureMargin, figureHeight - 2*figureMargin - vg.Points(titleSize+8)}
+var room = struct{ w, h vg.Length }{figureWidth - 2*figureMargin, slideHeights[Wide] - 2*figureMargin - vg.Points(titleSize+8)}
 
 // countNear counts the pixels within 40 (per channel, of 255) of colour c.
 func countNear(img image.Image, c color.RGBA) int {
@@ -34,7 +34,7 @@ func countNear(img image.Image, c color.RGBA) int {
 // drawPNG draws f as a PNG and decodes it.
 func drawPNG(t *testing.T, f Figure) image.Image {
 	t.Helper()
-	b, err := Draw(f, PNG)
+	b, err := Draw(f, PNG, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +63,8 @@ func TestTableMarks(t *testing.T) {
 			t.Errorf("mark %b: %d pixels of its line colour, a plain cell has %d: want at least 400 more", c.mark, got, base)
 		}
 	}
-	a, _ := Draw(table(Match), PNG)
-	b, _ := Draw(table(Match), PNG)
+	a, _ := Draw(table(Match), PNG, Options{})
+	b, _ := Draw(table(Match), PNG, Options{})
 	if !bytes.Equal(a, b) {
 		t.Errorf("two drawings of the same table differ")
 	}
@@ -126,18 +126,19 @@ func TestTablesFit(t *testing.T) {
 	}
 }
 
-// TestUntex: a title whose TeX the typesetter cannot parse reads as plain text.
-func TestUntex(t *testing.T) {
+// TestPlain: a title whose TeX the typesetter cannot set reads as plain text, and
+// a title in the figures' markup is set as it is.
+func TestPlain(t *testing.T) {
 	for in, want := range map[string]string{
-		`$P(y_{t'} \mid \dots)$: top 5`: "P(y_t' | …): top 5",
-		`encoder $\to$ $\mathbf{c}$`:    "encoder → c",
-		`costs \$5`:                     "costs $5",
+		`\(P(y_{t'} \mid \dots)\): top 5`: "P(y_t' | …): top 5",
+		`encoder \(\to\) \(\mathbf{c}\)`:  "encoder → c",
+		`costs $5`:                        "costs $5",
 	} {
-		if got := untex(in); got != want {
-			t.Errorf("untex(%q) = %q, want %q", in, got, want)
+		if got := Plain(in); got != want {
+			t.Errorf("Plain(%q) = %q, want %q", in, got, want)
 		}
-	}
-	if strings.Contains(untex(`a $x$ b`), "$") {
-		t.Errorf("untex left a $")
+		if strings.Contains(Plain(in), `\(`) {
+			t.Errorf("Plain left a delimiter")
+		}
 	}
 }

@@ -302,8 +302,8 @@ func lengthSeries(exact bool) func(sim.Model) []Series {
 // position with the largest weight and the expected position Σ_j j α_t'j.
 func alignmentSeries(sm sim.Model) []Series {
 	m := sm.(*attentionModel)
-	top := Series{Label: "argmax_j α_t'j (the most attended source position)"}
-	mean := Series{Label: "Σ_j j α_t'j (the expected source position)"}
+	top := Series{Label: `\(\arg\max_j \alpha_{t'j}\) (the most attended source position)`}
+	mean := Series{Label: `\(\sum_j j\,\alpha_{t'j}\) (the expected source position)`}
 	for t, s := range m.trace.Steps {
 		x := float64(t + 1)
 		top.X, top.Y = append(top.X, x), append(top.Y, float64(models.Argmax(s.Attention)+1))
@@ -386,8 +386,8 @@ var attentionLesson = &Lesson{
 	Plots: []Plot{
 		{Name: "bleu-length", Title: "corpus: held-out BLEU against source length", XLabel: "source length (words, middle of each range)", YLabel: "corpus BLEU", Series: lengthSeries(false)},
 		{Name: "exact-length", Title: "corpus: held-out exact matches against source length", XLabel: "source length (words, middle of each range)", YLabel: "share of exact translations", Series: lengthSeries(true)},
-		{Name: "alignment", Title: "where the decoder looks: source position per output step t'", XLabel: "output step t'", YLabel: "source position j", Series: alignmentSeries},
-		{Name: "weights", Title: "attention weights α_t'j", XLabel: "source token x_j", YLabel: "output token y_t'", Grid: alignmentGrid},
+		{Name: "alignment", Title: `where the decoder looks: source position per output step \(t'\)`, XLabel: `output step \(t'\)`, YLabel: `source position \(j\)`, Series: alignmentSeries},
+		{Name: "weights", Title: `attention weights \(\alpha_{t'j}\)`, XLabel: `source token \(x_j\)`, YLabel: `output token \(y_{t'}\)`, Grid: alignmentGrid},
 	},
 	Build:   buildAttention,
 	Facts:   attentionFacts,

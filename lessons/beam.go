@@ -701,8 +701,8 @@ var beamLesson = &Lesson{
 			Help: "French words of the model's vocabulary; empty skips the error analysis."},
 	},
 	Plots: []Plot{
-		{Name: "width", Title: "best score found against the beam width k", XLabel: "beam size k", YLabel: "score = log P / T^α", Series: widthSeries},
-		{Name: "alpha", Title: "final hypotheses' scores against α", XLabel: "α", YLabel: "log P(y|x) / T^α", Series: alphaSeries},
+		{Name: "width", Title: `best score found against the beam width \(k\)`, XLabel: `beam size \(k\)`, YLabel: `score \(= \log P / T^{\alpha}\)`, Series: widthSeries},
+		{Name: "alpha", Title: `final hypotheses' scores against \(\alpha\)`, XLabel: `\(\alpha\)`, YLabel: `\(\log P(y \mid x) / T^{\alpha}\)`, Series: alphaSeries},
 	},
 	Build:   buildBeam,
 	Facts:   beamFacts,

@@ -222,7 +222,7 @@ var birnnLesson = &Lesson{
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
-		{Name: "right-context", Title: "P(answer) with k words after the blank", XLabel: "words after the blank k", YLabel: "probability of the answer",
+		{Name: "right-context", Title: `\(P\)(answer) with \(k\) words after the blank`, XLabel: `words after the blank \(k\)`, YLabel: "probability of the answer",
 			Series: rightContextSeries},
 	},
 	Build:  buildBirnn,

@@ -259,7 +259,7 @@ func (m *bleuSentence) At(t int) sim.Frame {
 // precisionSeries is p_n against n, the two weightings' scores in the label.
 func precisionSeries(sm sim.Model) []Series {
 	m := sm.(*bleuSentence)
-	s := Series{Label: fmt.Sprintf("p_n (BLEU 1/N = %.4f, BLEU 1/2^n = %.4f)", m.uniform.BLEU, m.d2.BLEU)}
+	s := Series{Label: fmt.Sprintf(`\(p_n\) (BLEU \(1/N\) = %.4f, BLEU \(1/2^n\) = %.4f)`, m.uniform.BLEU, m.d2.BLEU)}
 	for n, p := range m.precisions(m.maxN) {
 		s.X = append(s.X, float64(n+1))
 		s.Y = append(s.Y, p)
@@ -327,7 +327,7 @@ var bleuLesson = &Lesson{
 			Help: "The standard form's weights \\(w_1 \\dots w_N\\), \\(N\\) numbers that sum to 1 (e.g. 0.4 0.3 0.2 0.1); empty means 1/N each."},
 	},
 	Plots: []Plot{
-		{Name: "precisions", Title: "modified precisions p_n", XLabel: "n", YLabel: "p_n", Series: precisionSeries},
+		{Name: "precisions", Title: `modified precisions \(p_n\)`, XLabel: `\(n\)`, YLabel: `\(p_n\)`, Series: precisionSeries},
 	},
 	Build:   buildBleu,
 	Facts:   bleuFacts,

@@ -256,19 +256,19 @@ var deepLesson = &Lesson{
 		{Name: "length", Label: "days", Symbol: "T", Kind: sim.Int, Default: "80", Min: 30, Max: 160, Step: 10},
 	},
 	Plots: []Plot{
-		{Name: "layers", Title: "mean |corr| of the units of H_t⁽ˡ⁾ with r_t and f_t, per layer l", XLabel: "layer l", YLabel: "mean |corr| over units",
+		{Name: "layers", Title: `mean |corr| of the units of \(H_t^{(l)}\) with \(r_t\) and \(f_t\), per layer \(l\)`, XLabel: `layer \(l\)`, YLabel: "mean |corr| over units",
 			Series: func(sm sim.Model) []Series {
 				m := sm.(*deepModel)
 				slow, fast, _ := m.layerScores()
-				s := Series{Label: "slow regime r_t"}
-				f := Series{Label: "fast part f_t"}
+				s := Series{Label: `slow regime \(r_t\)`}
+				f := Series{Label: `fast part \(f_t\)`}
 				for l := range slow {
 					s.X, f.X = append(s.X, float64(l+1)), append(f.X, float64(l+1))
 					s.Y, f.Y = append(s.Y, slow[l]), append(f.Y, fast[l])
 				}
 				return []Series{s, f}
 			}},
-		{Name: "regime", Title: "bull market and P(bull) from the top layer", XLabel: "day t", YLabel: "probability",
+		{Name: "regime", Title: "bull market and P(bull) from the top layer", XLabel: `day \(t\)`, YLabel: "probability",
 			Series: func(sm sim.Model) []Series {
 				m := sm.(*deepModel)
 				r := m.states()

@@ -473,7 +473,7 @@ func spaceSeries(sm sim.Model) []Series {
 func lossSeries(sm sim.Model) []Series {
 	e := sm.(*embedModel)
 	every := e.ck.Float("loss_curve_every")
-	s := Series{Label: "mean L over " + e.ck["loss_curve_every"] + " steps"}
+	s := Series{Label: `mean \(L\) over ` + e.ck["loss_curve_every"] + " steps"}
 	for i, f := range strings.Split(e.ck["loss_curve"], ",") {
 		y, err := strconv.ParseFloat(f, 64)
 		if err != nil {
@@ -537,8 +537,8 @@ var embeddingsLesson = &Lesson{
 		seedSpec(1, "Draws the walk-through's negatives and the random start of training."),
 	},
 	Plots: []Plot{
-		{Name: "space", Title: "word embeddings e_w, first two principal components", XLabel: "PC1", YLabel: "PC2", Points: true, Series: spaceSeries},
-		{Name: "loss", Title: "skip-gram negative-sampling loss L while training the bundled embeddings", XLabel: "training step", YLabel: "L", Series: lossSeries},
+		{Name: "space", Title: `word embeddings \(e_w\), first two principal components`, XLabel: "PC1", YLabel: "PC2", Points: true, Series: spaceSeries},
+		{Name: "loss", Title: `skip-gram negative-sampling loss \(L\) while training the bundled embeddings`, XLabel: "training step", YLabel: `\(L\)`, Series: lossSeries},
 	},
 	Build:  buildEmbeddings,
 	Facts:  embedFacts,

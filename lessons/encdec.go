@@ -249,8 +249,8 @@ func (m *encDecModel) At(t int) sim.Frame {
 // over the decoder's, on the page's step axis.
 func encDecNorms(sm sim.Model) []Series {
 	m := sm.(*encDecModel)
-	h := Series{Label: "‖h_t‖ (encoder)"}
-	s := Series{Label: "‖s_t'‖ (decoder)"}
+	h := Series{Label: `\(\|h_t\|\) (encoder)`}
+	s := Series{Label: `\(\|s_{t'}\|\) (decoder)`}
 	for t, tr := range m.run.Encoder {
 		h.X, h.Y = append(h.X, float64(t+1)), append(h.Y, norm2(rowOf(tr)))
 	}
@@ -263,7 +263,7 @@ func encDecNorms(sm sim.Model) []Series {
 // encDecOutputProb is the probability of each greedy output against t'.
 func encDecOutputProb(sm sim.Model) []Series {
 	m := sm.(*encDecModel)
-	p := Series{Label: "P(ŷ_t' | ŷ_<t', c)"}
+	p := Series{Label: `\(P(\hat{y}_{t'} \mid \hat{y}_{<t'}, c)\)`}
 	for i, st := range m.run.Steps {
 		p.X, p.Y = append(p.X, float64(i+1)), append(p.Y, st.Probs[st.Output])
 	}
@@ -313,9 +313,9 @@ var encDecLesson = &Lesson{
 		seedSpec(seq2seqTrainSeed, "Draws the untrained weights (the trained checkpoint ignores it)."),
 	},
 	Plots: []Plot{
-		{Name: "state-norms", Title: "size of the hidden states ‖h_t‖, ‖s_t'‖", XLabel: "page step (encoder, context, decoder)", YLabel: "Euclidean norm", Series: encDecNorms},
-		{Name: "output-probability", Title: "probability of each greedy output", XLabel: "decoder step t'", YLabel: "P(ŷ_t')", Series: encDecOutputProb},
-		{Name: "encoder-states", Title: "encoder hidden state h_t, first units", XLabel: "encoder step t", YLabel: "h_t,j",
+		{Name: "state-norms", Title: `size of the hidden states \(\|h_t\|\), \(\|s_{t'}\|\)`, XLabel: "page step (encoder, context, decoder)", YLabel: "Euclidean norm", Series: encDecNorms},
+		{Name: "output-probability", Title: "probability of each greedy output", XLabel: `decoder step \(t'\)`, YLabel: `\(P(\hat{y}_{t'})\)`, Series: encDecOutputProb},
+		{Name: "encoder-states", Title: `encoder hidden state \(h_t\), first units`, XLabel: `encoder step \(t\)`, YLabel: `\(h_{t,j}\)`,
 			Series: encoderUnits(func(sm sim.Model) *models.DecodeTrace { return sm.(*encDecModel).run })},
 	},
 	Build:   buildEncDec,

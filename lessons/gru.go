@@ -158,17 +158,9 @@ var gruLesson = &Lesson{
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
-		{Name: "gates", Title: "mean R_t and Z_t over the units", XLabel: "time step t", YLabel: "gate value",
-			Series: func(sm sim.Model) []Series {
-				m := sm.(*gruModel)
-				var r, z Series
-				r.Label, z.Label = "mean R_t", "mean Z_t"
-				for t, st := range m.run() {
-					r.X, z.X = append(r.X, float64(t+1)), append(z.X, float64(t+1))
-					r.Y, z.Y = append(r.Y, mean(st.R)), append(z.Y, mean(st.Z))
-				}
-				return []Series{r, z}
-			}},
+		// The page's unit × time heatmaps of the gates, on their fixed [0, 1] scale.
+		{Name: "reset", Title: `reset gate \(R_t\)`, XLabel: `input token \(x_t\)`, YLabel: "unit", Grid: gateGrid(func(st zoo.GRUStep) []float64 { return st.R })},
+		{Name: "update", Title: `update gate \(Z_t\)`, XLabel: `input token \(x_t\)`, YLabel: "unit", Grid: gateGrid(func(st zoo.GRUStep) []float64 { return st.Z })},
 	},
 	Build:  buildGRU,
 	Facts:  gruFacts,
@@ -182,12 +174,29 @@ var gruLesson = &Lesson{
 	TrainedBytes: 400 << 10,
 }
 
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
+// gateGrid is the heatmap of one gate for the GRU page's run: a row per unit, a
+// column per input token, on the gate's range [0, 1].
+func gateGrid(gate func(zoo.GRUStep) []float64) func(sim.Model) Grid {
+	return func(sm sim.Model) Grid {
+		m := sm.(*gruModel)
+		steps := m.run()
+		g := Grid{Lo: 0, Hi: 1}
+		for _, id := range m.ids {
+			g.Cols = append(g.Cols, data.Alphabet[id])
+		}
+		if len(steps) == 0 {
+			return g
+		}
+		for j := range gate(steps[0]) {
+			row := make([]float64, len(steps))
+			for t, st := range steps {
+				row[t] = gate(st)[j]
+			}
+			g.Rows = append(g.Rows, strconv.Itoa(j+1))
+			g.Values = append(g.Values, row)
+		}
+		return g
 	}
-	return s / float64(len(v))
 }
 
 // gruFacts labels the page's facts in the lecture's words.

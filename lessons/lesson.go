@@ -185,11 +185,17 @@ type Panel struct {
 
 // Plot is a slide-ready export of one figure (GET /lessons/{slug}/plots/{name}.png).
 type Plot struct {
-	Name   string // URL name
-	Title  string // in the lecture's symbols (plain Unicode: ‖∂L/∂H_t‖)
+	Name string // URL name
+	// Title, XLabel, YLabel and the series' labels are in the lecture's symbols: text
+	// with inline maths in \( … \) (`\(\|\partial L/\partial H_t\|\)`), which the
+	// page's KaTeX and the figures' typesetter (figures.CheckText) both read.
+	Title  string
 	XLabel string
 	YLabel string
 	LogY   bool
+	// Scale, when set, fixes the y axis at [lo, hi]: the page panel's fixed Scale, so
+	// the export shows a change at the size the page shows it.
+	Scale  []float64
 	Points bool // draw each series as points, labelled by Series.Labels, instead of a line
 	// Series computes the curves for a built model.
 	Series func(m sim.Model) []Series
@@ -310,14 +316,20 @@ type losses interface{ losses() []float64 }
 func (s *scratch) losses() []float64      { return slices.Clone(s.lossCurve) }
 func (m *seq2seqModel) losses() []float64 { return slices.Clone(m.lossCurve) }
 
+// Unwrap is the model Build made under m, a model Model made (which labels its
+// frames with the lesson's facts); m itself when m is Build's.
+func Unwrap(m sim.Model) sim.Model {
+	if v, ok := m.(interface{ unwrap() sim.Model }); ok {
+		return v.unwrap()
+	}
+	return m
+}
+
 // LossCurve is the training loss L of each step model m (a lesson's, as Build or
 // Model made it) has taken since it was built, the newest sim.MaxTrainSteps; nil
 // when it has not trained or does not train.
 func LossCurve(m sim.Model) []float64 {
-	if v, ok := m.(interface{ unwrap() sim.Model }); ok {
-		m = v.unwrap()
-	}
-	if l, ok := m.(losses); ok {
+	if l, ok := Unwrap(m).(losses); ok {
 		return l.losses()
 	}
 	return nil

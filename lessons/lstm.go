@@ -239,7 +239,7 @@ func cellSeries(sm sim.Model) []Series {
 	slices.Sort(units)
 	var out []Series
 	for _, j := range units {
-		s := Series{Label: fmt.Sprintf("C_t, unit %d", j+1)}
+		s := Series{Label: fmt.Sprintf(`\(C_t\), unit %d`, j+1)}
 		for t, st := range steps {
 			s.X, s.Y = append(s.X, float64(t+1)), append(s.Y, st.C[j])
 		}
@@ -255,7 +255,7 @@ func gradSeries(sm sim.Model) []Series {
 	m.run()
 	var out []Series
 	for _, name := range gradArrays[:3] {
-		s := Series{Label: name + " ‖∂L/∂H_t‖"}
+		s := Series{Label: name + ` \(\|\partial L/\partial H_t\|\)`}
 		for t, v := range m.grads[name] {
 			if v > 0 {
 				s.X, s.Y = append(s.X, float64(t+1)), append(s.Y, v)
@@ -340,8 +340,8 @@ var lstmLesson = &Lesson{
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
-		{Name: "cell", Title: "memory cell C_t of the units that change most", XLabel: "time step t", YLabel: "C_t", Series: cellSeries},
-		{Name: "grad-norms", Title: "‖∂L/∂H_t‖ for the loss at the last step: LSTM, GRU, RNN", XLabel: "time step t", YLabel: "‖∂L/∂H_t‖", LogY: true, Series: gradSeries},
+		{Name: "cell", Title: `memory cell \(C_t\) of the units that change most`, XLabel: `time step \(t\)`, YLabel: `\(C_t\)`, Series: cellSeries},
+		{Name: "grad-norms", Title: `\(\|\partial L/\partial H_t\|\) for the loss at the last step: LSTM, GRU, RNN`, XLabel: `time step \(t\)`, YLabel: `\(\|\partial L/\partial H_t\|\)`, LogY: true, Series: gradSeries},
 	},
 	Build:  buildLSTM,
 	Facts:  lstmFacts,

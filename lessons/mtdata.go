@@ -661,7 +661,7 @@ var mtDataLesson = &Lesson{
 		seedSpec(1, "Which other pairs fill the minibatch."),
 	},
 	Plots: []Plot{
-		{Name: "frequencies", Title: "token frequency vs rank (log-log)", XLabel: "log₁₀ rank", YLabel: "count", LogY: true, Series: frequencySeries},
+		{Name: "frequencies", Title: "token frequency vs rank (log-log)", XLabel: `\(\log_{10}\) rank`, YLabel: "count", LogY: true, Series: frequencySeries},
 		{Name: "unk-rate", Title: "share of <unk> tokens vs min_freq", XLabel: "min_freq", YLabel: "<unk> tokens (%)", Series: unkRateSeries},
 	},
 	Build:   buildMTData,

@@ -261,7 +261,7 @@ var rnnLesson = &Lesson{
 		seedSpec(1, "Draws the samples, and the random start of training from scratch."),
 	},
 	Plots: []Plot{
-		{Name: "next-char", Title: "P(x_(t+1) | x_1 … x_t) of the character that came next", XLabel: "time step t", YLabel: "probability",
+		{Name: "next-char", Title: `\(P(x_{t+1} \mid x_1 \ldots x_t)\) of the character that came next`, XLabel: `time step \(t\)`, YLabel: "probability",
 			Series: func(sm sim.Model) []Series {
 				m := sm.(*rnnModel)
 				all := m.inputs()

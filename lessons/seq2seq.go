@@ -466,8 +466,8 @@ func (m *seq2seqModel) TrainStep() (sim.Frame, error) {
 func seq2seqStepLoss(sm sim.Model) []Series {
 	m := sm.(*seq2seqModel)
 	tf, _ := m.traces()
-	raw := Series{Label: "ℓ_t' = −log P(y_t')"}
-	masked := Series{Label: "m_t' ℓ_t' (padding zeroed)"}
+	raw := Series{Label: `\(\ell_{t'} = -\log P(y_{t'})\)`}
+	masked := Series{Label: `\(m_{t'}\,\ell_{t'}\)` + " (padding zeroed)"}
 	for i, st := range tf.Steps {
 		x := float64(i + 1)
 		raw.X, raw.Y = append(raw.X, x), append(raw.Y, st.Loss)
@@ -566,9 +566,9 @@ var seq2seqLesson = &Lesson{
 		seedSpec(seq2seqTrainSeed, "The untrained weights and the minibatches training draws."),
 	},
 	Plots: []Plot{
-		{Name: "step-loss", Title: "teacher-forced loss per decoder step, before and after the mask", XLabel: "decoder step t'", YLabel: "loss (nats)", Series: seq2seqStepLoss},
-		{Name: "label-probability", Title: "probability of the label (teacher forcing) and of the own choice (free running)", XLabel: "decoder step t'", YLabel: "probability", Series: seq2seqLabelProb},
-		{Name: "encoder-states", Title: "encoder hidden state h_t, first units", XLabel: "encoder step t", YLabel: "h_t,j",
+		{Name: "step-loss", Title: "teacher-forced loss per decoder step, before and after the mask", XLabel: `decoder step \(t'\)`, YLabel: "loss (nats)", Series: seq2seqStepLoss},
+		{Name: "label-probability", Title: "probability of the label (teacher forcing) and of the own choice (free running)", XLabel: `decoder step \(t'\)`, YLabel: "probability", Series: seq2seqLabelProb},
+		{Name: "encoder-states", Title: `encoder hidden state \(h_t\), first units`, XLabel: `encoder step \(t\)`, YLabel: `\(h_{t,j}\)`,
 			Series: encoderUnits(func(sm sim.Model) *models.DecodeTrace { tf, _ := sm.(*seq2seqModel).traces(); return tf })},
 	},
 	Build:  buildSeq2Seq,

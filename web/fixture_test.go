@@ -35,11 +35,11 @@ var (
 		Params: tinySpecs, Build: buildTiny, Trains: true, MaxTrained: sim.MaxTrainSteps,
 		SessionBytes: 64 << 10, TrainedBytes: 16 << 10,
 		Panels: []lessons.Panel{{ID: "gates", Kind: lessons.Heatmap, Title: "R", Arrays: []string{"R"}, Scale: []float64{0, 1}}},
-		Plots: []lessons.Plot{{Name: "state", Title: "‖H_t‖ per step", XLabel: "t", YLabel: "‖H_t‖", LogY: true,
+		Plots: []lessons.Plot{{Name: "state", Title: `\(\|H_t\|\) per step`, XLabel: `\(t\)`, YLabel: `\(\|H_t\|\)`, LogY: true,
 			Series: func(m sim.Model) []lessons.Series {
 				g := m.(*tinyModel)
 				var s lessons.Series
-				s.Label = "‖H_t‖"
+				s.Label = `\(\|H_t\|\)`
 				for t, tr := range g.traces {
 					s.X = append(s.X, float64(t+1))
 					s.Y = append(s.Y, mat.Norm(tr.Next.H, 2))

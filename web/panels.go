@@ -21,6 +21,10 @@ import (
 // trained=N, trained in turns with the request's context, so that a client that goes
 // away stops the work.
 
+// gifWidth is an animation's width unless the query says: 1280 px keeps a 30-step
+// heatmap's GIF near 1 MB, small enough for a slide deck, and sharp on a 720p projector.
+const gifWidth = 1280
+
 // panelFormats are the panel exports' file types beyond figures' (png, svg, pdf).
 var panelFormats = map[string]string{"csv": "text/csv; charset=utf-8", "gif": "image/gif"}
 
@@ -46,18 +50,29 @@ func (s *Server) panelExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("panels are exported as .png, .svg, .pdf, .csv or .gif, not %q", ext))
 		return
 	}
-	v, done, ok := s.exportView(w, r, l, ext == "gif")
+	opts, err := exportOptions(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	extra := figures.CanvasBytes(format, opts)
+	if ext == "gif" {
+		if opts.Width == 0 {
+			opts.Width = gifWidth
+		}
+		extra = figures.CanvasBytes(figures.PNG, opts) + figures.MaxAnimationBytes
+	}
+	v, done, ok := s.exportView(w, r, l, ext == "gif", extra)
 	if !ok {
 		return
 	}
 	defer done()
 	var body []byte
-	var err error
 	switch {
 	case ext == "csv":
 		body = exports.CSV(v, p)
 	case ext == "gif":
-		body, err = exports.GIF(r.Context(), v, p, s.drawTurn(r.Context()))
+		body, err = exports.GIF(r.Context(), v, p, opts, s.drawTurn(r.Context()))
 	default:
 		contentType = format.ContentType()
 		var f figures.Figure
@@ -66,7 +81,7 @@ func (s *Server) panelExport(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			body, err = figures.Draw(f, format)
+			body, err = figures.Draw(f, format, opts)
 			release()
 		}
 	}
@@ -88,7 +103,12 @@ func (s *Server) figurePack(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, done, ok := s.exportView(w, r, l, false)
+	opts, err := exportOptions(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	v, done, ok := s.exportView(w, r, l, false, figures.CanvasBytes(figures.PNG, opts))
 	if !ok {
 		return
 	}
@@ -101,7 +121,7 @@ func (s *Server) figurePack(w http.ResponseWriter, r *http.Request) {
 	if t := r.URL.Query().Get("trained"); t != "" && t != "0" {
 		page += "&trained=" + t
 	}
-	body, err := exports.Pack(r.Context(), v, page, vals, s.drawTurn(r.Context()))
+	body, err := exports.Pack(r.Context(), v, page, vals, opts, s.drawTurn(r.Context()))
 	if !s.exportFailed(w, r, err) {
 		w.Header().Set("Content-Type", "application/zip")
 		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-step%d-figures.zip"`, l.Slug, v.Step()))
@@ -138,66 +158,74 @@ func (s *Server) drawTurn(ctx context.Context) exports.Turn {
 	}
 }
 
-// exportView is the view an export draws: the model of the page's session when the
-// query names one (session=NAME) that is live or parked, else one built from the
-// query and trained to its trained=N; stepped to the query's step, or to the last
-// when toEnd (an animation runs through every step). It holds the
-// model's memory from the server's budget until done is called. It answers the
-// request itself when it fails.
-func (s *Server) exportView(w http.ResponseWriter, r *http.Request, l *lessons.Lesson, toEnd bool) (v exports.View, done func(), ok bool) {
+// exportModel is the model an export draws: the model of the page's session when the
+// query names one (session=NAME) that is live or parked, copied by its owner; else
+// one built from the query and trained to its trained=N, in turns with every page's
+// training, stopping when the client goes. It holds the model's memory, and extra
+// bytes (a PNG's canvas), from the server's budget until done is called. It answers
+// the request itself when it fails.
+func (s *Server) exportModel(w http.ResponseWriter, r *http.Request, l *lessons.Lesson, extra int) (m sim.Model, done func(), ok bool) {
 	q := r.URL.Query()
 	vals, err := l.Params.Parse(q)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
-		return v, nil, false
+		return nil, nil, false
 	}
 	trained, err := trainedSteps(q, l.MaxTrained)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
-		return v, nil, false
+		return nil, nil, false
 	}
+	session := q.Get("session")
+	cost := footprint(l, trained > 0 || session != "") + extra
+	if !s.memory.take(cost) {
+		writeError(w, http.StatusServiceUnavailable, "the server is full: it has no memory to draw this export now; try again in a minute")
+		return nil, nil, false
+	}
+	done = func() { s.memory.give(cost) }
+	fail := func(status int, msg string) (sim.Model, func(), bool) {
+		done()
+		writeError(w, status, msg)
+		return nil, nil, false
+	}
+	if session != "" {
+		run, err := s.sessionCopy(r.Context(), session, l.Slug)
+		switch {
+		case errors.Is(err, errNoSession):
+			return fail(http.StatusNotFound, err.Error())
+		case err != nil:
+			return fail(http.StatusBadRequest, err.Error())
+		}
+		return lessons.Unwrap(run.Model()), done, true // the model Build made, as the plots read it
+	}
+	if m, err = l.Build(vals); err == nil {
+		// the page's training retaken from the seed, in turns with every page's; it
+		// stops within a turn when the client goes
+		err = sim.Replay(r.Context(), s.sched, m, trained)
+	}
+	if r.Context().Err() != nil {
+		return fail(http.StatusServiceUnavailable, "the request was cancelled while the model trained")
+	}
+	if err != nil {
+		return fail(http.StatusBadRequest, strings.TrimPrefix(err.Error(), "sim: "))
+	}
+	return m, done, true
+}
+
+// exportView is the view an export draws: exportModel's model stepped to the query's
+// step, or to its last when toEnd (an animation runs through every step).
+func (s *Server) exportView(w http.ResponseWriter, r *http.Request, l *lessons.Lesson, toEnd bool, extra int) (v exports.View, done func(), ok bool) {
 	step := 0
-	if raw := q.Get("step"); raw != "" {
+	if raw := r.URL.Query().Get("step"); raw != "" {
+		var err error
 		if step, err = strconv.Atoi(raw); err != nil || step < 0 {
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("step must be a whole number from 0 up, got %.20q", raw))
 			return v, nil, false
 		}
 	}
-	cost := footprint(l, trained > 0 || q.Get("session") != "")
-	if !s.memory.take(cost) {
-		writeError(w, http.StatusServiceUnavailable, "the server is full: it has no memory to draw this export now; try again in a minute")
+	m, done, ok := s.exportModel(w, r, l, extra)
+	if !ok {
 		return v, nil, false
-	}
-	done = func() { s.memory.give(cost) }
-	var m sim.Model
-	if name := q.Get("session"); name != "" {
-		run, err := s.sessionCopy(r.Context(), name, l.Slug)
-		if err != nil {
-			done()
-			status := http.StatusBadRequest
-			if errors.Is(err, errNoSession) {
-				status = http.StatusNotFound
-			}
-			writeError(w, status, err.Error())
-			return v, nil, false
-		}
-		m = run.Model()
-	} else {
-		if m, err = l.Build(vals); err == nil {
-			// the page's training retaken from the seed, in turns with every page's; it
-			// stops within a turn when the client goes
-			err = sim.Replay(r.Context(), s.sched, m, trained)
-		}
-		if r.Context().Err() != nil {
-			done()
-			writeError(w, http.StatusServiceUnavailable, "the request was cancelled while the model trained")
-			return v, nil, false
-		}
-		if err != nil {
-			done()
-			writeError(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "sim: "))
-			return v, nil, false
-		}
 	}
 	release, ok := s.acquire(w, r)
 	if !ok {
@@ -207,7 +235,7 @@ func (s *Server) exportView(w http.ResponseWriter, r *http.Request, l *lessons.L
 	if toEnd {
 		step = m.Steps()
 	}
-	v, err = exports.NewView(r.Context(), l, m, step)
+	v, err := exports.NewView(r.Context(), l, m, step)
 	release()
 	if err != nil {
 		done()

@@ -3,6 +3,8 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"unroll/data"
@@ -33,50 +35,58 @@ func (s *Server) plotExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("plots are exported as .png, .svg or .pdf, not %q", ext))
 		return
 	}
-	v, err := l.Params.Parse(r.URL.Query())
+	opts, err := exportOptions(r.URL.Query())
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	trained, err := trainedSteps(r.URL.Query(), l.MaxTrained)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	// A PNG's canvas counts against the memory of lesson runs while it is drawn, like
+	// the model.
+	m, done, ok := s.exportModel(w, r, l, figures.CanvasBytes(format, opts))
+	if !ok {
 		return
 	}
-	// The model is held while it trains and is drawn: it counts against the memory of
-	// lesson runs, like a page's.
-	cost := footprint(l, trained > 0)
-	if !s.memory.take(cost) {
-		writeError(w, http.StatusServiceUnavailable, "the server is full: it has no memory to draw this export now; try again in a minute")
-		return
-	}
-	defer s.memory.give(cost)
-	m, err := l.Build(v)
-	if err == nil {
-		// The model the page trained, trained again from the seed, in turns with every
-		// page's training; it stops when the client goes.
-		err = sim.Replay(r.Context(), s.sched, m, trained)
-	}
-	if ctxErr := r.Context().Err(); ctxErr != nil {
-		writeError(w, http.StatusServiceUnavailable, "the request was cancelled while the model trained")
-		return
-	}
-	if err != nil {
-		writeError(w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "sim: "))
-		return
-	}
+	defer done()
 	release, ok := s.acquire(w, r)
 	if !ok {
 		return
 	}
 	defer release()
-	body, err := figures.Draw(figureOf(p, m), format)
+	body, err := figures.Draw(figureOf(p, m), format, opts)
 	if err != nil {
 		panic(err) // a bug: ServeHTTP logs it and answers 500
 	}
 	w.Header().Set("Content-Type", format.ContentType())
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s-%s.%s"`, l.Slug, p.Name, ext))
 	_, _ = w.Write(body)
+}
+
+// exportOptions reads an export's own query options: slide=16:9|4:3, theme=light|dark
+// and, for a PNG, width=N pixels; each is optional.
+func exportOptions(q url.Values) (figures.Options, error) {
+	var o figures.Options
+	if raw := q.Get("slide"); raw != "" {
+		s, ok := figures.ParseSlide(raw)
+		if !ok {
+			return o, fmt.Errorf("slide must be %s or %s, got %.20q", figures.Wide, figures.Standard, raw) // at most 20 runes of a paste
+		}
+		o.Slide = s
+	}
+	if raw := q.Get("theme"); raw != "" {
+		t, ok := figures.ParseTheme(raw)
+		if !ok {
+			return o, fmt.Errorf("theme must be %s or %s, got %.20q", figures.Light, figures.Dark, raw)
+		}
+		o.Theme = t
+	}
+	if raw := q.Get("width"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < figures.MinWidth || n > figures.MaxWidth {
+			return o, fmt.Errorf("width must be a whole number of pixels from %d to %d, got %.20q", figures.MinWidth, figures.MaxWidth, raw)
+		}
+		o.Width = n
+	}
+	return o, nil
 }
 
 // cutLast splits s around the last sep.
@@ -100,7 +110,7 @@ func findPlot(l *lessons.Lesson, name string) (lessons.Plot, bool) {
 // figureOf is plot p of built model m as the figures package draws it: its curves,
 // or its heatmap when the plot declares a Grid.
 func figureOf(p lessons.Plot, m sim.Model) figures.Figure {
-	f := figures.Figure{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, LogY: p.LogY, Points: p.Points}
+	f := figures.Figure{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, LogY: p.LogY, YScale: p.Scale, Points: p.Points}
 	if p.Grid != nil {
 		g := p.Grid(m)
 		cols := make([]string, len(g.Cols))

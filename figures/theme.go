@@ -1,0 +1,74 @@
+package figures
+
+import (
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Text sizes in points of the figureWidth (8 in) figure: at 1920 px wide a point is
+// 3⅓ px, so a title is 47 px and a tick label 33 px high in em, both readable from
+// the back of a lecture room (the floor: titles 28 px, tick labels 20 px at 1920 px).
+const (
+	titleSize = 14
+	labelSize = 12 // axis labels and legends
+	tickSize  = 10
+)
+
+// colours is a theme's colours for what is not data.
+type colours struct {
+	background color.Color
+	foreground color.Color // text, axes, ticks
+	grid       color.Color // the grid lines behind curves
+}
+
+// themeColours are the themes' colours.
+var themeColours = map[Theme]colours{
+	Light: {background: color.White, foreground: color.Black, grid: color.Gray{0xd0}},
+	Dark:  {background: color.RGBA{0x12, 0x16, 0x1c, 0xff}, foreground: color.RGBA{0xe8, 0xea, 0xed, 0xff}, grid: color.Gray{0x40}},
+}
+
+// newPlot is an empty plot in the theme's colours with the figures' text sizes.
+func newPlot(th colours) *plot.Plot {
+	pl := plot.New()
+	pl.BackgroundColor = th.background
+	pl.Title.TextStyle.Font.Size = vg.Points(titleSize)
+	pl.Title.TextStyle.Color = th.foreground
+	pl.Legend.TextStyle.Font.Size = vg.Points(labelSize)
+	pl.Legend.TextStyle.Color = th.foreground
+	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(labelSize)
+		a.Label.TextStyle.Color = th.foreground
+		a.Tick.Label.Font.Size = vg.Points(tickSize)
+		a.Tick.Label.Color = th.foreground
+		a.Color = th.foreground
+		a.Tick.Color = th.foreground
+	}
+	return pl
+}
+
+// newGrid is the grid lines of a plot of curves, in the theme's colour.
+func newGrid(th colours) *plotter.Grid {
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = th.grid, th.grid
+	return g
+}
+
+// titleAcross draws pl's title centred across the whole of c, not only over the
+// plot's part of it (a scatter's legend or a heatmap's colour bar takes the rest:
+// a long title centred over the plot alone ran off the left edge), takes it off pl,
+// and returns the canvas under it.
+func titleAcross(c draw.Canvas, pl *plot.Plot) draw.Canvas {
+	if pl.Title.Text == "" {
+		return c
+	}
+	sty := pl.Title.TextStyle
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, pl.Title.Text)
+	c.Max.Y -= sty.Height(pl.Title.Text) + pl.Title.Padding
+	pl.Title.Text = ""
+	return c
+}
