@@ -1,12 +1,14 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -166,5 +168,98 @@ func TestBrowserLayout(t *testing.T) {
 				t.Errorf("console error at %s: %s", size, e)
 			}
 		})
+	}
+}
+
+// touchAt is one finger on the screen at the point x, y (CSS px in the viewport), moved
+// through the further points, then lifted.
+func touchAt(t *testing.T, ctx context.Context, x, y float64, moves ...[2]float64) {
+	t.Helper()
+	at := func(typ input.DispatchTouchEventType, pts ...*input.TouchPoint) {
+		t.Helper()
+		if pts == nil {
+			pts = []*input.TouchPoint{}
+		}
+		if _, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: typ, TouchPoints: pts}); err != nil {
+			t.Fatalf("touch %s: %v", typ, err)
+		}
+	}
+	at(input.DispatchTouchEventTypeTouchStart, &input.TouchPoint{X: x, Y: y})
+	for _, m := range moves {
+		at(input.DispatchTouchEventTypeTouchMove, &input.TouchPoint{X: m[0], Y: m[1]})
+	}
+	at(input.DispatchTouchEventTypeTouchEnd)
+}
+
+// box is an element's box in the viewport, after scrolling it to the middle.
+type box struct {
+	Left   float64 `json:"left"`
+	Top    float64 `json:"top"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+func boxOf(t *testing.T, ctx context.Context, sel string) box {
+	t.Helper()
+	b := evalJS[box](t, ctx, fmt.Sprintf(`(() => { const el = document.querySelector(%q); el.scrollIntoView({block: "center"}); const r = el.getBoundingClientRect(); return {left: r.left, top: r.top, width: r.width, height: r.height}; })()`, sel))
+	if b.Width == 0 || b.Height == 0 {
+		t.Fatalf("%s has no box", sel)
+	}
+	return b
+}
+
+// TestBrowserTouch: on a phone a tap on a panel shows the readout that hovering shows,
+// inside the screen and above the finger, a tap elsewhere hides it, and a finger swiped along the time
+// scrubber seeks.
+func TestBrowserTouch(t *testing.T) {
+	root := startBrowser(t)
+	srv := browserServer(t)
+	ctx, cancel := chromedp.NewContext(root)
+	defer cancel()
+	errs := watchConsole(ctx)
+	const at = 10
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait),
+		chromedp.Navigate(fmt.Sprintf("%s/lessons/gru?step=%d", srv.URL, at))); err != nil {
+		t.Fatalf("loading the page: %v", err)
+	}
+	waitForJS(t, ctx, "the page at step 10", fmt.Sprintf(`document.body.dataset.stream === "live" && %s === %d && %s`, stepReadJS, at, drawnStepJS))
+
+	// a tap on the hidden state's heatmap, in its filled columns
+	c := boxOf(t, ctx, `.panel-heatmap canvas`)
+	settle(t, ctx)
+	tapX, tapY := c.Left+c.Width*0.4, c.Top+c.Height/2
+	touchAt(t, ctx, tapX, tapY)
+	waitForJS(t, ctx, "the readout after a tap", `!document.querySelector('[data-testid=tooltip]').hidden`)
+	tip := evalJS[struct {
+		Text   string  `json:"text"`
+		Left   float64 `json:"left"`
+		Right  float64 `json:"right"`
+		Bottom float64 `json:"bottom"`
+	}](t, ctx, `(() => { const e = document.querySelector('[data-testid=tooltip]'), r = e.getBoundingClientRect(); return {text: e.textContent, left: r.left, right: r.right, bottom: r.bottom}; })()`)
+	if !strings.Contains(tip.Text, "step") || !strings.ContainsAny(tip.Text, "0123456789") {
+		t.Errorf("the readout after a tap says %q, want a cell's step and value", tip.Text)
+	}
+	if tip.Left < 0 || tip.Right > 360 {
+		t.Errorf("the readout spans x = %.0f…%.0f, outside the 360 px screen", tip.Left, tip.Right)
+	}
+	if tip.Bottom > tapY {
+		t.Errorf("the readout reaches down to y = %.0f, under the finger at y = %.0f", tip.Bottom, tapY)
+	}
+	p := boxOf(t, ctx, `[data-testid=facts]`) // a tap elsewhere
+	touchAt(t, ctx, p.Left+4, p.Top+4)
+	waitForJS(t, ctx, "the readout to go after a tap elsewhere", `document.querySelector('[data-testid=tooltip]').hidden`)
+
+	// a swipe along the scrubber, from its thumb (at step 10 of 11) to near its start
+	s := boxOf(t, ctx, `[data-testid=scrubber]`)
+	max := evalJS[float64](t, ctx, `Number(document.querySelector('[data-testid=scrubber]').max)`)
+	if s.Height < minTouchTarget-0.5 {
+		t.Errorf("the scrubber is %.1f px tall, want ≥ %d", s.Height, minTouchTarget)
+	}
+	thumb := s.Left + minTouchTarget/2 + (s.Width-minTouchTarget)*at/max
+	y := s.Top + s.Height/2
+	touchAt(t, ctx, thumb, y, [2]float64{thumb - 20, y}, [2]float64{s.Left + s.Width/2, y}, [2]float64{s.Left + 4, y})
+	waitForJS(t, ctx, "the step after a swipe along the scrubber", fmt.Sprintf(`%s <= 1 && %s`, stepReadJS, drawnStepJS))
+	for _, e := range errs.list() {
+		t.Errorf("console error: %s", e)
 	}
 }
