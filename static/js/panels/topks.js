@@ -19,7 +19,10 @@ export function draw(canvas, cfg, view) {
   const k = Math.max(0, ...lists.map((l) => (l.list ? l.list.length : 0)));
   const stacked = runs.length > 1 && room(canvas) / runs.length < MIN_COL;
   const block = HEAD + (k || EMPTY_ROWS) * ROW + 10; // one run's list, headed
-  const { ctx, width, height } = fit(canvas, stacked && lists.some((l) => l.list) ? runs.length * block : block);
+  // stacked, each run takes its list's height (a run that has stopped, only its head)
+  const tops = [0];
+  for (const l of lists) tops.push(tops.at(-1) + (l.list ? HEAD + l.list.length * ROW + 10 : HEAD));
+  const { ctx, width, height } = fit(canvas, stacked && lists.some((l) => l.list) ? tops.at(-1) : block);
   if (!lists.some((l) => l.list)) {
     empty(ctx, width, height, optMeta(view, "phase") === "encoder" || optMeta(view, "phase") === "context" ? "the decoder has not started yet: step on past the context" : view.step === 0 ? "step forward to see predictions" : "no prediction at this step");
     return null;
@@ -28,7 +31,7 @@ export function draw(canvas, cfg, view) {
   const label = m.label;
   const rects = [];
   lists.forEach(({ r, list }, i) => {
-    const x0 = stacked ? 0 : i * (colW + GAP), top = stacked ? i * block : 0;
+    const x0 = stacked ? 0 : i * (colW + GAP), top = stacked ? tops[i] : 0;
     ctx.font = "bold " + FONT; ctx.fillStyle = INK; ctx.textAlign = "left";
     ctx.fillText(r.label, x0, top + 10);
     ctx.font = SMALL; ctx.fillStyle = MUTED;
