@@ -34,7 +34,8 @@ var layoutSizes = []layoutSize{{360, 740, true}, {390, 844, true}, {1280, 720, f
 // controls) whose content is wider than the box while the box does not scroll, so that
 // the content spills over its neighbours or is cut. unlabelled: every box that scrolls
 // sideways but cannot be reached from the keyboard (no tabindex, nothing focusable in
-// it) or has no name for a screen reader. small: on a coarse pointer, every visible control under
+// it) or has no name for a screen reader. cramped: every panel that scrolls sideways
+// though its row of the panel grid has room for it to widen (a large screen). small: on a coarse pointer, every visible control under
 // minTouchTarget px tall (a checkbox counts its label, which a tap also toggles).
 const layoutJS = `((SCREEN) => {
   const BOXES = "main, .columns > *, .live > *, .panels, .panel, .panel > *, .canvas-wrap, .equations, .equation, .prose, .pinned, .params, .param, .transport, .facts dl, .training, .train-controls, .exports, .lesson-list li, .symbol-readout, .room, table";
@@ -65,6 +66,12 @@ const layoutJS = `((SCREEN) => {
     if (el.type === "checkbox" || el.type === "radio") for (const l of el.labels || []) h = Math.max(h, l.getBoundingClientRect().height);
     if (h < ` + "%d" + ` - 0.5) small.push(name(el) + (el.type ? "[type=" + el.type + "]" : "") + ": " + h.toFixed(1) + " px tall");
   }
+  // a panel that scrolls sideways while its row has room for it to widen
+  const cramped = [];
+  for (const p of document.querySelectorAll(".panels > .panel")) {
+    const grid = p.parentElement;
+    if (shown(p) && p.querySelector("[data-scrolls]") && p.getBoundingClientRect().width < grid.clientWidth - 1) cramped.push(name(p) + ": " + Math.round(p.getBoundingClientRect().width) + " px wide in a row of " + grid.clientWidth + " px");
+  }
   // what pokes out of the screen: the outermost boxes whose right edge is past it
   const poke = [];
   for (const el of document.querySelectorAll("body *")) {
@@ -72,7 +79,7 @@ const layoutJS = `((SCREEN) => {
     if (shown(el) && r.right > SCREEN + 0.5 && up.right <= SCREEN + 0.5) poke.push(name(el) + ": " + Math.round(r.width) + " px wide, right edge at " + Math.round(r.right));
   }
   const root = document.scrollingElement;
-  return { innerWidth, scrollWidth: root.scrollWidth, coarse, clipped, unlabelled, small, poke };
+  return { innerWidth, scrollWidth: root.scrollWidth, coarse, clipped, unlabelled, small, poke, cramped };
 })(%d)`
 
 // layoutReport is what layoutJS measured.
@@ -84,6 +91,7 @@ type layoutReport struct {
 	Unlabelled  []string `json:"unlabelled"`
 	Small       []string `json:"small"`
 	Poke        []string `json:"poke"`
+	Cramped     []string `json:"cramped"`
 }
 
 // layoutPages are the index and every lesson page the server lists (GET /api/v1/lessons).
@@ -113,7 +121,8 @@ func layoutPages(t *testing.T, base string) []string {
 // TestBrowserLayout: at two phone sizes, a laptop and a full-HD screen, the index and
 // every lesson page fit the width: the page never scrolls sideways, no panel, equation
 // or control box has content wider than itself unless it scrolls sideways itself, and
-// such a scroller can be reached from the keyboard and is named. On the phones (a
+// such a scroller can be reached from the keyboard and is named; a panel scrolls only
+// when its row is full (no wide drawing cramped in half a row). On the phones (a
 // coarse pointer) every control is at least minTouchTarget px tall. One browser, one
 // tab per size, one server.
 func TestBrowserLayout(t *testing.T) {
@@ -151,6 +160,9 @@ func TestBrowserLayout(t *testing.T) {
 				}
 				for _, c := range r.Clipped {
 					t.Errorf("%s at %s: clipped: %s", path, size, c)
+				}
+				for _, c := range r.Cramped {
+					t.Errorf("%s at %s: a panel scrolls sideways while its row has room: %s", path, size, c)
 				}
 				for _, u := range r.Unlabelled {
 					t.Errorf("%s at %s: scrolls sideways but has no tabindex or no aria-label: %s", path, size, u)
