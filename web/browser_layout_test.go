@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // minTouchTarget is the least height of a control on a touch screen, in CSS px: the
@@ -273,5 +274,33 @@ func TestBrowserTouch(t *testing.T) {
 	waitForJS(t, ctx, "the step after a swipe along the scrubber", fmt.Sprintf(`%s <= 1 && %s`, stepReadJS, drawnStepJS))
 	for _, e := range errs.list() {
 		t.Errorf("console error: %s", e)
+	}
+}
+
+// TestBrowserScrollerKeys: a drawing wider than a phone's screen scrolls inside its box,
+// which the keyboard reaches with Tab, and there → scrolls it instead of stepping the model.
+func TestBrowserScrollerKeys(t *testing.T) {
+	root := startBrowser(t)
+	srv := browserServer(t)
+	ctx, cancel := chromedp.NewContext(root)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740), chromedp.Navigate(srv.URL+"/lessons/encoder-decoder")); err != nil {
+		t.Fatalf("loading the page: %v", err)
+	}
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	const box = `document.querySelector('[data-testid=panel-diagram] .canvas-wrap')`
+	waitForJS(t, ctx, "the diagram to scroll in its box", box+`.hasAttribute('data-scrolls') && `+box+`.scrollWidth > `+box+`.clientWidth`)
+	if name := evalJS[string](t, ctx, box+`.getAttribute('aria-label')`); !strings.Contains(name, "encoder") {
+		t.Errorf("the diagram's scrolling box is named %q, want its panel's title", name)
+	}
+	step := evalJS[int](t, ctx, stepReadJS)
+	evalJS[chromedp.Void](t, ctx, box+`.focus()`)
+	for range 3 {
+		press(t, ctx, kb.ArrowRight)
+	}
+	waitForJS(t, ctx, "→ to scroll the focused diagram", box+`.scrollLeft > 0`)
+	settle(t, ctx)
+	if now := evalJS[int](t, ctx, stepReadJS); now != step {
+		t.Errorf("→ in the diagram's box stepped the model from %d to %d", step, now)
 	}
 }
