@@ -77,6 +77,19 @@ export function createDraw({ store, state, panels, showError }) {
     if (!state.live && store.seq >= 0) { wentLive(state); document.body.dataset.stream = "live"; }
   }
   window.addEventListener("resize", schedule);
+  // a panel's box can change width while the window does not (it takes the whole row,
+  // the fonts arrive): draw again then
+  const widths = new WeakMap();
+  const resized = new ResizeObserver((entries) => {
+    let changed = false;
+    for (const e of entries) {
+      const w = Math.round(e.contentRect.width);
+      changed ||= widths.has(e.target) && widths.get(e.target) !== w;
+      widths.set(e.target, w);
+    }
+    if (changed) schedule();
+  });
+  for (const p of panels) if (p.canvas) resized.observe(p.canvas.parentElement);
   return { schedule, afterDraw: (f) => extra.push(f) };
 }
 

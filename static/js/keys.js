@@ -5,7 +5,8 @@
 //   2. No key fires while the focus is in a form field that takes keys itself: a text
 //      or number field, a select, a textarea, a parameter's slider, a checkbox. Typing is
 //      typing, so a letter binding can never fire in a text field. The time scrubber is
-//      the one field whose keys are the page's (its arrows step, as everywhere).
+//      the one field whose keys are the page's (its arrows step, as everywhere). In a
+//      box that scrolls sideways (dom.js scrollBox) ← and → scroll it.
 //   3. A bound key does nothing else (the default is prevented: space does not also
 //      scroll or press the focused button).
 //   4. While the model trains the server refuses to step, so only the bindings marked
@@ -37,6 +38,7 @@ export function bindKeys(bindings, { store }) {
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (takesKeys(e.target, scrubber)) return;
+    if ((e.key === "ArrowLeft" || e.key === "ArrowRight") && e.target.closest?.("[data-scrolls]")) return;
     const b = byKey.get(e.key);
     if (!b) return;
     e.preventDefault();

@@ -35,6 +35,7 @@ const SUM_TOLERANCE = 1e-4; // a softmax sent as float32 sums to 1 within roundi
 const MIN_VISIBLE_PX = 48; // a panel counts as in view when this much of it shows (its ring and some drawing)
 const FOUND_MS = 1400; // how long a panel scrolled to by a click flashes
 const TIP_GAP = 6; // CSS px between a focused drawing and its description
+const AFTER_TAP_MS = 800; // the mouse events a browser sends after a tap (to pages written for a mouse) come within this
 
 // labelsFor is the declared label list of the array if it has one label per entry of
 // a vector of n values.
@@ -122,26 +123,34 @@ export function linkSymbols(panels, store, schedule, describePanel = () => []) {
     const [id, arr] = pair.split(":"); symbolArray.set(id, arr);
   }
   const tip = tid("tooltip");
-  function showTip(lines, x, y) {
+  function showTip(lines, x, y, above) {
     tip.replaceChildren(...lines.map((l, i) => Object.assign(document.createElement(i ? "div" : "strong"), { textContent: l })));
     tip.hidden = false;
-    const w = tip.offsetWidth;
-    tip.style.left = Math.min(window.innerWidth - w - 8, x + 14) + "px";
-    tip.style.top = y + 14 + "px";
+    const w = tip.offsetWidth, h = tip.offsetHeight;
+    tip.style.left = Math.max(8, Math.min(window.innerWidth - w - 8, x + 14)) + "px";
+    tip.style.top = (above && y - h - 24 > 0 ? y - h - 24 : y + 14) + "px"; // above a finger, which would cover it
   }
   const hot = (id, on) => id && $$(`.sym-${CSS.escape(id)}`).forEach((e) => e.classList.toggle("sym-hot", on));
+  // A finger has no hover: a tap on a panel shows what hovering shows, until a tap
+  // elsewhere or a scroll. A touch that scrolls the page is cancelled, not a tap.
+  let tapped = null, touched = -Infinity; // the panel tapped, and when
+  const leave = (p) => { tip.hidden = true; hot(p.symbol, false); p.hover = null; schedule(); };
+  document.addEventListener("pointerdown", (e) => { if (tapped && e.target !== tapped.canvas) { leave(tapped); tapped = null; } });
+  window.addEventListener("scroll", () => { if (tapped) { leave(tapped); tapped = null; } }, { passive: true });
   for (const p of panels) {
-    p.canvas?.addEventListener("mousemove", (e) => {
+    const point = (e) => {
       const r = p.canvas.getBoundingClientRect();
       const z = zoomOf(p.canvas); // the layout is in drawing pixels
       const h = p.layout && p.layout.hit((e.clientX - r.left) / z, (e.clientY - r.top) / z);
       if (!h) { tip.hidden = true; hot(p.symbol, false); if (p.hover) { p.hover = null; schedule(); } return; }
-      showTip(h.lines, e.clientX, e.clientY);
+      showTip(h.lines, e.clientX, e.clientY, e.pointerType === "touch");
       hot(p.symbol, true);
       p.hover = h.block !== undefined ? { block: h.block, row: h.row } : h.unit !== undefined ? { unit: h.unit } : null;
       schedule();
-    });
-    p.canvas?.addEventListener("mouseleave", () => { tip.hidden = true; hot(p.symbol, false); p.hover = null; schedule(); });
+    };
+    p.canvas?.addEventListener("mousemove", (e) => { if (e.timeStamp - touched > AFTER_TAP_MS) point(e); });
+    p.canvas?.addEventListener("mouseleave", () => leave(p));
+    p.canvas?.addEventListener("pointerup", (e) => { if (e.pointerType === "touch") { tapped = p; touched = e.timeStamp; point(e); } });
   }
   const panelsOf = (id) => panels.filter((p) => p.symbol === id || p.also.includes(id));
   // away is where a symbol's panels are when none is in view: "below", "above", or "" (one shows, or none exists)

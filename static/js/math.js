@@ -1,6 +1,7 @@
 // math.js renders the page's TeX with the vendored KaTeX: display equations from
 // data-tex, and inline maths between \( and \) inside elements with class "math".
 // Only \htmlClass is trusted: the equations use it to mark symbols tied to live values.
+import { scrollBox } from "./dom.js";
 
 const OPTIONS = {
   throwOnError: false, // a bad equation shows as .katex-error, which the browser tests catch
@@ -29,6 +30,7 @@ export function fitEquation(el) {
     scale = Math.max(MIN_SCALE, scale * ((el.clientWidth - 2) / el.scrollWidth));
     k.style.fontSize = `${base * scale}px`;
   }
+  scrollBox(el, el.scrollWidth > el.clientWidth + 1, `equation ${[...el.parentElement.children].indexOf(el) + 1}`);
 }
 
 const INLINE = /\\\((.+?)\\\)/gs;

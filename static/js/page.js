@@ -44,6 +44,9 @@ whenReady(() => {
   document.fonts.ready.then(() => $$(".equation[data-tex]").forEach(fitEquation)); // KaTeX's fonts change the widths
   let fitTimer = 0;
   window.addEventListener("resize", () => { clearTimeout(fitTimer); fitTimer = setTimeout(() => $$(".equation[data-tex]").forEach(fitEquation), FIT_AFTER_RESIZE_MS); });
+  // a phone's navigation is one line that scrolls sideways: bring the open lesson into it
+  const here = $("header.site nav [aria-current=page]"), nav = here?.parentElement;
+  if (here && nav.scrollWidth > nav.clientWidth) nav.scrollLeft = here.offsetLeft - nav.offsetLeft - (nav.clientWidth - here.offsetWidth) / 2;
   const root = $("#lesson");
   if (root) start(root);
 });

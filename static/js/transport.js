@@ -1,10 +1,11 @@
 // transport.js runs the time scrubber and the speed slider of the control bar (the
-// buttons are commands.js's). Dragging the scrubber seeks, at most once per animation
-// frame; a seek that skipped steps asks for a snapshot once the scrubber settles. A
-// speed chosen while paused is kept for the next play, also across a reset. The train
-// control's step count is read here (trainSteps): a count that is not a whole number from
-// 1 up is refused, and one past what the page trains is capped, each saying so under the
-// field.
+// buttons are commands.js's). Dragging the scrubber, with a mouse or a finger (the
+// stylesheet gives it a thumb-sized box on touch screens and leaves it the sideways
+// swipes), seeks, at most once per animation frame; a seek that skipped steps asks for
+// a snapshot once the scrubber settles. A speed chosen while paused is kept for the
+// next play, also across a reset. The train control's step count is read here
+// (trainSteps): a count that is not a whole number from 1 up is refused, and one past
+// what the page trains is capped, each saying so under the field.
 import { tid } from "./dom.js";
 import { gaps } from "./store.js";
 import { scrubbed, speedChosen } from "./state.js";
@@ -23,6 +24,8 @@ export function bindTransport({ store, state, commands }) {
     seekWanted = Number(scrubber.value);
   });
   scrubber.addEventListener("change", () => scrubbed(state, false));
+  // a finger's drag that the browser takes back (the page scrolled instead) ends without a change
+  scrubber.addEventListener("pointercancel", () => scrubbed(state, false));
 
   speed.addEventListener("input", () => {
     speedChosen(state, Number(speed.value));

@@ -56,7 +56,7 @@ export function draw(canvas, cfg, view) {
   const labelled = (c) => (numeric ? c === 0 || (c + 1) % every === 0 : c % every === 0);
   const top = TITLE + (upright ? 18 : Math.min(80, colW * 0.75 + 12));
   const gridW = cell * m.cols, gridH = rowH * m.rows;
-  const { ctx } = fit(canvas, top + gridH + 8);
+  const { ctx } = fit(canvas, top + gridH + 8, left + gridW + RIGHT); // at the least cell width the grid may be wider than the panel: it scrolls
 
   const values = [];
   for (let r = 0; r < m.rows; r++) for (let c = 0; c < m.cols; c++) { const v = m.value(r, c); if (v !== undefined) values.push(v); }

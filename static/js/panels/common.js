@@ -1,5 +1,6 @@
 // Shared helpers for the drawing modules: canvas sizing for crisp lines at any pixel
 // ratio, fonts, number formatting and the view accessors every panel uses.
+import { scrollBox } from "../dom.js";
 
 export const FONT = '13px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 export const SMALL = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -19,6 +20,18 @@ export const zoomOf = (canvas) => Number(canvas?.dataset.zoom) || zoom;
 // room is the width the canvas's box offers, in drawing pixels.
 export const room = (canvas) => Math.max(120, canvas.parentElement.clientWidth) / zoomOf(canvas);
 
+// spanRow lets a panel whose drawing needs more than one column of the panel grid
+// (need, CSS px) take the whole row (.panel-wide), so that it scrolls only when the row
+// is too narrow too. One column's width does not depend on the panel's span, so the
+// choice does not flip back when the panel widens.
+function spanRow(wrap, need) {
+  const panel = wrap.closest(".panel"), grid = panel?.parentElement;
+  if (!grid?.classList.contains("panels")) return;
+  const track = parseFloat(getComputedStyle(grid).gridTemplateColumns); // the first column, px
+  const inset = panel.offsetWidth - wrap.clientWidth; // the panel's padding and border
+  panel.classList.toggle("panel-wide", track > 0 && need > track - inset);
+}
+
 // flexHeight is the height of a drawing that can be any height (a chart, a map): want,
 // or less when the stage has less room (canvas.dataset.maxHeight, drawing pixels, set
 // by present.js), down to least.
@@ -34,10 +47,12 @@ export function fit(canvas, height, minWidth = 0) {
   // matrix): then the box scrolls sideways rather than the drawing wrapping or shrinking.
   const wrap = canvas.parentElement;
   const z = zoomOf(canvas);
+  if (minWidth > 0 || wrap.parentElement.classList.contains("panel-wide")) spanRow(wrap, minWidth * z); // before measuring: it changes the room
   const avail = room(canvas);
   const width = Math.max(avail, Math.ceil(minWidth));
   const wide = width > avail;
   wrap.style.overflowX = wide ? "auto" : "";
+  scrollBox(wrap, wide, () => wrap.closest(".panel")?.querySelector("figcaption")?.textContent || "drawing");
   canvas.style.width = wide ? Math.ceil(width * z) + "px" : "";
   const scale = (window.devicePixelRatio || 1) * z;
   const w = Math.round(width * scale), h = Math.round(height * scale);

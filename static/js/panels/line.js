@@ -58,7 +58,8 @@ export function draw(canvas, cfg, view) {
   const tr = cfg.logy ? Math.log10 : (v) => v;
   if (cfg.logy) { lo = Math.pow(10, Math.floor(Math.log10(lo))); hi = Math.pow(10, Math.ceil(Math.log10(hi))); if (lo === hi) hi = lo * 10; }
   else if (!usable) { const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.1 || 1; lo -= pad; hi += pad; if (Math.min(...pts) >= 0) lo = Math.max(0, lo); }
-  const TOP = cs.length > 1 ? 10 + LEGEND : 12;
+  const legend = cs.length > 1 ? legendRows(ctx, cs, width - RIGHT) : [];
+  const TOP = legend.length ? 10 + legend.length * LEGEND : 12;
   const plotW = width - LEFT - RIGHT, plotH = height - TOP - BOTTOM;
   const X = (x) => LEFT + ((x - 1) / Math.max(1, xmax - 1)) * plotW;
   const Y = (v) => TOP + plotH * (1 - (tr(v) - tr(lo)) / (tr(hi) - tr(lo)));
@@ -95,19 +96,19 @@ export function draw(canvas, cfg, view) {
     ctx.fillStyle = WRONG.line;
     c.xs.forEach((x, j) => { if (c.ys[j]) { ctx.beginPath(); ctx.moveTo(X(x), TOP + 2); ctx.lineTo(X(x) - 5, TOP - 6 + 2); ctx.lineTo(X(x) + 5, TOP - 6 + 2); ctx.fill(); } });
   }
-  if (cs.length > 1) { // legend: a row above the plot, right-aligned
+  legend.forEach((row, r) => { // the legend: rows above the plot, right-aligned
     ctx.font = SMALL;
     let x = width - RIGHT;
-    for (const c of [...cs].reverse()) {
-      const label = c.marker ? `${c.label} ▼` : c.label;
+    const y = 9 + r * LEGEND;
+    for (const { c, label } of row) {
       x -= ctx.measureText(label).width;
-      ctx.fillStyle = INK; ctx.fillText(label, x, 9);
+      ctx.fillStyle = INK; ctx.fillText(label, x, y);
       x -= 26;
-      if (c.marker) { ctx.fillStyle = WRONG.line; ctx.fillRect(x + 8, 8, 14, 4); }
-      else legendSwatch(ctx, style[lines.indexOf(c)], x + 2, 9, 20);
+      if (c.marker) { ctx.fillStyle = WRONG.line; ctx.fillRect(x + 8, y - 1, 14, 4); }
+      else legendSwatch(ctx, style[lines.indexOf(c)], x + 2, y, 20);
       x -= 14;
     }
-  }
+  });
   return {
     hit(px) {
       if (px < LEFT || px > width - RIGHT) return null;
@@ -122,6 +123,23 @@ export function draw(canvas, cfg, view) {
       return out.length > 1 ? { lines: out, t: x } : null;
     },
   };
+}
+
+// legendRows lays the curves' names out right to left in rows of at most right px
+// (a narrow panel, a phone, gets more rows rather than names cut at its left edge);
+// each row lists its entries from the right.
+function legendRows(ctx, cs, right) {
+  ctx.font = SMALL;
+  const rows = [[]];
+  let used = 0;
+  for (const c of [...cs].reverse()) {
+    const label = c.marker ? `${c.label} ▼` : c.label;
+    const w = ctx.measureText(label).width + 40; // the swatch, its gap and the gap to the next entry
+    if (used + w > right && rows.at(-1).length) { rows.push([]); used = 0; }
+    rows.at(-1).push({ c, label });
+    used += w;
+  }
+  return rows.reverse(); // the first curves on top
 }
 
 // decades are the log axis's ticks: powers of ten (every few when the range is wide),

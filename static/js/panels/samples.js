@@ -3,17 +3,20 @@
 // translations (meta "samples": {source, output, reference}), green and ✓ where the
 // output equals the reference, orange and ✗ where not. While training it reads the newest progress message; otherwise
 // the static meta, which describes the current weights.
-import { fit, tick, fmt, empty, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
+import { fit, room, tick, fmt, empty, FONT, SMALL, INK, MUTED, GRID } from "./common.js";
 import { SERIES, CORRECT, WRONG } from "../colors.js";
 
 const CURVE_H = 150, LINE = 19, LEFT = 40, PAD = 10;
+const NARROW = 480; // below this width (a phone) a sample's reference gets a line of its own
 
 export function draw(canvas, cfg, view) {
   const live = view.train.running && view.train.metrics && Array.isArray(view.train.metrics.samples);
   const src = live ? view.train.metrics : view.static;
   const curve = Array.isArray(src.bleu_curve) ? src.bleu_curve : [];
   const samples = Array.isArray(src.samples) ? src.samples : [];
-  const height = CURVE_H + samples.length * 3 * LINE + PAD;
+  const narrow = room(canvas) < NARROW;
+  const per = narrow ? 4 : 3; // lines per sample: source, output (and reference), a gap
+  const height = CURVE_H + samples.length * per * LINE + PAD;
   const { ctx, width } = fit(canvas, height);
   if (!curve.length && !samples.length) { empty(ctx, width, height, "no scores yet"); return null; }
 
@@ -35,7 +38,7 @@ export function draw(canvas, cfg, view) {
   ctx.textAlign = "left";
   const last = curve.at(-1);
   ctx.fillStyle = INK; ctx.font = FONT;
-  ctx.fillText(last ? `held-out BLEU ${fmt(last[1])} after ${last[0]} training steps` + (live ? " (training…)" : "") : "", LEFT, 6);
+  ctx.fillText(last ? `held-out BLEU ${fmt(last[1])} after ${last[0]} training steps` + (live ? " (training…)" : "") : "", narrow ? 0 : LEFT, 6);
   ctx.strokeStyle = SERIES[0]; ctx.fillStyle = SERIES[0]; ctx.lineWidth = 2;
   ctx.beginPath();
   curve.forEach((p, i) => (i ? ctx.lineTo(X(p[0]), Y(p[1])) : ctx.moveTo(X(p[0]), Y(p[1]))));
@@ -55,9 +58,9 @@ export function draw(canvas, cfg, view) {
     ctx.fillRect(36, y + LINE - 9, w + 8, 18);
     ctx.fillStyle = INK; ctx.fillText(s.output || "(nothing)", 40, y + LINE);
     ctx.font = "bold " + FONT; ctx.fillStyle = verdict.line; ctx.fillText(verdict.mark, 40 + w + 10, y + LINE);
-    ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(`reference: ${s.reference}`, 40 + w + 30, y + LINE);
-    rows.push({ y0: y - 9, y1: y + LINE + 9, lines: [s.source, `model: ${s.output} ${verdict.mark}`, `reference: ${s.reference}`] });
-    y += 3 * LINE;
+    ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(`reference: ${s.reference}`, narrow ? 40 : 40 + w + 30, narrow ? y + 2 * LINE : y + LINE);
+    rows.push({ y0: y - 9, y1: y + (per - 2) * LINE + 9, lines: [s.source, `model: ${s.output} ${verdict.mark}`, `reference: ${s.reference}`] });
+    y += per * LINE;
   }
   return {
     hit(px, py) {

@@ -38,7 +38,18 @@ export function draw(canvas, cfg, view) {
   // axes: the same scale on both, so distances on screen are distances in the plane
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   for (const [x, y] of pts) { if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y; }
-  const top = LEGEND + PAD, plotW = width - 2 * PAD, plotH = height - top - PAD;
+  // the legend: one swatch per class, left to right, in as many rows as the width needs
+  ctx.font = SMALL;
+  const keys = [];
+  let lx = 0, ly = 9;
+  names.forEach((n, c) => {
+    const w = 13 + ctx.measureText(n).width + 14;
+    if (lx > 0 && lx + w - 14 > width) { lx = 0; ly += LEGEND; }
+    keys.push({ n, c, x: lx, y: ly });
+    lx += w;
+  });
+  const legendH = ly - 9 + LEGEND;
+  const top = legendH + PAD, plotW = width - 2 * PAD, plotH = height - top - PAD;
   const s = Math.min(plotW / Math.max(1e-9, x1 - x0), plotH / Math.max(1e-9, y1 - y0));
   const ox = PAD + (plotW - s * (x1 - x0)) / 2, oy = top + (plotH - s * (y1 - y0)) / 2;
   const X = (x) => ox + (x - x0) * s, Y = (y) => oy + (y1 - y) * s;
@@ -88,7 +99,7 @@ export function draw(canvas, cfg, view) {
     const gap = force ? 10 : 6; // clear of a marked word's ring
     for (const [dx, dy] of [[gap, -7], [gap, 7], [-gap - w, -7], [-gap - w, 7]]) {
       const b = { x0: px + dx - 1, x1: px + dx + w + 1, y0: py + dy - h / 2, y1: py + dy + h / 2 };
-      if (b.x0 < 0 || b.x1 > width || b.y0 < LEGEND || b.y1 > height) continue;
+      if (b.x0 < 0 || b.x1 > width || b.y0 < legendH || b.y1 > height) continue;
       if (!force && !free(b)) continue;
       boxes.push(b);
       ctx.fillStyle = "rgba(255,255,255,0.75)"; ctx.fillRect(b.x0, b.y0 + 1, b.x1 - b.x0, h - 2);
@@ -100,15 +111,12 @@ export function draw(canvas, cfg, view) {
   for (const [w, m] of marked) if (pts[w] && m.faint) place(w, m.text, FONT, INK, false);
   for (let i = 0; i < pts.length; i++) if (!marked.has(i) && words[i] !== undefined) place(i, words[i], FONT, colour(i) === GREY ? MUTED : INK, false);
 
-  // legend: one swatch per class, left to right
   ctx.font = SMALL; ctx.textAlign = "left";
-  let lx = 0;
-  names.forEach((n, c) => {
+  for (const { n, c, x, y } of keys) {
     ctx.fillStyle = c === names.length - 1 ? GREY : SERIES[c % SERIES.length];
-    ctx.beginPath(); ctx.arc(lx + 5, 9, 4.5, 0, 7); ctx.fill();
-    ctx.fillStyle = INK; ctx.fillText(n, lx + 13, 9);
-    lx += 13 + ctx.measureText(n).width + 14;
-  });
+    ctx.beginPath(); ctx.arc(x + 5, y, 4.5, 0, 7); ctx.fill();
+    ctx.fillStyle = INK; ctx.fillText(n, x + 13, y);
+  }
   if (view.train.running) { ctx.fillStyle = MUTED; ctx.textAlign = "right"; ctx.fillText(`training: step ${view.train.done}`, width - 2, 9); ctx.textAlign = "left"; }
 
   return {

@@ -7,6 +7,7 @@
 import { fit, room, empty, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const MINLABEL = 60, BOX = 22, SUBBOX = 34, GAP = 3, TITLE = 20, ROWGAP = 5, TABLEGAP = 12;
+const LABEL_ROOM = 150; // the row labels' least room, however narrow the panel (px)
 const FILL = {
   changed: "#fde68a", inserted: "#fdba74", unk: "#fecaca", special: "#bfdbfe",
   pad: "#e5e7eb", cut: "#f3f4f6", on: "#bbf7d0", off: "#f3f4f6",
@@ -25,17 +26,31 @@ function tables(cfg, view) {
 
 const shown = (s) => (s === " " ? "␣" : s);
 
+// wrapWords breaks text at spaces into lines at most width px wide in ctx's font (a
+// word longer than that is a line of its own).
+function wrapWords(ctx, text, width) {
+  const lines = [];
+  let line = "";
+  for (const w of text.split(" ")) {
+    const next = line ? line + " " + w : w;
+    if (line && ctx.measureText(next).width > width) { lines.push(line); line = w; } else line = next;
+  }
+  lines.push(line);
+  return lines;
+}
+
 // layout places every cell; drawing and hit-testing share it.
 function layout(ctx, ts, width) {
   const items = [];
   let y = 4, right = 0;
   for (const { table, now } of ts) {
-    items.push({ kind: "title", y, text: table.title, now });
-    y += TITLE;
+    ctx.font = FONT; // a title wider than the panel takes more lines
+    for (const line of wrapWords(ctx, (now ? "▸ " : "") + (table.title ?? ""), width)) { items.push({ kind: "title", y, text: line, now }); y += TITLE; }
     const hasSub = table.rows.some((r) => r.cells.some((c) => c.sub));
-    // the label column fits the longest row label (up to 40% of the width)
+    // the label column fits the longest row label (up to 40% of the width, or
+    // LABEL_ROOM on a narrow panel: a phone scrolls the table rather than cut its labels)
     ctx.font = SMALL;
-    const LABEL = Math.round(Math.min(0.4 * width, Math.max(MINLABEL, ...table.rows.map((r) => ctx.measureText(r.label ?? "").width + 10))));
+    const LABEL = Math.round(Math.min(Math.max(0.4 * width, LABEL_ROOM), Math.max(MINLABEL, ...table.rows.map((r) => ctx.measureText(r.label ?? "").width + 10))));
     const h = hasSub ? SUBBOX : BOX;
     // one width per column so that the rows line up (a step is a column)
     const colW = [];
@@ -80,7 +95,7 @@ export function draw(canvas, cfg, view) {
   for (const it of items) {
     if (it.kind === "title") {
       ctx.font = FONT; ctx.fillStyle = it.now ? "#b45309" : INK; ctx.textAlign = "left";
-      ctx.fillText((it.now ? "▸ " : "") + it.text, 0, it.y + TITLE / 2);
+      ctx.fillText(it.text, 0, it.y + TITLE / 2);
     } else if (it.kind === "head") {
       ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.textAlign = "center";
       ctx.fillText(it.text, it.x + it.w / 2, it.y + 7);
