@@ -171,7 +171,7 @@ func (m *lstmModel) Static() sim.Frame {
 		"params_gru":  fmt.Sprintf("3(dh+h²+h) = 3(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, hg, hg, hg, formulas[1], cells[1]+outs[1], outs[1], cells[1]),
 		"params_rnn":  fmt.Sprintf("dh+h²+h = %d·%d+%d²+%d = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[2], cells[2]+outs[2], outs[2], cells[2]),
 		"gradient_of": m.gradFor,
-		"c_scale":     fmt.Sprintf("±%g, which holds %.0f %% of the held-out values of |C_t| on this task; larger ones take the end colours", m.cScale, 100*cellScaleShare),
+		"c_scale":     fmt.Sprintf("±%g, which holds %.0f %% of the held-out values of |Cₜ| on this task; larger ones take the end colours", m.cScale, 100*cellScaleShare),
 		"scales":      map[string][]float64{"C": {-m.cScale, m.cScale}},
 	})
 	if m.clamp.Gate != "" {
