@@ -79,10 +79,14 @@ function trainNote(box, message, refused) {
   if (!note) {
     note = document.createElement("p");
     note.className = "field-note"; note.setAttribute("role", "status"); note.dataset.testid = "note-train-steps";
+    note.hidden = true;
     controls.after(note);
-    box.addEventListener("input", () => { note.hidden = true; box.removeAttribute("aria-invalid"); });
+    box.addEventListener("input", () => { if (!note.hidden) note.hidden = true; box.removeAttribute("aria-invalid"); });
   }
   if (refused && message) box.setAttribute("aria-invalid", "true"); else box.removeAttribute("aria-invalid");
-  note.textContent = message; note.hidden = !message;
-  note.dataset.kind = refused ? "refused" : "capped";
+  // a status region: every write, even of the same value, is a change a screen reader may say
+  if (note.textContent !== message) note.textContent = message;
+  if (note.hidden !== !message) note.hidden = !message;
+  const kind = refused ? "refused" : "capped";
+  if (note.dataset.kind !== kind) note.dataset.kind = kind;
 }
