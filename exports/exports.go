@@ -80,10 +80,10 @@ func Find(l *lessons.Lesson, id string) (lessons.Panel, bool) {
 
 // Text is a page title or label (prose with inline TeX between \( and \)) as a
 // figure's text: as it is, which figures typesets, or, where it uses TeX the figures'
-// typesetter does not know (\mathrm, \sqrt …), as plain text.
+// typesetter does not know (\mathrm, \sqrt …), in Unicode (lessons.PlainLabel).
 func Text(s string) string {
 	if figures.CheckText(s) != nil {
-		return figures.Plain(s)
+		return lessons.PlainLabel(s)
 	}
 	return s
 }

@@ -287,6 +287,7 @@ func drawCurves(f Figure, o Options) (func(draw.Canvas), error) {
 			leg.Draw(side)
 			return
 		}
+		c = titleAcross(c, pl)
 		if !fixedY {
 			makeLegendRoom(pl, c, legend, f.LogY)
 		}

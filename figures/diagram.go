@@ -377,11 +377,7 @@ func drawTitle(c draw.Canvas, title string, th colours) draw.Canvas {
 	if CheckText(title) != nil {
 		title = Plain(title)
 	}
-	sty := textStyle(titleSize, false, th.foreground, draw.XCenter)
-	sty.YAlign = draw.YTop
-	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, title)
-	c.Max.Y -= sty.Height(title) + vg.Points(8)
-	return c
+	return fitTitle(c, textStyle(titleSize, false, th.foreground, draw.XCenter), title, vg.Points(8))
 }
 
 // card is the colours a table or diagram is drawn in: its marks and fills are made
@@ -405,9 +401,9 @@ func Plain(s string) string {
 }
 
 // texSigns are the TeX commands of the lessons' titles and their plain-text signs.
-var texSigns = strings.NewReplacer(`\mid`, "|", `\dots`, "…", `\ldots`, "…", `\to`, "→", `\hat y`, "ŷ", `\hat x`, "x̂",
+var texSigns = strings.NewReplacer(`\mid`, "|", `\top`, "ᵀ", `\dots`, "…", `\ldots`, "…", `\to`, "→", `\hat y`, "ŷ", `\hat x`, "x̂",
 	`\mathbf`, "", `\mathrm`, "", `\text`, "", `\,`, " ", `\left`, "", `\right`, "", `\cdot`, "·", `\times`, "×",
-	`\alpha`, "α", `\sigma`, "σ", `\theta`, "θ", `\top`, "ᵀ", `\sqrt`, "√", `\sum`, "Σ", `\lVert`, "‖", `\rVert`, "‖",
+	`\alpha`, "α", `\sigma`, "σ", `\theta`, "θ", `\sqrt`, "√", `\sum`, "Σ", `\lVert`, "‖", `\rVert`, "‖",
 	`\partial`, "∂", `\odot`, "⊙", `\tilde`, "~", `\quad`, " ", `\le`, "≤", `\ge`, "≥", `\in`, "∈")
 
 // typesets reports whether the TeX handler of sty can typeset s (it panics on what it

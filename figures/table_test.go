@@ -142,3 +142,10 @@ func TestPlain(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainTop: \top is a transpose, not \to followed by p.
+func TestPlainTop(t *testing.T) {
+	if got := Plain(`\(QK^\top\)`); got != "QK^ᵀ" {
+		t.Errorf(`Plain(\(QK^\top\)) = %q, want "QK^ᵀ"`, got)
+	}
+}

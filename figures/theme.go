@@ -2,6 +2,7 @@ package figures
 
 import (
 	"image/color"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -65,10 +66,53 @@ func titleAcross(c draw.Canvas, pl *plot.Plot) draw.Canvas {
 	if pl.Title.Text == "" {
 		return c
 	}
-	sty := pl.Title.TextStyle
-	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
-	c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, pl.Title.Text)
-	c.Max.Y -= sty.Height(pl.Title.Text) + pl.Title.Padding
+	c = fitTitle(c, pl.Title.TextStyle, pl.Title.Text, pl.Title.Padding)
 	pl.Title.Text = ""
 	return c
+}
+
+// minTitleSize is the smallest a long title shrinks to, in points: 30 px to the em at
+// 1920 px wide, above the 28 px a title must keep at the back of a room.
+const minTitleSize = 9
+
+// fitTitle draws title centred at the top of c in sty and returns the canvas under
+// it. A title wider than c shrinks to fit, down to minTitleSize; one still too wide
+// breaks at the space nearest its middle (outside its maths) onto two lines.
+func fitTitle(c draw.Canvas, sty draw.TextStyle, title string, gap vg.Length) draw.Canvas {
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	width := c.Max.X - c.Min.X
+	lines := []string{title}
+	if w := sty.Width(title); w > width {
+		sty.Font.Size = max(vg.Points(minTitleSize), sty.Font.Size*width/w)
+		if sty.Width(title) > width {
+			if a, b, ok := halves(title); ok {
+				lines = []string{a, b}
+			}
+		}
+	}
+	for _, l := range lines {
+		c.FillText(sty, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y}, l)
+		c.Max.Y -= sty.Height(l)
+	}
+	c.Max.Y -= gap
+	return c
+}
+
+// halves splits s at the space nearest its middle that is not inside \( … \).
+func halves(s string) (string, string, bool) {
+	best, inMath := -1, false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], `\(`):
+			inMath = true
+		case strings.HasPrefix(s[i:], `\)`):
+			inMath = false
+		case s[i] == ' ' && !inMath && (best < 0 || abs(i-len(s)/2) < abs(best-len(s)/2)):
+			best = i
+		}
+	}
+	if best <= 0 {
+		return "", "", false
+	}
+	return s[:best], s[best+1:], true
 }
