@@ -41,11 +41,16 @@ func Raster(f Figure, o Options) (*image.RGBA, error) {
 		return nil, err
 	}
 	w, h := o.size()
-	img := image.NewRGBA(image.Rect(0, 0, o.Width, int(math.Round(float64(o.Width)*float64(h/w)))))
-	dc := draw.New(vgimg.NewWith(vgimg.UseImage(img), vgimg.UseDPI(int(math.Round(o.dpi())))))
+	// vgimg draws on its own copy of the image it is given: the copy is the frame
+	vc := vgimg.NewWith(vgimg.UseImage(image.NewRGBA(image.Rect(0, 0, o.Width, int(math.Round(float64(o.Width)*float64(h/w)))))), vgimg.UseDPI(int(math.Round(o.dpi()))))
+	dc := draw.New(vc)
 	dc.SetColor(themeColours[o.Theme].background)
 	dc.Fill(dc.Rectangle.Path())
 	paint(draw.Crop(dc, figureMargin, -figureMargin, figureMargin, -figureMargin))
+	img, ok := vc.Image().(*image.RGBA)
+	if !ok {
+		return nil, errors.New("figures: the raster canvas is not RGBA")
+	}
 	return img, nil
 }
 
