@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -223,15 +224,30 @@ func TestLSTMCellScale(t *testing.T) {
 		}
 		s := cellScale(m)
 		inside, n := 0, 0
+		var all []float64
 		for _, ids := range zoo.EvalSet(task) {
 			for _, st := range m.RunLSTM(ids, models.GateClamp{}) {
 				for _, c := range st.C {
 					n++
+					all = append(all, math.Abs(c))
 					if math.Abs(c) <= s {
 						inside++
 					}
 				}
 			}
+		}
+		// the prose: "half of them are under 2 on checksum and under 1 on the other
+		// tasks", and "±7 on checksum"
+		slices.Sort(all)
+		median, bound := all[len(all)/2], 1.0
+		if task.Name == "checksum" {
+			bound = 2
+			if s != 7 {
+				t.Errorf("checksum: the scale is ±%g, the page says ±7", s)
+			}
+		}
+		if median >= bound {
+			t.Errorf("%s: the median |C_t| is %.3g, the page says under %g", task.Name, median, bound)
 		}
 		if share := float64(inside) / float64(n); share < 0.95 || share > 0.99 {
 			t.Errorf("%s: the scale ±%g holds %.3f of |C_t|, want 0.95 to 0.99", task.Name, s, share)
