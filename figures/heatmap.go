@@ -28,12 +28,15 @@ func stopsOf(cs []unrollpalette.RGB) *stopsMap {
 
 // cellsFrame outlines a rectangle of a heatmap's cells, in data coordinates: the
 // current time step's column, or the current step's row, as the pages frame it.
-type cellsFrame struct{ x0, x1, y0, y1 float64 }
+type cellsFrame struct {
+	x0, x1, y0, y1 float64
+	colour         color.Color // the theme's text colour
+}
 
 func (f cellsFrame) Plot(c draw.Canvas, pl *plot.Plot) {
 	tx, ty := pl.Transforms(&c)
 	x0, x1, y0, y1 := tx(f.x0), tx(f.x1), ty(f.y0), ty(f.y1)
-	c.StrokeLines(draw.LineStyle{Color: color.Black, Width: vg.Points(2.5)}, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
+	c.StrokeLines(draw.LineStyle{Color: f.colour, Width: vg.Points(2.5)}, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
 }
 
 // gridXYZ is a Grid as gonum's grid: column c at x = c, row r at y = −r, so the
@@ -95,14 +98,14 @@ func drawHeatmap(f Figure, g Grid, o Options) (func(draw.Canvas), error) {
 	} else {
 		hm := plotter.NewHeatMap(gridXYZ{g}, cm.Palette(256))
 		hm.Min, hm.Max = g.Lo, g.Hi
-		hm.NaN = color.White
+		hm.NaN = th.background // not computed yet (or a gap between blocks): blank, as on the page
 		pl.Add(hm)
 		if g.Mark > 0 && g.Mark <= len(g.Cols) {
-			pl.Add(cellsFrame{x0: float64(g.Mark-1) - 0.5, x1: float64(g.Mark-1) + 0.5, y0: 0.5, y1: -float64(len(g.Rows)) + 0.5})
+			pl.Add(cellsFrame{x0: float64(g.Mark-1) - 0.5, x1: float64(g.Mark-1) + 0.5, y0: 0.5, y1: -float64(len(g.Rows)) + 0.5, colour: th.foreground})
 		}
 		if g.MarkRow > 0 && g.MarkRow <= len(g.Rows) {
 			r := -float64(g.MarkRow - 1)
-			pl.Add(cellsFrame{x0: -0.5, x1: float64(len(g.Cols)) - 0.5, y0: r + 0.5, y1: r - 0.5})
+			pl.Add(cellsFrame{x0: -0.5, x1: float64(len(g.Cols)) - 0.5, y0: r + 0.5, y1: r - 0.5, colour: th.foreground})
 		}
 		var xt, yt []plot.Tick
 		for c, l := range g.Cols {

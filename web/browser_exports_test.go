@@ -33,6 +33,14 @@ func TestBrowserPanelExports(t *testing.T) {
 	}
 	click("export-R-gif") // the animation runs through every step
 	waitForJS(t, ctx, "the gif to be saved", fmt.Sprintf(`%s === "saved gru-R-steps1-11.gif"`, status("export-status-R")))
+	// A dark 4:3 slide; a width the server refuses is said, not saved.
+	evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid="export-theme-R"]').value = "dark"; document.querySelector('[data-testid="export-slide-R"]').value = "4:3"`)
+	click("export-R-png")
+	waitForJS(t, ctx, "the dark slide", fmt.Sprintf(`%s === "saved gru-R-step5.png"`, status("export-status-R")))
+	evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid="export-width-R"]').value = "99999"`)
+	click("export-R-png")
+	waitForJS(t, ctx, "the width's refusal", fmt.Sprintf(`/^width must be/.test(%s)`, status("export-status-R")))
+	evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid="export-width-R"]').value = "1920"`)
 	// A panel with nothing to draw yet is said, not saved.
 	evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid="step-back"]') && history.replaceState(null, "", location.pathname + location.search.replace(/step=\d+/, "step=0"))`)
 	click("export-R-png")
@@ -53,7 +61,7 @@ func TestBrowserPanelExports(t *testing.T) {
 	click("export-loss-png") // the training loss, from the page's session
 	waitForJS(t, ctx, "the loss curve", fmt.Sprintf(`/^saved gru-loss-step\d+\.png$/.test(%s)`, status("export-status-loss")))
 	for _, e := range console.list() {
-		if !strings.Contains(e, "status of 400") || !strings.Contains(e, "/panels/R.png?") { // the refusal asked for above
+		if !strings.Contains(e, "status of 400") || !strings.Contains(e, "/panels/R.png?") { // the refusals asked for above
 			t.Errorf("console error: %s", e)
 		}
 	}

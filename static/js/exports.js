@@ -14,8 +14,13 @@ function hrefOf(a, store) {
   const q = new URLSearchParams(location.search);
   for (const k of HIDDEN_VIEW) q.delete(k);
   if (store.session) q.set("session", store.session);
-  const width = a.closest(".export-items")?.querySelector(".export-width input");
-  if (a.dataset.ext === "png" && width && width.value) q.set("width", width.value);
+  const menu = a.closest(".export-items");
+  const width = menu?.querySelector(".export-width input");
+  if (a.dataset.ext === "png" && width && width.value) q.set("width", width.value); // an animation keeps the server's slide width
+  for (const [key, sel] of [["slide", ".export-slide select"], ["theme", ".export-theme select"]]) {
+    const v = menu?.querySelector(sel)?.value;
+    if (v && a.dataset.ext !== "csv") q.set(key, v);
+  }
   return a.dataset.panelExport + "?" + q;
 }
 
