@@ -22,8 +22,8 @@ var axisColumn = map[lessons.Axis]string{
 // a static array), its index along each dimension (1-based, in columns named by what
 // the dimension counts: unit, layer, position …) and the value.
 func CSV(v View, p lessons.Panel) []byte {
-	if p.ID == TrainingLoss.ID && len(p.Arrays) == 0 {
-		return lossCSV(v)
+	if e, ok := extraOf(v.Lesson, p); ok {
+		return e.csv(v)
 	}
 	type row struct {
 		symbol, step, t string

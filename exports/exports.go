@@ -35,13 +35,51 @@ var kinds = map[lessons.PanelKind]figureOf{
 // under its training controls (not one of its Panels): the loss L of each step.
 var TrainingLoss = lessons.Panel{ID: "loss", Kind: lessons.Line, Title: `training loss \(L\)`, LogY: true}
 
+// Extra is an export of what a page draws beside its declared panels: its figure and
+// its numbers, and the panel (by ID) under which the page offers it ("" for one of
+// its own, such as the training loss).
+type Extra struct {
+	Panel lessons.Panel
+	Under string
+	Menu  string // the menu's name on the page, e.g. "Export the BLEU curve"
+	draw  figureOf
+	csv   func(View) []byte
+}
+
+// Extras are lesson l's extra exports: the training loss when it trains, and the
+// held-out BLEU curve of each samples panel (a curve on the page, beside the sample
+// translations that panel's own export shows).
+func Extras(l *lessons.Lesson) []Extra {
+	var out []Extra
+	if l.Trains {
+		out = append(out, Extra{Panel: TrainingLoss, Menu: "Export", draw: lossFigure, csv: lossCSV})
+	}
+	for _, p := range l.Panels {
+		if p.Kind == lessons.Samples && slices.Contains(p.Static, "bleu_curve") {
+			c := lessons.Panel{ID: p.ID + "-bleu", Kind: lessons.Line, Title: "held-out BLEU against training steps", Static: []string{"bleu_curve"}}
+			out = append(out, Extra{Panel: c, Under: p.ID, Menu: "Export the BLEU curve", draw: bleuCurveFigure, csv: func(v View) []byte { return bleuCurveCSV(v, c) }})
+		}
+	}
+	return out
+}
+
+// extraOf is the extra export of lesson l with panel p, if p is one.
+func extraOf(l *lessons.Lesson, p lessons.Panel) (Extra, bool) {
+	for _, e := range Extras(l) {
+		if e.Panel.ID == p.ID && len(p.Arrays) == 0 && p.Kind == e.Panel.Kind {
+			return e, true
+		}
+	}
+	return Extra{}, false
+}
+
 // Exportable reports whether panel p of its lesson can be exported.
 func Exportable(p lessons.Panel) bool {
 	_, ok := kinds[p.Kind]
 	return ok
 }
 
-// Panels are the exportable panels of lesson l, in page order, the training loss last.
+// Panels are the exportable panels of lesson l, in page order, its Extras last.
 func Panels(l *lessons.Lesson) []lessons.Panel {
 	var out []lessons.Panel
 	for _, p := range l.Panels {
@@ -49,8 +87,8 @@ func Panels(l *lessons.Lesson) []lessons.Panel {
 			out = append(out, p)
 		}
 	}
-	if l.Trains {
-		out = append(out, TrainingLoss)
+	for _, e := range Extras(l) {
+		out = append(out, e.Panel)
 	}
 	return out
 }
@@ -58,8 +96,8 @@ func Panels(l *lessons.Lesson) []lessons.Panel {
 // Panel is panel p's figure in view v: what the page's panel shows at v's step, from
 // the same arrays, on the same fixed scale.
 func Panel(v View, p lessons.Panel) (figures.Figure, error) {
-	if p.ID == TrainingLoss.ID && len(p.Arrays) == 0 {
-		return lossFigure(v, p)
+	if e, ok := extraOf(v.Lesson, p); ok {
+		return e.draw(v, p)
 	}
 	f, ok := kinds[p.Kind]
 	if !ok {

@@ -98,3 +98,25 @@ func TestTrainingLossPanel(t *testing.T) {
 		t.Errorf("the CSV has %d lines, want a header and 5 losses", rows)
 	}
 }
+
+// TestBLEUCurveExport: a translator's samples panel has an extra export, its held-out
+// BLEU curve, on the page's axis 0 … 1, with its numbers.
+func TestBLEUCurveExport(t *testing.T) {
+	l := lessonNamed(t, "seq2seq")
+	p, ok := Find(l, "samples-bleu")
+	if !ok {
+		t.Fatal("seq2seq has no BLEU curve export")
+	}
+	v := view(t, l, 0)
+	f, err := Panel(v, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Series) != 1 || len(f.Series[0].Y) == 0 || len(f.YScale) != 2 || f.YScale[1] != 1 {
+		t.Fatalf("got %+v, want one curve on 0 … 1", f)
+	}
+	rows := strings.Split(strings.TrimSpace(string(CSV(v, p))), "\n")
+	if rows[0] != "symbol,training step,value" || len(rows) != 1+len(f.Series[0].Y) {
+		t.Errorf("CSV %q", rows)
+	}
+}

@@ -1,6 +1,8 @@
 package exports
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"strconv"
 
@@ -74,4 +76,34 @@ func samplesFigure(v View, p lessons.Panel) (figures.Figure, error) {
 		f.Tables = append(f.Tables, t)
 	}
 	return f, nil
+}
+
+// bleuCurveFigure is the held-out BLEU a translator's samples panel draws against the
+// training step (the static "bleu_curve", [step, BLEU] pairs, the first at step 0),
+// on the page's fixed axis 0 … 1.
+func bleuCurveFigure(v View, p lessons.Panel) (figures.Figure, error) {
+	var curve [][2]float64
+	staticOf(v, p, "bleu_curve", &curve)
+	if len(curve) == 0 {
+		return figures.Figure{}, errNoData(p, "no held-out BLEU yet")
+	}
+	s := figures.Series{Label: "held-out BLEU"}
+	for _, pt := range curve {
+		s.X, s.Y = append(s.X, pt[0]), append(s.Y, pt[1])
+	}
+	return figures.Figure{Title: Text(p.Title), XLabel: "training step", YLabel: "corpus BLEU", YScale: []float64{0, 1}, Series: []figures.Series{s}}, nil
+}
+
+// bleuCurveCSV is the held-out BLEU curve's numbers: BLEU at each training step scored.
+func bleuCurveCSV(v View, p lessons.Panel) []byte {
+	var curve [][2]float64
+	staticOf(v, p, "bleu_curve", &curve)
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write([]string{"symbol", "training step", "value"})
+	for _, pt := range curve {
+		_ = w.Write([]string{"BLEU", strconv.FormatFloat(pt[0], 'f', -1, 64), strconv.FormatFloat(pt[1], 'g', -1, 64)})
+	}
+	w.Flush()
+	return buf.Bytes()
 }

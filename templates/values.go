@@ -176,3 +176,14 @@ func exportable(p lessons.Panel) bool { return panelexports.Exportable(p) }
 
 // trainingLoss is the training-loss panel's export (exports.TrainingLoss).
 var trainingLoss = panelexports.TrainingLoss
+
+// extrasUnder are lesson l's extra exports offered under its panel id (exports.Extras).
+func extrasUnder(l *lessons.Lesson, id string) []panelexports.Extra {
+	var out []panelexports.Extra
+	for _, e := range panelexports.Extras(l) {
+		if e.Under == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
