@@ -7,23 +7,12 @@ import (
 
 	"unroll/figures"
 	"unroll/lessons"
+	"unroll/models"
 )
 
 // ngram is one candidate n-gram occurrence as the bleu lesson's static "ngrams" holds
-// it (models.NGram).
-type ngram struct {
-	N        int      `json:"n"`
-	Words    []string `json:"words"`
-	Start    int      `json:"start"`
-	Count    int      `json:"count"`
-	Clip     int      `json:"clip"`
-	Matched  int      `json:"matched"`
-	Credited bool     `json:"credited"`
-	Refs     []struct {
-		Ref       int   `json:"ref"`
-		Positions []int `json:"positions"`
-	} `json:"refs"`
-}
+// it, decoded as the page gets it.
+type ngram = models.NGram
 
 // edit is one column of the word error rate's alignment (models.Edit).
 type edit struct {

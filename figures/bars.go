@@ -27,13 +27,7 @@ type BarGroup struct {
 // when it is set.
 func drawBars(f Figure, b Bars, o Options) (func(draw.Canvas), error) {
 	th := themeColours[o.Theme]
-	pl := newPlot(th)
-	pl.Title.Text = f.Title
-	pl.X.Label.Text = f.XLabel
-	pl.Y.Label.Text = f.YLabel
-	pl.Legend.Top = true
-	pl.Y.Tick.Marker = linearTicks{}
-	pl.Add(newGrid(th))
+	pl := figurePlot(f, th)
 	n := len(b.Groups)
 	labels := make([]string, n)
 	for i, g := range b.Groups {

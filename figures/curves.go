@@ -165,17 +165,12 @@ func addPoints(pl *plot.Plot, s Series, pts plotter.XYs, c color.Color, i int, t
 // and are left out).
 func drawCurves(f Figure, o Options) (func(draw.Canvas), error) {
 	th := themeColours[o.Theme]
-	pl := newPlot(th)
-	pl.Title.Text = f.Title
-	pl.X.Label.Text = f.XLabel
-	pl.Y.Label.Text = f.YLabel
-	pl.Legend.Top = true
-	pl.X.Tick.Marker, pl.Y.Tick.Marker = linearTicks{}, linearTicks{}
+	pl := figurePlot(f, th)
+	pl.X.Tick.Marker = linearTicks{}
 	if f.LogY {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicks{}
 	}
-	pl.Add(newGrid(th))
 	var legend []string // the labels in the legend, in order
 	var xs, ys [][]float64
 	var labels []string

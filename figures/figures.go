@@ -203,18 +203,25 @@ type Grid struct {
 // Draw draws the figure in the given format with the given options and returns the
 // file. The same figure and options give the same bytes.
 func Draw(f Figure, format Format, o Options) ([]byte, error) {
-	o, err := o.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkFigureText(f); err != nil {
-		return nil, err
-	}
-	paint, err := painter(f, o)
+	o, paint, err := prepare(f, o)
 	if err != nil {
 		return nil, err
 	}
 	return encode(format, o, paint)
+}
+
+// prepare is the options with their defaults and the painter of figure f, once its
+// text is known to typeset.
+func prepare(f Figure, o Options) (Options, func(draw.Canvas), error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return o, nil, err
+	}
+	if err := checkFigureText(f); err != nil {
+		return o, nil, err
+	}
+	paint, err := painter(f, o)
+	return o, paint, err
 }
 
 // painter is what draws figure f onto a canvas (inside its margin), with options o.
@@ -251,7 +258,6 @@ func checkFigureText(f Figure) error {
 // given format, on the theme's background inside a margin, and returns the file.
 func encode(format Format, o Options, drawFigure func(draw.Canvas)) ([]byte, error) {
 	w, h := o.size()
-	th := themeColours[o.Theme]
 	var canvas interface {
 		vg.CanvasSizer
 		io.WriterTo
@@ -260,8 +266,7 @@ func encode(format Format, o Options, drawFigure func(draw.Canvas)) ([]byte, err
 	case PNG:
 		// Exactly Width pixels across; the resolution rounds to whole dots per inch, so
 		// the canvas is within 1/16 in of figureWidth.
-		img := image.NewRGBA(image.Rect(0, 0, o.Width, int(math.Round(float64(o.Width)*float64(h/w)))))
-		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseImage(img), vgimg.UseDPI(int(math.Round(o.dpi()))))}
+		canvas = vgimg.PngCanvas{Canvas: rasterCanvas(o)}
 	case SVG:
 		canvas = vgsvg.New(w, h)
 	case PDF:
@@ -269,10 +274,7 @@ func encode(format Format, o Options, drawFigure func(draw.Canvas)) ([]byte, err
 	default:
 		return nil, fmt.Errorf("figures: unknown format %q", format)
 	}
-	dc := draw.New(canvas)
-	dc.SetColor(th.background)
-	dc.Fill(dc.Rectangle.Path())
-	drawFigure(draw.Crop(dc, figureMargin, -figureMargin, figureMargin, -figureMargin))
+	paintOn(canvas, o, drawFigure)
 	var buf bytes.Buffer
 	if _, err := canvas.WriteTo(&buf); err != nil {
 		return nil, err
@@ -281,6 +283,23 @@ func encode(format Format, o Options, drawFigure func(draw.Canvas)) ([]byte, err
 		return []byte(svgFontFallbacks.Replace(buf.String())), nil
 	}
 	return buf.Bytes(), nil
+}
+
+// rasterCanvas is a canvas exactly Width pixels across for the options' slide; the
+// resolution rounds to whole dots per inch, so it is within 1/16 in of figureWidth.
+func rasterCanvas(o Options) *vgimg.Canvas {
+	w, h := o.size()
+	img := image.NewRGBA(image.Rect(0, 0, o.Width, int(math.Round(float64(o.Width)*float64(h/w)))))
+	return vgimg.NewWith(vgimg.UseImage(img), vgimg.UseDPI(int(math.Round(o.dpi()))))
+}
+
+// paintOn paints a figure on c: the theme's background, then the figure inside its
+// margin.
+func paintOn(c vg.CanvasSizer, o Options, paint func(draw.Canvas)) {
+	dc := draw.New(c)
+	dc.SetColor(themeColours[o.Theme].background)
+	dc.Fill(dc.Rectangle.Path())
+	paint(draw.Crop(dc, figureMargin, -figureMargin, figureMargin, -figureMargin))
 }
 
 // svgFontFallbacks gives the SVG's fonts fallbacks where DejaVu is not installed:

@@ -7,12 +7,8 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
-	"math"
 
 	"slices"
-
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Animation limits.
@@ -29,25 +25,13 @@ const (
 // Raster is figure f drawn as an image with options o (at o.Width pixels, as its
 // PNG would be): a frame of an animation.
 func Raster(f Figure, o Options) (*image.RGBA, error) {
-	o, err := o.withDefaults()
+	o, paint, err := prepare(f, o)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFigureText(f); err != nil {
-		return nil, err
-	}
-	paint, err := painter(f, o)
-	if err != nil {
-		return nil, err
-	}
-	w, h := o.size()
-	// vgimg draws on its own copy of the image it is given: the copy is the frame
-	vc := vgimg.NewWith(vgimg.UseImage(image.NewRGBA(image.Rect(0, 0, o.Width, int(math.Round(float64(o.Width)*float64(h/w)))))), vgimg.UseDPI(int(math.Round(o.dpi()))))
-	dc := draw.New(vc)
-	dc.SetColor(themeColours[o.Theme].background)
-	dc.Fill(dc.Rectangle.Path())
-	paint(draw.Crop(dc, figureMargin, -figureMargin, figureMargin, -figureMargin))
-	img, ok := vc.Image().(*image.RGBA)
+	c := rasterCanvas(o)
+	paintOn(c, o, paint)
+	img, ok := c.Image().(*image.RGBA) // vgimg draws on its own copy of the image it is given
 	if !ok {
 		return nil, errors.New("figures: the raster canvas is not RGBA")
 	}

@@ -51,6 +51,19 @@ func newPlot(th colours) *plot.Plot {
 	return pl
 }
 
+// figurePlot is the plot of figure f's curves or bars in the theme: its title and
+// axis labels, the legend at the top, linear y ticks and the grid.
+func figurePlot(f Figure, th colours) *plot.Plot {
+	pl := newPlot(th)
+	pl.Title.Text = f.Title
+	pl.X.Label.Text = f.XLabel
+	pl.Y.Label.Text = f.YLabel
+	pl.Legend.Top = true
+	pl.Y.Tick.Marker = linearTicks{}
+	pl.Add(newGrid(th))
+	return pl
+}
+
 // newGrid is the grid lines of a plot of curves, in the theme's colour.
 func newGrid(th colours) *plotter.Grid {
 	g := plotter.NewGrid()
