@@ -54,12 +54,12 @@ func TestEveryDataPanelDraws(t *testing.T) {
 				t.Errorf("%s/%s at the last step: %v", l.Slug, p.ID, err)
 				continue
 			}
-			b, err := figures.Draw(f, figures.PNG, figures.Options{})
+			b, err := figures.Draw(f, figures.PNG, pngOptions())
 			if err != nil {
 				t.Fatalf("%s/%s: %v", l.Slug, p.ID, err)
 			}
 			img, err := png.Decode(bytes.NewReader(b))
-			if err != nil || img.Bounds().Dx() < 1600 {
+			if err != nil || img.Bounds().Dx() != pngOptions().Width {
 				t.Errorf("%s/%s: PNG %v, %v", l.Slug, p.ID, err, img.Bounds())
 			}
 			if out != "" {

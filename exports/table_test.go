@@ -227,10 +227,19 @@ func hasPrediction(v View, p lessons.Panel) bool {
 	return false
 }
 
+// pngOptions are the tests' PNG options: the default width, or the least under the
+// race detector (raceEnabled).
+func pngOptions() figures.Options {
+	if raceEnabled {
+		return figures.Options{Width: figures.MinWidth}
+	}
+	return figures.Options{Width: figures.DefaultWidth}
+}
+
 // checkFormats draws f as PNG, SVG and PDF and checks each decodes and shows f.
 func checkFormats(t *testing.T, name string, p lessons.Panel, f figures.Figure) {
 	t.Helper()
-	b, err := figures.Draw(f, figures.PNG, figures.Options{})
+	b, err := figures.Draw(f, figures.PNG, pngOptions())
 	if err != nil {
 		t.Errorf("%s PNG: %v", name, err)
 		return
@@ -238,8 +247,8 @@ func checkFormats(t *testing.T, name string, p lessons.Panel, f figures.Figure) 
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		t.Errorf("%s PNG: %v", name, err)
-	} else if w := img.Bounds().Dx(); w != figures.DefaultWidth {
-		t.Errorf("%s PNG: %d px wide, want %d", name, w, figures.DefaultWidth)
+	} else if w := img.Bounds().Dx(); w != pngOptions().Width {
+		t.Errorf("%s PNG: %d px wide, want %d", name, w, pngOptions().Width)
 	}
 	svg, err := figures.Draw(f, figures.SVG, figures.Options{})
 	if err != nil {
