@@ -654,41 +654,23 @@ func clip(s string, size float64, bold bool, w float64) string {
 	return string(r) + "…"
 }
 
-// rdbu is ColorBrewer's RdBu as the pages draw it (static/js/colors.js): negative
-// blue, zero white, positive red.
-var rdbu = []uint32{0x2166ac, 0x4393c3, 0x92c5de, 0xd1e5f0, 0xf7f7f7, 0xfddbc7, 0xf4a582, 0xd6604d, 0xb2182b}
-
-// viridisStops are the pages' viridis stops.
-var viridisStops = []uint32{0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c, 0x28ae80, 0x5ec962, 0xaddc30, 0xfde725}
-
-// rgb is a 0xRRGGBB colour.
-func rgb(hex uint32) color.RGBA {
-	return color.RGBA{uint8(hex >> 16), uint8(hex >> 8), uint8(hex), 0xff}
-}
-
-// stripScale maps a value on [lo, hi] to the pages' colour: RdBu when the range spans
-// 0, else viridis; interpolated linearly between the stops as colors.js does.
+// stripScale maps a value on [lo, hi] to the pages' colour, as the heatmaps do: the
+// palette's diverging map when the range spans 0, else viridis.
 func stripScale(lo, hi float64) func(float64) color.Color {
-	stops := viridisStops
-	if lo < 0 && hi > 0 {
-		stops = rdbu
-	}
 	if !(hi > lo) {
 		lo, hi = -1, 1
-		stops = rdbu
 	}
+	cm := viridis()
+	if lo < 0 && hi > 0 {
+		cm = diverging()
+	}
+	cm.SetMin(lo)
+	cm.SetMax(hi)
 	return func(v float64) color.Color {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return color.RGBA{0xbb, 0xbb, 0xbb, 0xff}
 		}
-		u := min(1, max(0, (v-lo)/(hi-lo))) * float64(len(stops)-1)
-		i := min(int(u), len(stops)-2)
-		f := u - float64(i)
-		a, b := stops[i], stops[i+1]
-		mix := func(shift uint) uint8 {
-			x, y := float64(a>>shift&0xff), float64(b>>shift&0xff)
-			return uint8(math.Round(x + (y-x)*f))
-		}
-		return color.RGBA{mix(16), mix(8), mix(0), 0xff}
+		c, _ := cm.At(min(hi, max(lo, v)))
+		return c
 	}
 }

@@ -3,6 +3,7 @@ package figures
 import (
 	"bytes"
 	"testing"
+	unrollpalette "unroll/palette"
 )
 
 // TestDiagram: a diagram is drawn in every format, the same PNG each time; its node
@@ -18,8 +19,9 @@ func TestDiagram(t *testing.T) {
 		Key:    []KeyEntry{{Mark: Current, Text: "now"}}}
 	f := Figure{Title: "a diagram", Diagram: d}
 	img := drawPNG(t, f)
-	if countNear(img, rgb(rdbu[0])) < 1000 || countNear(img, rgb(rdbu[len(rdbu)-1])) < 1000 {
-		t.Errorf("the strip's ends are not drawn in RdBu's end colours")
+	lo, hi := unrollpalette.BlueOrange[0].RGBA(), unrollpalette.BlueOrange[len(unrollpalette.BlueOrange)-1].RGBA()
+	if countNear(img, lo) < 1000 || countNear(img, hi) < 1000 {
+		t.Errorf("the strip's ends are not drawn in the diverging map's end colours")
 	}
 	a, _ := Draw(f, PNG, Options{})
 	b, _ := Draw(f, PNG, Options{})
