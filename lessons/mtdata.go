@@ -400,7 +400,7 @@ func (m *mtDataModel) stage(t int) (mtTable, map[string]any) {
 			[]mtRow{{Label: fmt.Sprintf("French L=%d", g.ValidLen), Cells: append(idCells(m.vt, g.Padded), cutCells(m.vt, g.IDs, m.steps)...)}})}, meta
 	case 6:
 		meta["stage"] = "6 · valid-length mask"
-		meta["what"] = "m_t = 1 for t ≤ L and 0 after: the encoder ignores padded steps and the loss sums only the decoder's valid steps."
+		meta["what"] = "mₜ = 1 for t ≤ L and 0 after: the encoder ignores padded steps, and the loss is the mean of ℓₜ over the decoder's valid steps only (summed over a minibatch's sentences, then divided by their valid steps, as the seq2seq page trains)."
 		sideFacts(meta, s, g, func(side string) string { return side + "_valid_length" }, func(x MTSide) any { return x.ValidLen })
 		return mtTable{Title: "6 · the valid-length mask", Head: stepsHead(m.steps), Rows: rows(
 			[]mtRow{{Label: "English ids", Cells: idCells(m.vs, s.Padded)}, {Label: "English mask", Cells: maskCells(Mask(s.ValidLen, m.steps))}},
@@ -617,7 +617,7 @@ var mtDataLesson = &Lesson{
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-L}{L} = \min(|\htmlClass{sym-y}{y}| + 1,\ \htmlClass{sym-T}{T}) \qquad \text{(the tokens plus } \langle\mathrm{eos}\rangle\text{, at most } T)`,
 			Symbols: []Symbol{{ID: "L", Array: "tgt_L"}, {ID: "y", Array: "tgt_ids"}, {ID: "T", Array: "T"}}},
-		{TeX: `\htmlClass{sym-m}{m_t} = \begin{cases} 1 & t \le L \\ 0 & t > L \end{cases}, \qquad \ell = \sum_{t=1}^{T} m_t\, \ell_t`,
+		{TeX: `\htmlClass{sym-m}{m_t} = \begin{cases} 1 & t \le L \\ 0 & t > L \end{cases}, \qquad \ell = \frac{\sum_{t=1}^{T} m_t\, \ell_t}{\sum_{t=1}^{T} m_t}`,
 			Symbols: []Symbol{{ID: "m", Array: "tgt_mask"}}},
 		{TeX: `\htmlClass{sym-dec}{\text{decoder input}} = (\langle\mathrm{bos}\rangle, y_1, \dots, y_{T-1}), \qquad \htmlClass{sym-Y}{\text{labels}} = (y_1, \dots, y_T)`,
 			Symbols: []Symbol{{ID: "dec", Array: "dec_input"}, {ID: "Y", Array: "Y"}}},
