@@ -54,7 +54,7 @@ func alignmentFigure(v View, p lessons.Panel) (figures.Figure, error) {
 			values = append(values, row)
 		}
 	}
-	rows, cols := tokens(ax.Rows, len(values)), tokens(ax.Cols, len(values[0]))
+	rows, cols := sparse(tokens(ax.Rows, len(values))), sparse(tokens(ax.Cols, len(values[0])))
 	var all []float64
 	for _, r := range values {
 		all = append(all, r...)
@@ -83,4 +83,24 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// maxLabels is how many row or column labels a matrix shows at most; past it every
+// k-th is kept (a 64-unit context vector's columns would overlap).
+const maxLabels = 24
+
+// sparse is labels with every k-th kept (the first always), so that at most about
+// maxLabels show.
+func sparse(labels []string) []string {
+	if len(labels) <= maxLabels {
+		return labels
+	}
+	every := (len(labels) + maxLabels - 1) / maxLabels
+	out := make([]string, len(labels))
+	for i, l := range labels {
+		if i%every == 0 {
+			out[i] = l
+		}
+	}
+	return out
 }

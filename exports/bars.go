@@ -39,11 +39,17 @@ func barsFigure(v View, p lessons.Panel) (figures.Figure, error) {
 		}
 	}
 	xLabel := ax.ColTitle
+	if n == 1 && names == nil { // one value an array (BP, BLEU): the bars need no name but their legend's
+		names, xLabel = []string{""}, ""
+	}
 	if names == nil {
 		for i := range n {
 			names = append(names, strconv.Itoa(i+1))
 		}
 		xLabel = orDefault(xLabel, "unit")
+		if d, ok := v.Lesson.ArrayNamed(p.Arrays[0]); ok && len(d.Axes) > 0 && axisColumn[d.Axes[len(d.Axes)-1]] != "" {
+			xLabel = orDefault(ax.ColTitle, axisColumn[d.Axes[len(d.Axes)-1]]) // what the bars count: layer, class …
+		}
 	}
 	b.Categories = tokens(names, n)
 	f := figures.Figure{Title: stepTitle(v, p), XLabel: xLabel, Bars: b}

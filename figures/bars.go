@@ -42,6 +42,21 @@ func drawBars(f Figure, b Bars, o Options) (func(draw.Canvas), error) {
 				vals[j] = g.Values[j]
 			}
 		}
+		if roles := categoryRoles(b.Categories); n == 1 && roles != nil {
+			// one set of bars that are all roles (LSTM, GRU, RNN): each in its role's
+			// colour, as on the page
+			for j := range vals {
+				one := make(plotter.Values, len(vals))
+				one[j] = vals[j]
+				bc, err := plotter.NewBarChart(one, width)
+				if err != nil {
+					return nil, err
+				}
+				bc.Color, bc.LineStyle.Width = themed(roles[j].Style.Colour.RGBA(), th), 0
+				pl.Add(bc)
+			}
+			continue
+		}
 		bc, err := plotter.NewBarChart(vals, width)
 		if err != nil {
 			return nil, err
@@ -73,9 +88,30 @@ func drawBars(f Figure, b Bars, o Options) (func(draw.Canvas), error) {
 	}
 	return func(c draw.Canvas) {
 		c = titleAcross(c, pl)
-		if n > 1 {
-			makeLegendRoom(pl, c, labels, false)
+		if n > 1 { // the legend in rows above the bars, as the page has it: the axis stays the page's
+			leg := pl.Legend
+			pl.Legend = plot.NewLegend()
+			rows := vg.Length(len(labels))
+			h := rows*leg.TextStyle.FontExtents().Height + (rows-1)*leg.Padding
+			top := c
+			top.Min.Y = c.Max.Y - h
+			c.Max.Y -= h + leg.Padding
+			leg.Draw(top)
 		}
 		pl.Draw(c)
 	}, nil
+}
+
+// categoryRoles are the palette's roles of the categories when every one is a role
+// (the lstm page's LSTM, GRU, RNN), else nil.
+func categoryRoles(categories []string) []unrollpalette.Role {
+	roles := make([]unrollpalette.Role, len(categories))
+	for j, c := range categories {
+		r, ok := unrollpalette.RoleOf(c)
+		if !ok {
+			return nil
+		}
+		roles[j] = r
+	}
+	return roles
 }
