@@ -88,15 +88,8 @@ func drawBars(f Figure, b Bars, o Options) (func(draw.Canvas), error) {
 	}
 	return func(c draw.Canvas) {
 		c = titleAcross(c, pl)
-		if n > 1 { // the legend in rows above the bars, as the page has it: the axis stays the page's
-			leg := pl.Legend
-			pl.Legend = plot.NewLegend()
-			rows := vg.Length(len(labels))
-			h := rows*leg.TextStyle.FontExtents().Height + (rows-1)*leg.Padding
-			top := c
-			top.Min.Y = c.Max.Y - h
-			c.Max.Y -= h + leg.Padding
-			leg.Draw(top)
+		if n > 1 { // the axis stays the page's
+			c = legendAbove(c, pl, len(labels))
 		}
 		pl.Draw(c)
 	}, nil

@@ -283,7 +283,9 @@ func drawCurves(f Figure, o Options) (func(draw.Canvas), error) {
 			return
 		}
 		c = titleAcross(c, pl)
-		if !fixedY {
+		if fixedY { // the page's axis stays: the legend goes above the curves, as on the page
+			c = legendAbove(c, pl, len(legend))
+		} else {
 			makeLegendRoom(pl, c, legend, f.LogY)
 		}
 		if !f.LogY && wholeAxis(ys, pl.Y.Min, pl.Y.Max) {

@@ -64,6 +64,25 @@ func figurePlot(f Figure, th colours) *plot.Plot {
 	return pl
 }
 
+// legendAbove draws pl's legend (rows entries) in rows at the top right of c, takes
+// it off pl, and returns the canvas under it: where the page puts a legend when the
+// axis is fixed and no headroom may be added.
+func legendAbove(c draw.Canvas, pl *plot.Plot, rows int) draw.Canvas {
+	if rows == 0 {
+		return c
+	}
+	leg := pl.Legend
+	pl.Legend = plot.NewLegend()
+	n := vg.Length(rows)
+	h := n*leg.TextStyle.FontExtents().Height + (n-1)*leg.Padding
+	top := c
+	top.Min.Y = c.Max.Y - h
+	leg.Top = true
+	leg.Draw(top)
+	c.Max.Y -= h + leg.Padding
+	return c
+}
+
 // newGrid is the grid lines of a plot of curves, in the theme's colour.
 func newGrid(th colours) *plotter.Grid {
 	g := plotter.NewGrid()

@@ -96,3 +96,19 @@ func TestPlainLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainLabelCommands: the TeX of panel titles reads as signs, never as a command's
+// name ("P(y_t' \mid …)" once read "midy").
+func TestPlainLabelCommands(t *testing.T) {
+	for in, want := range map[string]string{
+		`\(P(y \mid x)\)`:         "P(y | x)",
+		`\(a \to b\)`:             "a → b",
+		`\(\sum_j \alpha_j\)`:     "Σⱼ αⱼ",
+		`\(\mathbf{c}\)`:          "c",
+		`\(\mathrm{softmax}(x)\)`: "softmax(x)",
+	} {
+		if got := PlainLabel(in); got != want {
+			t.Errorf("PlainLabel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
