@@ -112,6 +112,9 @@ func heatmapFigure(v View, p lessons.Panel) (figures.Figure, error) {
 // column (the page leaves them out below 9 px a column, too).
 const maxTokenColumns = 40
 
+// tokenChars is about how many characters of tick labels fit across a heatmap.
+const tokenChars = 60
+
 // inputTokens are the input tokens under a heatmap's columns, as the page writes them
 // (when the panel reads the static "tokens"): those typed (the prompt) or reached, ""
 // for the rest.
@@ -128,9 +131,14 @@ func (v View) inputTokens(p lessons.Panel) []string {
 		typed = n
 	}
 	out := make([]string, len(raw))
+	chars := max(1, tokenChars/max(1, len(raw))) // what fits under a column, as the page cuts them
 	for i, tok := range raw {
 		if t := i + 1; t <= typed || t <= v.Step() {
-			out[i] = strings.ReplaceAll(tok, data.SpaceToken, "·")
+			r := []rune(strings.ReplaceAll(tok, data.SpaceToken, "·"))
+			if len(r) > chars {
+				r = append(r[:max(1, chars-1)], '…')
+			}
+			out[i] = string(r)
 		}
 	}
 	return out
