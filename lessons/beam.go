@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
@@ -82,7 +83,12 @@ type beamModel struct {
 func buildBeam(v sim.Values) (sim.Model, error) {
 	k, alpha := v.Int("k"), v.Float("alpha")
 	if v.String("mode") == beamTrained {
-		return buildBeamTrained(v.String("sentence"), v.String("target"), k, alpha)
+		target, note := referenceFor(v.String("sentence"), v.String("target"))
+		m, err := buildBeamTrained(v.String("sentence"), target, k, alpha)
+		if err == nil && note != "" {
+			m.about["reference"] = note
+		}
+		return m, err
 	}
 	words, err := parseToyWords(v.String("words"))
 	if err != nil {
@@ -132,6 +138,31 @@ func buildBeamToy(d *models.ToyDistribution, reference string, maxLen, k int, al
 }
 
 // buildBeamTrained searches the bundled translator on the source sentence.
+// The trained mode's default sentence and its reference.
+const (
+	beamSentence = "we listen to the teacher ."
+	beamTarget   = "nous écoutons le professeur ."
+)
+
+// referenceFor is the reference y* a trained search of sentence is scored against,
+// and a note when it is not the one typed. A sentence changed while the reference
+// still holds the default sentence's would be scored against an unrelated
+// translation: it takes the corpus's reference when the corpus has the sentence, and
+// none otherwise.
+func referenceFor(sentence, target string) (string, string) {
+	norm := func(s string) string { return strings.Join(models.Tokenize(strings.ToLower(s)), " ") }
+	if norm(sentence) == norm(beamSentence) || norm(target) != norm(beamTarget) {
+		return target, ""
+	}
+	train, test := data.Corpus()
+	for _, p := range append(train, test...) {
+		if norm(p.En) == norm(sentence) {
+			return p.Fr, fmt.Sprintf("the corpus's translation of this sentence, %q (the field still held the default sentence's)", p.Fr)
+		}
+	}
+	return "", "none: the reference field still holds the default sentence's translation; type this sentence's to score it"
+}
+
 func buildBeamTrained(sentence, target string, k int, alpha float64) (*beamModel, error) {
 	loaded, err := beamTranslator()
 	if err != nil {
@@ -695,9 +726,9 @@ var beamLesson = &Lesson{
 			Help: "The toy vocabulary, 1 to 6 words; <eos> is the last word of every table."},
 		{Name: "max_len", Label: "toy: longest sentence", Symbol: `T_{\max}`, Kind: sim.Int, Default: "6", Min: 1, Max: toyMaxLen, Step: 1, Advanced: true,
 			Help: "Searches stop after this many words; exhaustive search runs up to 8 (five words)."},
-		{Name: "sentence", Label: "trained: source sentence x", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "the model reads at most 20 words", Default: "we listen to the teacher .",
+		{Name: "sentence", Label: "trained: source sentence x", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "the model reads at most 20 words", Default: beamSentence,
 			Help: "English, at most 20 words."},
-		{Name: "target", Label: "trained: reference y*", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "the model writes at most 20 words", Default: "nous écoutons le professeur .",
+		{Name: "target", Label: "trained: reference y*", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "the model writes at most 20 words", Default: beamTarget,
 			Help: "French words of the model's vocabulary; empty skips the error analysis."},
 	},
 	Plots: []Plot{
@@ -719,6 +750,7 @@ var beamFacts = factTable{
 		{key: "T_max", label: `longest output \(T_{max}\)`},
 		{key: "exhaustive_search", label: "exhaustive search"},
 		{key: "source_tokens_ids", label: "source"},
+		{key: "reference", label: `reference \(y^*\)`},
 		{key: "test_BLEU_greedy", label: "test BLEU, greedy", measured: true},
 		{key: "test_BLEU_beam", label: "test BLEU, beam", measured: true},
 	},

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -506,4 +507,46 @@ func BenchmarkBeamFrame(b *testing.B) {
 // defaults are in TestFramesGolden); refresh with go test ./lessons -run Golden -update.
 func TestBeamGolden(t *testing.T) {
 	checkFramesGolden(t, pageModel(t, beamLesson, map[string]string{"mode": beamTrained}), "beam-search-trained")
+}
+
+// TestBeamReferenceFollowsTheSentence (issue 14): a sentence changed while the
+// reference field still holds the default sentence's translation is not scored against
+// that unrelated reference: it takes the corpus's translation, or none.
+func TestBeamReferenceFollowsTheSentence(t *testing.T) {
+	train, _ := data.Corpus()
+	inCorpus := train[3]
+	for _, c := range []struct {
+		sentence, target, want string
+	}{
+		{beamSentence, beamTarget, beamTarget},
+		{inCorpus.En, beamTarget, inCorpus.Fr},
+		{"we listen to the teacher , she sings .", beamTarget, ""},
+		{inCorpus.En, "nous chantons .", "nous chantons ."},
+	} {
+		got, note := referenceFor(c.sentence, c.target)
+		if got != c.want {
+			t.Errorf("%q with %q: reference %q, want %q", c.sentence, c.target, got, c.want)
+		}
+		if (got != c.target) != (note != "") {
+			t.Errorf("%q with %q: note %q, want one exactly when the reference changed", c.sentence, c.target, note)
+		}
+	}
+}
+
+// TestBeamReferenceNoteShown: the note reaches the page's facts.
+func TestBeamReferenceNoteShown(t *testing.T) {
+	v, err := beamLesson.Params.Apply(beamLesson.Params.Defaults(), map[string]string{"mode": beamTrained, "sentence": "we listen to the teacher , she sings ."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := beamLesson.Model(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m.Static().Facts {
+		if strings.Contains(fmt.Sprint(f.Value), "type this sentence's to score it") {
+			return
+		}
+	}
+	t.Errorf("the facts do not say the reference was dropped: %+v", m.Static().Facts)
 }
