@@ -72,3 +72,18 @@ func TestBirnnTrainFromScratch(t *testing.T) {
 		t.Errorf("held-out accuracy after 300 steps: got %v want ≥ 0.9", got)
 	}
 }
+
+// TestBirnnProseClaims (issue 14): the prose says the bidirectional model is right on
+// every held-out sentence and the unidirectional one below the chance level (always
+// the commonest answer); the facts carry the numbers it refers to.
+func TestBirnnProseClaims(t *testing.T) {
+	m, err := birnnLesson.Build(birnnLesson.Params.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := m.Static().Meta
+	uni, bi, chance := meta["held_out_accuracy_unidirectional"].(float64), meta["held_out_accuracy_bidirectional"].(float64), meta["held_out_chance"].(float64)
+	if bi != 1 || !(uni < chance) {
+		t.Errorf("held out: bidirectional %v (the prose says 1), unidirectional %v, chance %v (the prose says below it)", bi, uni, chance)
+	}
+}

@@ -33,6 +33,25 @@ func shownChar(c string) string {
 	return c
 }
 
+// charAlphabet names the characters the character model knows, in words: the letters
+// of its training text (data.CharCorpus), which lacks some (the fox cannot be typed),
+// space, comma and full stop.
+var charAlphabet = func() string {
+	var have, lack []string
+	for r := 'a'; r <= 'z'; r++ {
+		if data.CharID(string(r)) >= 0 {
+			have = append(have, string(r))
+		} else {
+			lack = append(lack, string(r))
+		}
+	}
+	s := "the letters " + strings.Join(have, " ") + ", space, comma and full stop"
+	if len(lack) > 0 {
+		s += " (no " + strings.Join(lack, ", ") + ")"
+	}
+	return s
+}()
+
 // ParsePrompt turns a typed prompt into character ids (lowercased).
 func ParsePrompt(text string) ([]int, error) {
 	text = strings.ToLower(text)
@@ -40,7 +59,7 @@ func ParsePrompt(text string) ([]int, error) {
 	for _, r := range text {
 		id := data.CharID(string(r))
 		if id < 0 {
-			return nil, fmt.Errorf("the model only knows lowercase letters, space, comma and full stop; %q is not one of them", string(r))
+			return nil, fmt.Errorf("the model only knows the characters of its training text, %s; %q is not one of them", charAlphabet, string(r))
 		}
 		ids = append(ids, id)
 	}
@@ -254,7 +273,7 @@ var rnnLesson = &Lesson{
 	},
 	Params: sim.Specs{
 		{Name: "prompt", Label: "prompt", Kind: sim.Text, Default: "the sea ", MaxLen: charMaxPrompt, MaxLenWhy: "each character of the prompt is a column of the heatmaps, and 40 still fit the page",
-			Help: "Lowercase letters, space, comma and full stop."},
+			Help: "Only the characters of the model's training text: " + charAlphabet + "."},
 		{Name: "length", Label: "characters to write", Kind: sim.Int, Default: "60", Min: 0, Max: 120, Step: 1},
 		{Name: "temperature", Label: "temperature", Kind: sim.Float, Default: "0.8", Min: 0.1, Max: 2, Step: 0.05, Symbol: `\tau`},
 		{Name: "topk", Label: "most likely characters shown", Kind: sim.Int, Default: "5", Min: 1, Max: 10, Step: 1, Symbol: "k"},

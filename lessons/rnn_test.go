@@ -160,3 +160,23 @@ func TestRNNGuessShowsBlanks(t *testing.T) {
 		}
 	}
 }
+
+// TestRnnAlphabetNamed (issue 14): the prompt's help and a refusal name the characters
+// the model really knows; "the fox" is refused and the help says f is missing.
+func TestRnnAlphabetNamed(t *testing.T) {
+	for _, c := range []string{"f", "j", "q", "v", "x", "z"} {
+		if data.CharID(c) >= 0 {
+			t.Fatalf("the corpus has %q now: the test's list is stale", c)
+		}
+		if !strings.Contains(charAlphabet, c+",") && !strings.Contains(charAlphabet, c+")") {
+			t.Errorf("the alphabet's words do not say %q is missing: %s", c, charAlphabet)
+		}
+	}
+	_, err := ParsePrompt("the fox")
+	if err == nil || !strings.Contains(err.Error(), charAlphabet) {
+		t.Errorf("the fox: got %v, want a refusal naming the alphabet", err)
+	}
+	if _, err := ParsePrompt("the sea, calm."); err != nil {
+		t.Errorf("a prompt of known characters was refused: %v", err)
+	}
+}
