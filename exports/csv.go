@@ -96,11 +96,20 @@ func CSV(v View, p lessons.Panel) []byte {
 
 // lossCSV is the training loss panel's numbers: L at each training step.
 func lossCSV(v View) []byte {
+	steps := make([]float64, len(v.Loss))
+	for i := range steps {
+		steps[i] = float64(i + 1)
+	}
+	return trainingCSV("L", steps, v.Loss)
+}
+
+// trainingCSV is a curve against training steps as CSV: symbol, training step, value.
+func trainingCSV(symbol string, steps, values []float64) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write([]string{"symbol", "training step", "value"})
-	for i, x := range v.Loss {
-		_ = w.Write([]string{"L", strconv.Itoa(i + 1), strconv.FormatFloat(x, 'g', -1, 64)})
+	for i, x := range values {
+		_ = w.Write([]string{symbol, strconv.FormatFloat(steps[i], 'f', -1, 64), strconv.FormatFloat(x, 'g', -1, 64)})
 	}
 	w.Flush()
 	return buf.Bytes()

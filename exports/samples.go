@@ -1,8 +1,6 @@
 package exports
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"strconv"
 
@@ -98,12 +96,9 @@ func bleuCurveFigure(v View, p lessons.Panel) (figures.Figure, error) {
 func bleuCurveCSV(v View, p lessons.Panel) []byte {
 	var curve [][2]float64
 	staticOf(v, p, "bleu_curve", &curve)
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	_ = w.Write([]string{"symbol", "training step", "value"})
-	for _, pt := range curve {
-		_ = w.Write([]string{"BLEU", strconv.FormatFloat(pt[0], 'f', -1, 64), strconv.FormatFloat(pt[1], 'g', -1, 64)})
+	steps, bleu := make([]float64, len(curve)), make([]float64, len(curve))
+	for i, pt := range curve {
+		steps[i], bleu[i] = pt[0], pt[1]
 	}
-	w.Flush()
-	return buf.Bytes()
+	return trainingCSV("BLEU", steps, bleu)
 }

@@ -153,7 +153,7 @@ func parseWeights(text string, n int) ([]float64, error) {
 		}
 		w[i], sum = x, sum+x
 	}
-	if math.Abs(sum-1) > 1e-3 {
+	if math.Abs(sum-1) > models.WeightsTolerance {
 		return nil, fmt.Errorf("the weights wₙ must sum to 1, these sum to %.4g", sum)
 	}
 	return w, nil

@@ -38,9 +38,9 @@ const (
 // SmoothingEpsilon is SmoothEpsilon's ε: NLTK's default, 0.1.
 const SmoothingEpsilon = 0.1
 
-// weightsTolerance: general weights w_n must sum to 1 within this (a hand-typed
+// WeightsTolerance: general weights w_n must sum to 1 within this (a hand-typed
 // 0.333 0.333 0.334 is accepted; 0.3 0.3 0.3 is not).
-const weightsTolerance = 1e-3
+const WeightsTolerance = 1e-3
 
 // MaxBLEUOrder is the largest max_n accepted: the lectures use n ≤ 4, and past 8 a
 // sentence almost never matches while the n-gram breakdown keeps growing.
@@ -102,7 +102,7 @@ func (o BLEUOptions) validate() error {
 			}
 			sum += w
 		}
-		if len(o.W) != o.MaxN || o.Weights != WeightsUniform || math.Abs(sum-1) > weightsTolerance {
+		if len(o.W) != o.MaxN || o.Weights != WeightsUniform || math.Abs(sum-1) > WeightsTolerance {
 			return fmt.Errorf("%w: got %d weights summing to %g for N = %d", ErrBLEUW, len(o.W), sum, o.MaxN)
 		}
 	}
