@@ -66,7 +66,7 @@ func Cell(req *CellRequest) (*CellResponse, error) {
 	kind := models.Kind(req.Kind)
 	names, ok := paramNames[kind]
 	if !ok {
-		return nil, errorf("kind: %q is not a cell kind; use \"rnn\", \"gru\" or \"lstm\"", req.Kind)
+		return nil, errorf("kind: %.40q is not a cell kind; use \"rnn\", \"gru\" or \"lstm\"", req.Kind)
 	}
 	T, d, err := matrixShape("x", req.X)
 	if err != nil {
