@@ -1,0 +1,275 @@
+package zoo
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/data"
+	"unroll/models"
+)
+
+// Settings of the next-word models the birnn page trains to show why a
+// bidirectional RNN cannot be a language model (seed 004: bidirectional RNNs suit
+// encoding a whole sequence, not predicting its next token).
+const (
+	// NextWordSteps is how many minibatches the page's pair of next-word models
+	// trains, once per process: about 0.7 s for both on one core, and enough for the
+	// bidirectional one to be near its floor of zero loss.
+	NextWordSteps = 250
+	nextWordSeed  = 4 // the fixed seed of both models' weights and minibatch stream
+)
+
+// NextWord is a language model over the fill-in-the-blank sentences (the blank ___
+// is one of their words): at every step t < T it predicts the next word from the
+// state there, ŷ_t = softmax(H_t W_q + b_q), where H_t is →H_t for the
+// unidirectional model and [→H_t, ←H_t] for the bidirectional one. ←H_t has read
+// x_T, …, x_{t+1}, x_t: during training the word to predict is already in its input.
+type NextWord struct {
+	Fwd models.Cell // →H_t, reading left to right
+	Bwd models.Cell // ←H_t, reading right to left; nil if unidirectional
+	Out *models.Dense
+	opt *models.Adam
+}
+
+// NewNextWord returns an untrained next-word model with weights drawn from seed; it
+// has the fill-in-the-blank models' cell, size and optimiser.
+func NewNextWord(bidirectional bool, seed uint64) *NextWord {
+	rng := rand.New(rand.NewPCG(seed, 0x4e57))
+	V, h := len(data.BlankVocab), BlankHidden
+	m := &NextWord{opt: models.NewAdam(blankLR)}
+	var err error
+	if m.Fwd, err = models.NewCell(blankKind, V, h, rng); err != nil {
+		panic(err)
+	}
+	q := h
+	if bidirectional {
+		if m.Bwd, err = models.NewCell(blankKind, V, h, rng); err != nil {
+			panic(err)
+		}
+		q = 2 * h
+	}
+	m.Out = models.NewDense("out.", q, V, rng)
+	return m
+}
+
+// Bidirectional reports whether the model has a backward direction.
+func (m *NextWord) Bidirectional() bool { return m.Bwd != nil }
+
+// Params lists "fwd.…", then "bwd.…" if bidirectional, then "out.W", "out.b".
+func (m *NextWord) Params() models.Params {
+	ps := m.Fwd.Params().WithPrefix("fwd.")
+	if m.Bwd != nil {
+		ps = append(ps, m.Bwd.Params().WithPrefix("bwd.")...)
+	}
+	return append(ps, m.Out.Params()...)
+}
+
+// nextWordPass is both directions' traces over a batch and, per time step k
+// (0-based), the B×q states H_k the output reads.
+type nextWordPass struct {
+	fwd, bwd *models.Trace // bwd in reading order: its step j is time T_b − 1 − j of sentence b
+	H        []*mat.Dense
+}
+
+// pass reads a batch (blankInputs pads each sentence after its end in reading
+// order, so padding never reaches a state the loss reads).
+func (m *NextWord) pass(batch []data.BlankSentence) nextWordPass {
+	var p nextWordPass
+	var err error
+	if p.fwd, err = models.Forward(m.Fwd, blankInputs(batch, false), models.State{}); err != nil {
+		panic(err) // one-hot inputs are finite and never empty
+	}
+	if m.Bwd != nil {
+		if p.bwd, err = models.Forward(m.Bwd, blankInputs(batch, true), models.State{}); err != nil {
+			panic(err)
+		}
+	}
+	h := BlankHidden
+	q, _ := m.Out.W.Value.Dims()
+	p.H = make([]*mat.Dense, p.fwd.Len())
+	for k := range p.H {
+		H := mat.NewDense(len(batch), q, nil)
+		for b, s := range batch {
+			copy(H.RawRowView(b)[:h], p.fwd.Steps[k].Next.H.RawRowView(b))
+			if p.bwd != nil && k < len(s.IDs) {
+				copy(H.RawRowView(b)[h:], p.bwd.Steps[len(s.IDs)-1-k].Next.H.RawRowView(b))
+			}
+		}
+		p.H[k] = H
+	}
+	return p
+}
+
+// lossGrad returns the summed −log ŷ_t[x_{t+1}] over every step t < T_b of every
+// sentence, the number of those predictions and how many were right (argmax), and
+// adds ∂loss/∂θ of the mean, loss/n, to every parameter's Grad.
+func (m *NextWord) lossGrad(batch []data.BlankSentence) (loss float64, n, hits int) {
+	p := m.pass(batch)
+	T := len(p.H)
+	for _, s := range batch {
+		n += len(s.IDs) - 1
+	}
+	h := BlankHidden
+	dFwd := make([]*mat.Dense, T)
+	var dBwd []*mat.Dense
+	if p.bwd != nil {
+		dBwd = make([]*mat.Dense, T)
+		for j := range dBwd {
+			dBwd[j] = mat.NewDense(len(batch), h, nil)
+		}
+	}
+	targets := make([]int, len(batch))
+	mask := make([]float64, len(batch))
+	for k := range T {
+		for b, s := range batch {
+			targets[b], mask[b] = 0, 0
+			if k+1 < len(s.IDs) {
+				targets[b], mask[b] = s.IDs[k+1], 1
+			}
+		}
+		l, probs, dLogits := models.SoftmaxCrossEntropy(m.Out.Forward(p.H[k]), targets, mask)
+		loss += l
+		for b := range batch {
+			if mask[b] == 1 && models.Argmax(probs.RawRowView(b)) == targets[b] {
+				hits++
+			}
+		}
+		dLogits.Scale(1/float64(n), dLogits)
+		dH := m.Out.Backward(p.H[k], dLogits)
+		dFwd[k] = mat.DenseCopyOf(dH.Slice(0, len(batch), 0, h))
+		if dBwd != nil {
+			for b, s := range batch {
+				if k < len(s.IDs) {
+					copy(dBwd[len(s.IDs)-1-k].RawRowView(b), dH.RawRowView(b)[h:])
+				}
+			}
+		}
+	}
+	models.Backward(m.Fwd, p.fwd, dFwd, models.BPTTOptions{})
+	if dBwd != nil {
+		models.Backward(m.Bwd, p.bwd, dBwd, models.BPTTOptions{})
+	}
+	return loss, n, hits
+}
+
+// TrainStep runs one minibatch of Adam on the mean next-word loss over a batch of
+// training sentences drawn from rng, and returns that loss and the share of next
+// words predicted right — with the whole sentence in the input, as in training.
+func (m *NextWord) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
+	batch := make([]data.BlankSentence, blankBatch)
+	for b := range batch {
+		batch[b] = data.DrawBlankSentence(rng)
+	}
+	ps := m.Params()
+	ps.ZeroGrad()
+	sum, n, hits := m.lossGrad(batch)
+	models.ClipGradNorm(ps, blankClip)
+	m.opt.Step(ps)
+	return sum / float64(n), float64(hits) / float64(n)
+}
+
+// Predict returns ŷ_t for t = 1 … T−1 (index t−1), each the distribution of x_{t+1},
+// computed from the whole sentence ids: what the loss sees in training.
+func (m *NextWord) Predict(ids []int) [][]float64 {
+	p := m.pass([]data.BlankSentence{{IDs: ids}})
+	out := make([][]float64, len(ids)-1)
+	for k := range out {
+		out[k] = m.probs(p.H[k])
+	}
+	return out
+}
+
+// PredictPrefix returns ŷ_t for t = 1 … T−1 as generation must compute it: from
+// x_1 … x_t only, since x_{t+1} is the word not yet written. The backward pass then
+// starts at x_t. For the unidirectional model this equals Predict.
+func (m *NextWord) PredictPrefix(ids []int) [][]float64 {
+	out := make([][]float64, len(ids)-1)
+	for k := range out {
+		prefix := ids[:k+1]
+		p := m.pass([]data.BlankSentence{{IDs: prefix}})
+		out[k] = m.probs(p.H[k])
+	}
+	return out
+}
+
+func (m *NextWord) probs(H *mat.Dense) []float64 {
+	logits := m.Out.Forward(H).RawRowView(0)
+	p := make([]float64, len(logits))
+	models.Softmax(p, logits)
+	return p
+}
+
+// NextWordScore is a next-word model's mean loss −log ŷ_t[x_{t+1}] (nats) and its
+// accuracy (argmax) over every prediction of a set of sentences.
+type NextWordScore struct{ Loss, Accuracy float64 }
+
+// Score measures the model on set, from the whole sentence (prefixOnly false: as in
+// training) or from the words before each prediction only (true: as in generation).
+func (m *NextWord) Score(set []data.BlankSentence, prefixOnly bool) NextWordScore {
+	var loss float64
+	n, hits := 0, 0
+	for _, s := range set {
+		ps := m.Predict(s.IDs)
+		if prefixOnly {
+			ps = m.PredictPrefix(s.IDs)
+		}
+		for k, p := range ps {
+			y := s.IDs[k+1]
+			loss -= math.Log(p[y])
+			if models.Argmax(p) == y {
+				hits++
+			}
+			n++
+		}
+	}
+	return NextWordScore{Loss: loss / float64(n), Accuracy: float64(hits) / float64(n)}
+}
+
+// Generate writes greedily from prefix until "." or maxLen words: each next word is
+// the argmax of ŷ_t computed from the words so far (PredictPrefix's view).
+func (m *NextWord) Generate(prefix []int, maxLen int) []int {
+	ids := append([]int(nil), prefix...)
+	stop := slices.Index(data.BlankVocab, ".")
+	for len(ids) < maxLen {
+		p := m.pass([]data.BlankSentence{{IDs: ids}})
+		next := models.Argmax(m.probs(p.H[len(ids)-1]))
+		ids = append(ids, next)
+		if next == stop {
+			break
+		}
+	}
+	return ids
+}
+
+// NextWordPair is the birnn page's two next-word models after NextWordSteps of
+// training from nextWordSeed, with the training loss of each step.
+type NextWordPair struct {
+	Uni, Bi           *NextWord
+	UniLoss, BiLoss   []float64 // minibatch loss per training step
+	UniTrain, BiTrain []float64 // minibatch accuracy per training step
+}
+
+// TrainNextWordPair trains a unidirectional and a bidirectional next-word model for
+// steps minibatches each, the same minibatches for both.
+func TrainNextWordPair(seed uint64, steps int) *NextWordPair {
+	p := &NextWordPair{Uni: NewNextWord(false, seed), Bi: NewNextWord(true, seed)}
+	rngU, rngB := TrainRNG(seed), TrainRNG(seed)
+	for range steps {
+		l, a := p.Uni.TrainStep(rngU)
+		p.UniLoss, p.UniTrain = append(p.UniLoss, l), append(p.UniTrain, a)
+		l, a = p.Bi.TrainStep(rngB)
+		p.BiLoss, p.BiTrain = append(p.BiLoss, l), append(p.BiTrain, a)
+	}
+	return p
+}
+
+// SharedNextWordPair is the pair trained once per process (NextWordSteps from
+// nextWordSeed), shared and read-only: Predict, PredictPrefix, Score and Generate
+// only read the weights.
+var SharedNextWordPair = sync.OnceValue(func() *NextWordPair {
+	return TrainNextWordPair(nextWordSeed, NextWordSteps)
+})
