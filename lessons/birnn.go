@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"unroll/data"
 	"unroll/models"
@@ -26,6 +27,7 @@ type birnnModel struct {
 	text    string
 	seed    uint64
 	runs    *[2]zoo.BlankRun // nil when the weights changed since the last run
+	next    *nextWordRun     // the next-word models' guesses on this sentence, computed once
 
 	scratch // training from scratch: the first TrainStep starts a fresh model from seed
 }
@@ -60,6 +62,60 @@ func (m *birnnModel) run() *[2]zoo.BlankRun {
 }
 
 func (m *birnnModel) Steps() int { return len(m.ids) }
+
+// nextWordRun is what the shared next-word models (zoo.SharedNextWordPair) predict for
+// x_{t+1}, t = 1 … T−1, on the page's sentence: the unidirectional model; the
+// bidirectional one with the whole sentence in its input, as in training; and the
+// bidirectional one from x_1 … x_t only, as when it generates.
+type nextWordRun struct {
+	uni, biFull, biPrefix [][]float64
+}
+
+func (m *birnnModel) nextWords() *nextWordRun {
+	if m.next == nil {
+		p := zoo.SharedNextWordPair()
+		m.next = &nextWordRun{uni: p.Uni.Predict(m.ids), biFull: p.Bi.Predict(m.ids), biPrefix: p.Bi.PredictPrefix(m.ids)}
+	}
+	return m.next
+}
+
+// nextWordScores are the shared next-word models' scores on the held-out sentences,
+// from the whole sentence (as in training) and from the words so far (as in generation).
+type nextWordScores struct {
+	uniFull, uniGen, biFull, biGen zoo.NextWordScore
+}
+
+// nextWordMeasures scores the shared next-word pair once per process.
+var nextWordMeasures = sync.OnceValue(func() nextWordScores {
+	p, set := zoo.SharedNextWordPair(), data.BlankEvalSet()
+	return nextWordScores{uniFull: p.Uni.Score(set, false), uniGen: p.Uni.Score(set, true),
+		biFull: p.Bi.Score(set, false), biGen: p.Bi.Score(set, true)}
+})
+
+// dependencePairs counts the pairs (ŷ_t, x_s) of the sentence ids for which the next-word
+// output ŷ_t of each shared model (unidirectional, bidirectional) changes when the
+// word x_s is replaced by another: the pairs a gradient path joins, measured on the
+// models rather than assumed. A unidirectional RNN's ŷ_t reads x_1 … x_t only; a
+// bidirectional one's reads every word.
+func dependencePairs(ids []int) (uni, bi int) {
+	p := zoo.SharedNextWordPair()
+	count := func(m *zoo.NextWord) int {
+		base := m.Outputs(ids) // ŷ_t for t = 1 … T
+		n := 0
+		for s := range ids {
+			alt := slices.Clone(ids)
+			alt[s] = (ids[s] + 1) % len(data.BlankVocab)
+			changed := m.Outputs(alt)
+			for t := range ids {
+				if !slices.Equal(changed[t], base[t]) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	return count(p.Uni), count(p.Bi)
+}
 
 // ready is the first step at which each model's prediction for the blank exists:
 // the unidirectional one when its forward pass reaches the blank, the bidirectional
@@ -96,6 +152,15 @@ func (m *birnnModel) Static() sim.Frame {
 		meta["answer"] = "not a sentence of the training grammar: no right answer known"
 	}
 	meta["answers"] = answers
+	nw := nextWordMeasures()
+	meta["next_word_training"] = fmt.Sprintf("unidirectional %.3f (%.0f%% right), bidirectional %.3f (%.0f%% right)",
+		nw.uniFull.Loss, 100*nw.uniFull.Accuracy, nw.biFull.Loss, 100*nw.biFull.Accuracy)
+	meta["next_word_generating"] = fmt.Sprintf("unidirectional %.3f (%.0f%% right), bidirectional %.3f (%.0f%% right)",
+		nw.uniGen.Loss, 100*nw.uniGen.Accuracy, nw.biGen.Loss, 100*nw.biGen.Accuracy)
+	T := len(m.ids)
+	uniDeps, biDeps := dependencePairs(m.ids)
+	meta["dependencies"] = fmt.Sprintf("unidirectional %d, bidirectional %d of T² = %d", uniDeps, biDeps, T*T)
+	meta["cell_steps"] = fmt.Sprintf("unidirectional 2T = %d, bidirectional 4T = %d", 2*T, 4*T)
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoints"
 		meta["held_out_accuracy_unidirectional"] = m.meta[0].Float("accuracy")
@@ -119,6 +184,17 @@ func (m *birnnModel) At(t int) sim.Frame {
 		sim.Vector("H_uni", runs[0].Fwd[t-1]),
 		sim.Vector("H_fwd", runs[1].Fwd[t-1]),
 		sim.Vector("H_bwd", runs[1].Bwd[T-t]), // ←H_{T−t+1}: the backward pass's t-th step
+	}
+	if t < T {
+		nw := m.nextWords()
+		guess := func(p []float64) string {
+			k := models.Argmax(p)
+			return fmt.Sprintf("%s (p = %.3f)", data.BlankVocab[k], p[k])
+		}
+		meta["next_word"] = fmt.Sprintf("x%s = %s", subscript(t+1), data.BlankVocab[m.ids[t]])
+		meta["next_uni"] = guess(nw.uni[t-1])
+		meta["next_bi_full"] = guess(nw.biFull[t-1])
+		meta["next_bi_prefix"] = guess(nw.biPrefix[t-1])
 	}
 	if t >= uniReady {
 		arrays = append(arrays, sim.Vector("P_uni", runs[0].Probs))
@@ -173,6 +249,22 @@ func rightContextSeries(sm sim.Model) []Series {
 	return []Series{bi, uni}
 }
 
+// nextWordSeries is the probability the next-word models give the sentence's true
+// x_{t+1} at each t: the unidirectional model, and the bidirectional one with the
+// whole sentence in and with x_1 … x_t only.
+func nextWordSeries(sm sim.Model) []Series {
+	m := sm.(*birnnModel)
+	nw := m.nextWords()
+	out := []Series{{Label: "bidirectional, whole sentence in"}, {Label: "bidirectional, words so far"}, {Label: "unidirectional"}}
+	for t := 1; t < len(m.ids); t++ {
+		y := m.ids[t]
+		for i, p := range [][]float64{nw.biFull[t-1], nw.biPrefix[t-1], nw.uni[t-1]} {
+			out[i].X, out[i].Y = append(out[i].X, float64(t)), append(out[i].Y, p[y])
+		}
+	}
+	return out
+}
+
 var birnnLesson = &Lesson{
 	Slug:    "birnn",
 	Short:   "Bidirectional",
@@ -182,7 +274,10 @@ var birnnLesson = &Lesson{
 	Prose: []string{
 		`Every RNN so far reads left to right, so its state at step \(t\) knows \(X_1, \dots, X_t\) and nothing after. That is right for predicting the next word, but not for filling in a blank: in “I am ___ hungry, and I can eat half a pig” the word is <i>very</i>, in “I am ___ hungry, I just ate” it is <i>not</i>, and in “I am ___.” perhaps <i>happy</i>. What comes before the blank is the same each time; only what comes after decides.`,
 		`A <b>bidirectional RNN</b> runs two RNNs over the sentence: a forward one \(\overrightarrow{H}_t\) from the first word to the last, and a backward one \(\overleftarrow{H}_t\) from the last word to the first, each with its own weights. At every position the two states are put side by side, \(H_t = [\overrightarrow{H}_t, \overleftarrow{H}_t]\), so the output at \(t\) sees the whole sentence: the past through the forward state, the future through the backward one. The price: nothing can be output until the whole input has been read, so it suits tagging and encoding a finished sentence, not generating one word at a time.`,
+		`The idea is older than RNNs. In a hidden Markov model a hidden state \(h_t\) emits the word \(x_t\) with probability \(P(x_t \mid h_t)\) and moves on with \(P(h_{t+1} \mid h_t)\). To ask how likely each hidden state is at step \(t\) given the whole sequence, dynamic programming runs two recursions: a forward one that sums over all paths through \(x_1, \dots, x_t\), and a backward one that sums over all paths through \(x_T, \dots, x_{t+1}\); their product at \(t\), normalised, is \(P(h_t \mid x_1, \dots, x_T)\) (the forward–backward algorithm). A bidirectional RNN keeps the shape, one recursion from each end meeting at every step, but replaces the probability tables by learned functions: \(\overrightarrow{H}_t\) and \(\overleftarrow{H}_t\) mean nothing statistically, they are whatever features training makes useful.`,
 		`Both models here were trained on the same generated sentences: a subject (“i am”, “she is”, “my dog is”, …), the blank, and an ending that decides the word (<i>very</i>, <i>not</i>, <i>happy</i> or <i>sad</i>). Some endings start alike (“hungry and i can eat…” vs “hungry because i just ate”), so a model has to read beyond the next word. Step through: the forward pass fills its heatmap from the left, the backward pass from the right. The unidirectional model must answer when it reaches the blank and can only guess; the bidirectional answer exists once both passes have reached the blank. On sentences held out of training the bidirectional model is right every time. The unidirectional one does worse than simply always giving the commonest answer (the chance level in the facts): nothing before the blank tells it which answer the sentence needs.`,
+		fmt.Sprintf(`<b>Why it cannot be a language model.</b> Trained to predict the next word, a bidirectional RNN cheats: \(\overleftarrow{H}_t\) is computed from \(x_T, \dots, x_{t+1}, x_t\), so the word to predict is already in its input. To show it, the server also trains a unidirectional and a bidirectional next-word model on the same sentences (%d minibatches, once). The facts give their loss on the held-out sentences: with the whole sentence in, the bidirectional loss is close to zero and far below the unidirectional one. Generating is another matter: then only \(x_1, \dots, x_t\) exist, the backward pass starts at \(x_t\), and the bidirectional model does worse than the unidirectional one. Step through to see each model's guess for \(x_{t+1}\); the export plot “next-word” draws the probability each gives the true next word.`, zoo.NextWordSteps),
+		`<b>The price of looking both ways.</b> Every output now depends on every word: the gradient from \(\hat y_t\) runs back through \(t-1\) steps of the forward pass and \(T-t\) of the backward one, so each output's gradient covers the whole sequence, and a training pass runs both RNNs forward and back, \(4T\) cell steps against \(2T\). The facts count on your sentence, by changing one word at a time in the next-word models, the pairs \((\hat y_t, x_s)\) that are joined: \(T(T+1)/2\) for the unidirectional model, all \(T^2\) for the bidirectional one. Nothing can be computed until the whole input is there.`,
 		`Type your own sentence with ___ (only words of the training sentences are known). The export plot shows how the probability of the answer grows as more words after the blank are kept: the unidirectional model's line does not move, because those words come after its answer. <b>Train from scratch</b> retrains both models live from random weights.`,
 	},
 	Equations: []Equation{
@@ -224,6 +319,8 @@ var birnnLesson = &Lesson{
 	Plots: []Plot{
 		{Name: "right-context", Title: `\(P\)(answer) with \(k\) words after the blank`, XLabel: `words after the blank \(k\)`, YLabel: "probability of the answer",
 			Series: rightContextSeries},
+		{Name: "next-word", Title: `next-word models: \(P(x_{t+1})\) at each \(t\)`, XLabel: `step \(t\)`, YLabel: `probability of the true \(x_{t+1}\)`,
+			Series: nextWordSeries},
 	},
 	Build:  buildBirnn,
 	Facts:  birnnFacts,
@@ -231,8 +328,9 @@ var birnnLesson = &Lesson{
 	// 10000 (sim.MaxTrainSteps): 1 ms a step on one core (both models), 10 s; the bundled models took BlankTrainSteps = 1500.
 	MaxTrained: 10000,
 	Largest:    sim.Values{"sentence": "i am ___ hungry and i can eat half a pig . i am hungry and i can eat ."},
-	// 41 KB measured on a 20-word sentence, 26 KB at the defaults: both models are the shared bundled ones.
-	SessionBytes: 64 << 10,
+	// 80 KB measured on a 20-word sentence, 50 KB at the defaults: both models are the shared bundled ones;
+	// the next-word models' guesses on the sentence (3 × (T−1) distributions over the vocabulary) and their step facts.
+	SessionBytes: 128 << 10,
 	// 80 KB measured (two models of its own, their Adam moments) and a loss curve of 10000 steps.
 	TrainedBytes: 480 << 10,
 }
@@ -250,11 +348,19 @@ var birnnFacts = factTable{
 		{key: "held_out_chance", label: "held-out chance level", measured: true},
 		{key: "hidden", label: "hidden units h per direction"},
 		{key: "weights", label: "weights"},
+		{key: "next_word_training", label: `next-word models: held-out loss \(-\log \hat y_t[x_{t+1}]\), whole sentence in (training)`},
+		{key: "next_word_generating", label: `next-word models: held-out loss, only \(x_1, \dots, x_t\) in (generating)`},
+		{key: "dependencies", label: `pairs \((\hat y_t, x_s)\) a gradient path joins, this sentence`},
+		{key: "cell_steps", label: "cell steps per training pass, forward and back"},
 	},
 	step: []fact{
 		{key: "forward_reads", label: "forward pass reads"},
 		{key: "backward_reads", label: "backward pass reads"},
 		{key: "unidirectional", label: "unidirectional"},
 		{key: "bidirectional", label: "bidirectional"},
+		{key: "next_word", label: `next word \(x_{t+1}\)`},
+		{key: "next_uni", label: `unidirectional guess for \(x_{t+1}\)`},
+		{key: "next_bi_full", label: `bidirectional guess, whole sentence in`},
+		{key: "next_bi_prefix", label: `bidirectional guess, only \(x_1, \dots, x_t\) in`},
 	},
 }

@@ -1,7 +1,9 @@
 package lessons
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"unroll/data"
@@ -85,5 +87,66 @@ func TestBirnnProseClaims(t *testing.T) {
 	uni, bi, chance := meta["held_out_accuracy_unidirectional"].(float64), meta["held_out_accuracy_bidirectional"].(float64), meta["held_out_chance"].(float64)
 	if bi != 1 || !(uni < chance) {
 		t.Errorf("held out: bidirectional %v (the prose says 1), unidirectional %v, chance %v (the prose says below it)", bi, uni, chance)
+	}
+}
+
+// TestBirnnNextWordPeeks (seed 004: a bidirectional RNN suits encoding, not
+// predicting the next token): the prose says the bidirectional next-word model's
+// held-out loss is close to zero and far below the unidirectional one's with the
+// whole sentence in, and worse than the unidirectional one's from the words so far;
+// on the default sentence its whole-sentence guess for x_{t+1} is right at every t.
+func TestBirnnNextWordPeeks(t *testing.T) {
+	nw := nextWordMeasures()
+	if !(nw.biFull.Loss < 0.05) || !(nw.biFull.Loss < nw.uniFull.Loss/10) {
+		t.Errorf("whole sentence: bidirectional loss %v, unidirectional %v: want < 0.05 and a tenth", nw.biFull.Loss, nw.uniFull.Loss)
+	}
+	if !(nw.biGen.Loss > nw.uniGen.Loss) || !(nw.biGen.Accuracy < nw.uniGen.Accuracy) {
+		t.Errorf("words so far: bidirectional %+v, unidirectional %+v: want the bidirectional worse", nw.biGen, nw.uniGen)
+	}
+	sm, err := birnnLesson.Build(birnnLesson.Params.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sm.(*birnnModel)
+	meta := m.Static().Meta
+	want := fmt.Sprintf("unidirectional %.3f (%.0f%% right), bidirectional %.3f (%.0f%% right)", nw.uniGen.Loss, 100*nw.uniGen.Accuracy, nw.biGen.Loss, 100*nw.biGen.Accuracy)
+	if meta["next_word_generating"] != want {
+		t.Errorf("next_word_generating: got %v want %v", meta["next_word_generating"], want)
+	}
+	T := m.Steps()
+	wrongPrefix := 0
+	for s := 1; s < T; s++ {
+		f := m.At(s)
+		truth := data.BlankVocab[m.ids[s]]
+		if g := f.Meta["next_bi_full"].(string); !strings.HasPrefix(g, truth+" ") {
+			t.Errorf("step %d: bidirectional guess with the whole sentence %q, want %q", s, g, truth)
+		}
+		if g := f.Meta["next_bi_prefix"].(string); !strings.HasPrefix(g, truth+" ") {
+			wrongPrefix++
+		}
+	}
+	if wrongPrefix == 0 {
+		t.Errorf("the bidirectional model from the words so far guessed every next word of %q", m.text)
+	}
+	if _, ok := m.At(T).Meta["next_word"]; ok {
+		t.Errorf("step T has a next word")
+	}
+}
+
+// TestBirnnDependencePairs (seed 004: bidirectional RNNs are costly to train, every
+// output's gradient runs through the whole sequence): measured on the next-word
+// models by changing one word at a time, ŷ_t depends on x_1 … x_t in the
+// unidirectional model (T(T+1)/2 pairs) and on every word in the bidirectional one (T²).
+func TestBirnnDependencePairs(t *testing.T) {
+	for _, text := range []string{birnnDefault, "she is ___ ."} {
+		ids, err := data.ParseBlank(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		T := len(ids)
+		uni, bi := dependencePairs(ids)
+		if uni != T*(T+1)/2 || bi != T*T {
+			t.Errorf("%q: got %d, %d pairs want %d, %d", text, uni, bi, T*(T+1)/2, T*T)
+		}
 	}
 }

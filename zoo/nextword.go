@@ -172,16 +172,20 @@ func (m *NextWord) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
 	return sum / float64(n), float64(hits) / float64(n)
 }
 
-// Predict returns ŷ_t for t = 1 … T−1 (index t−1), each the distribution of x_{t+1},
-// computed from the whole sentence ids: what the loss sees in training.
-func (m *NextWord) Predict(ids []int) [][]float64 {
+// Outputs returns the output ŷ_t at every step t = 1 … T (index t−1) of the sentence
+// ids read whole; the last one would predict a word after the sentence.
+func (m *NextWord) Outputs(ids []int) [][]float64 {
 	p := m.pass([]data.BlankSentence{{IDs: ids}})
-	out := make([][]float64, len(ids)-1)
+	out := make([][]float64, len(ids))
 	for k := range out {
 		out[k] = m.probs(p.H[k])
 	}
 	return out
 }
+
+// Predict returns ŷ_t for t = 1 … T−1 (index t−1), each the distribution of x_{t+1},
+// computed from the whole sentence ids: what the loss sees in training.
+func (m *NextWord) Predict(ids []int) [][]float64 { return m.Outputs(ids)[:len(ids)-1] }
 
 // PredictPrefix returns ŷ_t for t = 1 … T−1 as generation must compute it: from
 // x_1 … x_t only, since x_{t+1} is the word not yet written. The backward pass then
