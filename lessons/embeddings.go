@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -169,6 +170,14 @@ func (e *embedModel) refresh(aligned bool) {
 	meta["class_names"] = data.WordClasses
 	meta["vocabulary"] = fmt.Sprintf("%d English words, used ≥ %d times in %d sentences", len(c.Words), data.WordMinCount, len(c.Sentences))
 	meta["d"] = zoo.EmbedDim
+	V := e.m.Vocab()
+	meta["V"] = V
+	meta["softmax_cost"] = V
+	hs := huffmanDepths()
+	meta["hierarchical_cost"] = fmt.Sprintf("⌈log₂ V⌉ = %d in a balanced tree; %.2f on average in the corpus's Huffman tree (%d for the rarest words)",
+		ceilLog2(V), hs.mean, hs.max)
+	meta["negative_sampling_cost"] = e.k + 1
+	meta["cost_ratio"] = float64(V) / float64(e.k+1)
 	meta["map"] = fmt.Sprintf("PCA of the unit-length e(w): PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
 	meta["weights"] = e.weightsFact()
 	if e.trained == 0 {
@@ -361,6 +370,29 @@ func (e *embedModel) neighboursTable() mtTable {
 	return t
 }
 
+// huffmanInfo is the depth of the corpus's words in the Huffman tree that
+// hierarchical softmax would use: the mean weighted by the words' counts, and the deepest.
+type huffmanInfo struct {
+	mean float64
+	max  int
+}
+
+// huffmanDepths builds the corpus's Huffman tree once.
+var huffmanDepths = sync.OnceValue(func() huffmanInfo {
+	counts := data.Words().Counts
+	d := models.HuffmanCodeLengths(counts)
+	return huffmanInfo{mean: models.MeanCodeLength(counts, d), max: slices.Max(d)}
+})
+
+// ceilLog2 is ⌈log₂ n⌉ for n ≥ 1: the depth of a balanced binary tree with n leaves.
+func ceilLog2(n int) int {
+	d := 0
+	for 1<<d < n {
+		d++
+	}
+	return d
+}
+
 // At is the skip-gram example of step t: the t-th (centre, context) pair of the
 // sentence and its k negatives, scored by the current model.
 func (e *embedModel) At(t int) sim.Frame {
@@ -387,6 +419,7 @@ func (e *embedModel) At(t int) sim.Frame {
 			"true_pair_score": round4(scores[0]),
 			"negatives":       strings.Join(names, ", "),
 			"example_loss":    round4(loss),
+			"softmax_normaliser": fmt.Sprintf("%.4g, a sum of V = %d terms for this one prediction", e.m.SoftmaxNormaliser(p[0]), e.m.Vocab()),
 			"pair":            fmt.Sprintf("%d of %d", t, len(e.pairs)),
 			"example":         map[string]any{"c": p[0], "t": p[1], "n": negs, "s": roundAll(scores)},
 			"axes":            map[string]any{"scores": map[string]any{"col_title": "word", "cols": bars}},
@@ -494,6 +527,7 @@ var embeddingsLesson = &Lesson{
 		`So far every word entered a network as a <b>one-hot</b> vector \(o_w\): all zeros except a 1 at the word's index. Such vectors say nothing about meaning. Any two different words are orthogonal, so their cosine similarity is 0 whether they are <i>man</i> and <i>woman</i> or <i>man</i> and <i>orange</i>, and whatever a network learns about one word does not carry over to another.`,
 		`A <b>featurised</b> representation gives each word a short dense vector instead. In the lecture's table every word is scored by hand on a few features (gender, royal, age, food); similar words get similar vectors, and <b>cosine similarity</b> \(\mathrm{sim}(u, v) = u^\top v / (\lVert u\rVert\,\lVert v\rVert)\) measures it. Differences carry meaning too: \(e_{man} - e_{woman} \approx e_{king} - e_{queen} \approx [-2, 0, 0, 0]\), so the question “<i>man</i> → <i>woman</i> as <i>king</i> → ?” is answered by the word whose vector is closest to \(e_{king} - e_{man} + e_{woman}\). The three query words are left out, because the query vector is usually closest to \(e_{king}\) itself. On the table the answer is <i>queen</i>, with cosine 0.9998.`,
 		`Nobody writes such tables for a whole vocabulary: the vectors are learned. An <b>embedding matrix</b> \(E\) holds one vector per word (looking up \(e_w\) is the same as multiplying \(E\) by \(o_w\)). <b>Skip-gram</b> (word2vec) learns it from plain text by asking whether a word \(t\) appeared near a centre word \(c\). With <b>negative sampling</b> each question is a binary classifier, \(P(y{=}1 \mid c, t) = \sigma(\theta_t^\top e_c)\), trained on the true pair (label 1) and on \(k\) words drawn at random (label 0). The random words are drawn in proportion to \(f(w)^{3/4}\), which gives rare words a bigger share than their count. Words that occur in similar contexts end up with similar vectors.`,
+		`Skip-gram is first written with a softmax over the whole vocabulary, and negative sampling stands in for it: the probability that \(t\) appears near \(c\) is \(P(t \mid c) = \exp(\theta_t^\top e_c) / \sum_{w=1}^{V} \exp(\theta_w^\top e_c)\), trained with the cross-entropy loss \(-\log P(t \mid c)\). The denominator is what makes it slow: one prediction needs the score of every one of the \(V\) words, and its gradient moves all \(V\) output vectors \(\theta_w\). <b>Hierarchical softmax</b> keeps a normalised \(P(t \mid c)\) but computes it differently: the words are the leaves of a binary tree (a Huffman tree, so frequent words sit near the root), each inner node \(n\) has its own vector \(\theta_n\), and \(P(t \mid c)\) is the product of the left-or-right decisions \(\sigma(\pm\theta_n^\top e_c)\) on the path from the root to \(t\): \(O(\log V)\) terms instead of \(V\). Negative sampling, used here, gives up the normalised distribution altogether: per pair it scores only the true word and \(k\) noise words, \(k + 1\) binary classifiers, and its scores are not probabilities over the vocabulary. What it keeps is the pull of \(e_c\) towards the words seen near \(c\) and away from random ones, which is what the embeddings need. The facts give the three costs for this model's \(V\), and at each step the softmax's denominator for the centre word, a sum the page computes over the whole vocabulary.`,
 		`Here the model learns 32-dimensional embeddings from the English side of the page's translation corpus: about 3,600 short sentences and 262 words, with punctuation left out and frequent words like <i>the</i> subsampled. The scrubber walks through the training examples of one sentence: each step is one (centre, context) pair with its \(k\) negatives, scored by the current model, and the map marks the centre word (ringed), the true context word (green) and the negatives (red). The map shows every word projected on the first two principal components of its unit-length embedding, coloured by its word class in the corpus generator's lexicon. The model never sees these classes.`,
 		`The bundled embeddings (4,000 steps of Adam) put the nearest neighbour of 85% of the content words in the same class, against 32% by chance: pronouns sit with pronouns (<i>he</i> next to <i>she</i>, cosine 0.90), food with food (<i>apple</i> next to <i>orange</i>), things with things (<i>car</i> next to <i>house</i> and <i>bike</i>), adjectives together, and <i>school</i>, <i>paris</i> and <i>london</i> almost on top of each other, since all three only ever follow “to”. Analogies mostly fail, and that is a finding about the data: in these English sentences <i>man</i> and <i>woman</i> occur in exactly the same contexts (the grammar treats them alike), so nothing in the text separates them and no vector offset can encode gender. Of nine analogy questions from the corpus only <i>boy</i> → <i>boys</i> as <i>girl</i> → <i>girls</i> comes out right, and the analogy table opens on it: the trained vectors answer <i>girls</i>. The lecture's <i>man</i> → <i>woman</i> as <i>king</i> → ? is answered on the hand-made feature table (the table's first row, always shown), for two reasons: the corpus has no <i>king</i> or <i>queen</i> at all (its lexicon has no royals, so the trained vectors have no \(e_{king}\); type <i>king</i> and the trained row says so), and even <i>man</i> and <i>woman</i> carry no gender in this text. <b>Train</b> starts again from random vectors (drawn from the seed) and redraws the map as it learns: with seed 1, 200 steps already give 77% same-class neighbours and 400 steps 85%.`,
 	},
@@ -502,11 +536,12 @@ var embeddingsLesson = &Lesson{
 		{TeX: `\mathrm{sim}(u, v) = \cos\varphi = \frac{u^\top v}{\lVert u\rVert_2\, \lVert v\rVert_2}`},
 		{TeX: `a \to b \text{ as } c \to\ ?: \quad \hat w = \arg\max_{w \notin \{a, b, c\}} \mathrm{sim}(e_w,\ e_c - e_a + e_b)`},
 		{TeX: `\htmlClass{sym-scores}{P(y = 1 \mid c, t)} = \sigma(\theta_t^\top e_c)`, Symbols: []Symbol{{ID: "scores", Array: "scores"}}},
+		{TeX: `\text{softmax (not trained here):}\quad P(t \mid c) = \frac{\exp(\theta_t^\top e_c)}{\sum_{w=1}^{V} \exp(\theta_w^\top e_c)}`},
 		{TeX: `L = -\log \sigma(\theta_t^\top e_c) - \sum_{i=1}^{k} \log \sigma(-\theta_{n_i}^\top e_c), \qquad n_i \sim P(w) = \frac{f(w)^{3/4}}{\sum_j f(w_j)^{3/4}}`},
 	},
 	Arrays: []Array{
 		{Name: "points", Label: `PCA of the unit-length \(e_w\)`, Axes: []Axis{Points, Coords}},
-		{Name: "scores", Label: `\(\sigma(u_o^\top v_c)\)`, Axes: []Axis{Items}, PerStep: true},
+		{Name: "scores", Label: `\(\sigma(\theta^\top e_c)\)`, Axes: []Axis{Items}, PerStep: true},
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
@@ -560,14 +595,20 @@ var embedFacts = factTable{
 		{key: "map", label: "map"},
 		{key: "same_class_neighbours", label: "same-class neighbours"},
 		{key: "weights", label: "weights"},
+		{key: "V", label: "vocabulary size V"},
+		{key: "softmax_cost", label: `softmax: scores \(\theta_w^\top e_c\) per prediction, V`},
+		{key: "hierarchical_cost", label: `hierarchical softmax: binary decisions per prediction`},
+		{key: "negative_sampling_cost", label: `negative sampling: scores per pair, k + 1`},
+		{key: "cost_ratio", label: `softmax ÷ negative sampling, V / (k + 1)`, measured: true},
 	},
 	step: []fact{
 		{key: "pair", label: "pair"},
 		{key: "centre_c", label: "centre word c"},
-		{key: "context_t", label: "context word o"},
-		{key: "true_pair_score", label: `\(\sigma(u_o^\top v_c)\)`, measured: true},
+		{key: "context_t", label: "context word t"},
+		{key: "true_pair_score", label: `\(\sigma(\theta_t^\top e_c)\)`, measured: true},
 		{key: "negatives", label: "negative samples"},
 		{key: "example_loss", label: "loss of the example", measured: true},
+		{key: "softmax_normaliser", label: `\(\sum_{w=1}^{V} \exp(\theta_w^\top e_c)\), the softmax's denominator`},
 	},
 }
 

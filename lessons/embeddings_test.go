@@ -1,12 +1,14 @@
 package lessons
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"unroll/data"
@@ -261,5 +263,42 @@ func BenchmarkEmbeddingsRefresh(b *testing.B) {
 	e := m.(*embedModel)
 	for b.Loop() {
 		e.refresh(true)
+	}
+}
+
+// TestEmbeddingsSoftmaxCost (seed 003: the softmax over the vocabulary is slow,
+// hierarchical softmax and negative sampling are the remedies): the facts carry the
+// model's own V, k + 1 for the chosen k and their ratio; the corpus's Huffman tree
+// needs fewer decisions on average than a balanced one, far fewer than V; the step's
+// softmax denominator is the sum over all V words.
+func TestEmbeddingsSoftmaxCost(t *testing.T) {
+	for _, k := range []string{"2", "7"} {
+		v := embeddingsLesson.Params.Defaults()
+		v["negatives"] = k
+		sm, err := embeddingsLesson.Build(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := sm.(*embedModel)
+		meta := e.Static().Meta
+		V := len(data.Words().Words)
+		if meta["V"] != V || meta["softmax_cost"] != V || e.m.Vocab() != V {
+			t.Errorf("V: facts %v, %v, model %d, corpus %d", meta["V"], meta["softmax_cost"], e.m.Vocab(), V)
+		}
+		if meta["negative_sampling_cost"] != e.k+1 || meta["cost_ratio"] != float64(V)/float64(e.k+1) {
+			t.Errorf("k = %s: negative sampling %v, ratio %v", k, meta["negative_sampling_cost"], meta["cost_ratio"])
+		}
+		hs := huffmanDepths()
+		if b := ceilLog2(V); !(1<<(b-1) < V && V <= 1<<b) || !(hs.mean < float64(b)) || hs.max < b {
+			t.Errorf("V = %d: ⌈log₂ V⌉ = %d, Huffman mean %v, deepest %d", V, b, hs.mean, hs.max)
+		}
+		p := e.pairs[0]
+		z := 0.0
+		for w := range V {
+			z += math.Exp(floats.Dot(e.m.Theta.Value.RawRowView(w), e.m.E.Value.RawRowView(p[0])))
+		}
+		if want := fmt.Sprintf("%.4g, a sum of V = %d terms for this one prediction", z, V); e.At(1).Meta["softmax_normaliser"] != want {
+			t.Errorf("step 1: got %v want %v", e.At(1).Meta["softmax_normaliser"], want)
+		}
 	}
 }

@@ -272,3 +272,75 @@ func AnalogyVector(E *mat.Dense, a, b, c int) []float64 {
 func Analogy(E *mat.Dense, a, b, c, k int) []Neighbour {
 	return Nearest(E, AnalogyVector(E, a, b, c), k, a, b, c)
 }
+
+// SoftmaxNormaliser is Z(c) = Σ_w exp(θ_wᵀ e_c), the denominator of word2vec's
+// softmax objective (lecture 003)
+//
+//	P(t | c) = exp(θ_tᵀ e_c) / Σ_{w=1}^{V} exp(θ_wᵀ e_c),
+//
+// a sum over the whole vocabulary: V dot products for one prediction, and the
+// softmax's gradient touches all V output vectors θ_w. Negative sampling avoids it.
+func (m *SkipGram) SoftmaxNormaliser(c int) float64 {
+	m.mustWord(c)
+	z := 0.0
+	for w := range m.Vocab() {
+		z += math.Exp(floats.Dot(m.Theta.Value.RawRowView(w), m.E.Value.RawRowView(c)))
+	}
+	return z
+}
+
+// SoftmaxProb is P(t | c) = exp(θ_tᵀ e_c) / SoftmaxNormaliser(c): the probability the
+// softmax objective gives t as a context word of c, with this model's vectors.
+func (m *SkipGram) SoftmaxProb(c, t int) float64 {
+	m.mustWord(t)
+	return math.Exp(floats.Dot(m.Theta.Value.RawRowView(t), m.E.Value.RawRowView(c))) / m.SoftmaxNormaliser(c)
+}
+
+// HuffmanCodeLengths returns, for each word, the depth of its leaf in the Huffman
+// tree built from counts: the number of binary decisions σ(θ_nᵀ e_c), one per inner
+// node n on the path from the root, that hierarchical softmax multiplies to get
+// P(t | c). Frequent words sit near the root. A vocabulary of one word has depth 0.
+// Counts must be positive.
+func HuffmanCodeLengths(counts []float64) []int {
+	type node struct {
+		weight float64
+		leaves []int
+	}
+	if len(counts) == 0 {
+		panic("models: Huffman code of an empty vocabulary")
+	}
+	nodes := make([]node, len(counts))
+	for w, f := range counts {
+		if !(f > 0) {
+			panic(fmt.Sprintf("models: Huffman code needs positive counts, word %d has %v", w, f))
+		}
+		nodes[w] = node{weight: f, leaves: []int{w}}
+	}
+	depth := make([]int, len(counts))
+	for len(nodes) > 1 {
+		// merge the two lightest (ties by their first leaf, so the tree is deterministic)
+		slices.SortStableFunc(nodes, func(a, b node) int {
+			return cmp.Or(cmp.Compare(a.weight, b.weight), cmp.Compare(a.leaves[0], b.leaves[0]))
+		})
+		a, b := nodes[0], nodes[1]
+		for _, w := range append(slices.Clone(a.leaves), b.leaves...) {
+			depth[w]++
+		}
+		merged := node{weight: a.weight + b.weight, leaves: append(slices.Clone(a.leaves), b.leaves...)}
+		slices.Sort(merged.leaves)
+		nodes = append(nodes[2:], merged)
+	}
+	return depth
+}
+
+// MeanCodeLength is Σ_w f(w) depth(w) / Σ_w f(w): the average number of binary
+// decisions hierarchical softmax takes per prediction when target words come with
+// frequencies counts.
+func MeanCodeLength(counts []float64, depth []int) float64 {
+	sum, n := 0.0, 0.0
+	for w, f := range counts {
+		sum += f * float64(depth[w])
+		n += f
+	}
+	return sum / n
+}

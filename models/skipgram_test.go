@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -259,5 +260,71 @@ func BenchmarkSkipGramBackward(b *testing.B) {
 		if _, err := m.Backward(batch); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSoftmaxObjective (seed 003): P(t | c) = exp(θ_tᵀ e_c) / Σ_w exp(θ_wᵀ e_c) sums
+// to one over the vocabulary, and its normaliser is the sum of V terms written out.
+func TestSoftmaxObjective(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	m := NewSkipGram(7, 3, rng)
+	m.Theta.Uniform(1, rng)
+	for c := range m.Vocab() {
+		sum := 0.0
+		for w := range m.Vocab() {
+			sum += m.SoftmaxProb(c, w)
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Errorf("c = %d: Σ_t P(t | c) = %v want 1", c, sum)
+		}
+		z := 0.0
+		for w := range m.Vocab() {
+			s := 0.0
+			for j := range m.Dim() {
+				s += m.Theta.Value.At(w, j) * m.E.Value.At(c, j)
+			}
+			z += math.Exp(s)
+		}
+		if got := m.SoftmaxNormaliser(c); math.Abs(got-z) > 1e-12*z {
+			t.Errorf("c = %d: normaliser got %v want %v", c, got, z)
+		}
+	}
+}
+
+// TestHuffmanCodeLengths (seed 003: hierarchical softmax puts common words near the
+// top of a Huffman tree): a worked example, equal counts give a balanced tree,
+// Kraft's equality Σ 2^−depth = 1 holds, and the mean depth lies within one bit of
+// the entropy of the counts.
+func TestHuffmanCodeLengths(t *testing.T) {
+	if got := HuffmanCodeLengths([]float64{1, 1, 2, 4}); !slices.Equal(got, []int{3, 3, 2, 1}) {
+		t.Errorf("counts 1, 1, 2, 4: got %v want [3 3 2 1]", got)
+	}
+	if got := HuffmanCodeLengths(slices.Repeat([]float64{5}, 8)); !slices.Equal(got, slices.Repeat([]int{3}, 8)) {
+		t.Errorf("8 equal counts: got %v want all 3", got)
+	}
+	if got := HuffmanCodeLengths([]float64{2}); !slices.Equal(got, []int{0}) {
+		t.Errorf("one word: got %v want [0]", got)
+	}
+	rng := rand.New(rand.NewPCG(2, 2))
+	counts := make([]float64, 300)
+	for i := range counts {
+		counts[i] = float64(1 + rng.IntN(1000)/(1+i))
+	}
+	depth := HuffmanCodeLengths(counts)
+	kraft, total, entropy := 0.0, 0.0, 0.0
+	for _, d := range depth {
+		kraft += math.Pow(2, -float64(d))
+	}
+	for _, f := range counts {
+		total += f
+	}
+	for _, f := range counts {
+		entropy -= f / total * math.Log2(f/total)
+	}
+	if math.Abs(kraft-1) > 1e-12 {
+		t.Errorf("Σ 2^−depth = %v want 1", kraft)
+	}
+	if mean := MeanCodeLength(counts, depth); mean < entropy || mean >= entropy+1 {
+		t.Errorf("mean depth %v not in [H, H+1) = [%v, %v)", mean, entropy, entropy+1)
 	}
 }
