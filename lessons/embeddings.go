@@ -414,15 +414,15 @@ func (e *embedModel) At(t int) sim.Frame {
 	return sim.Frame{
 		Arrays: []sim.Array{sim.Vector("scores", scores)},
 		Meta: map[string]any{
-			"centre_c":        words[p[0]],
-			"context_t":       words[p[1]],
-			"true_pair_score": round4(scores[0]),
-			"negatives":       strings.Join(names, ", "),
-			"example_loss":    round4(loss),
+			"centre_c":           words[p[0]],
+			"context_t":          words[p[1]],
+			"true_pair_score":    round4(scores[0]),
+			"negatives":          strings.Join(names, ", "),
+			"example_loss":       round4(loss),
 			"softmax_normaliser": fmt.Sprintf("%.4g, a sum of V = %d terms for this one prediction", e.m.SoftmaxNormaliser(p[0]), e.m.Vocab()),
-			"pair":            fmt.Sprintf("%d of %d", t, len(e.pairs)),
-			"example":         map[string]any{"c": p[0], "t": p[1], "n": negs, "s": roundAll(scores)},
-			"axes":            map[string]any{"scores": map[string]any{"col_title": "word", "cols": bars}},
+			"pair":               fmt.Sprintf("%d of %d", t, len(e.pairs)),
+			"example":            map[string]any{"c": p[0], "t": p[1], "n": negs, "s": roundAll(scores)},
+			"axes":               map[string]any{"scores": map[string]any{"col_title": "word", "cols": bars}},
 		},
 	}
 }
