@@ -1,0 +1,112 @@
+package models
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+var stackedCfg = Seq2SeqConfig{SrcVocab: 11, TgtVocab: 9, Embed: 4, Hidden: 5, Seed: 3}
+
+// TestStackedSeq2SeqOneLayerIsSeq2Seq: with L = 1 and Seq2Seq's weights the stacked
+// model computes exactly what Seq2Seq computes.
+func TestStackedSeq2SeqOneLayerIsSeq2Seq(t *testing.T) {
+	ref := NewSeq2Seq(stackedCfg)
+	m := NewStackedSeq2Seq(stackedCfg, 1)
+	m.SrcEmbed, m.TgtEmbed, m.Out = ref.SrcEmbed, ref.TgtEmbed, ref.Out
+	m.Encoder, m.Decoder = []Cell{ref.Encoder}, []Cell{ref.Decoder}
+	src := []int{4, 7, 5, 10, 3}
+	want, err := ref.FreeRun(src, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.FreeRun(src, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Steps) != len(want.Steps) || !slices.Equal(got.Outputs(), want.Outputs()) {
+		t.Fatalf("outputs: got %v want %v", got.Outputs(), want.Outputs())
+	}
+	for i := range want.Steps {
+		if !slices.Equal(got.Steps[i].Probs, want.Steps[i].Probs) || !mat.Equal(got.Steps[i].Decoder.Next.H, want.Steps[i].Decoder.Next.H) {
+			t.Errorf("step %d: probabilities or s_t' differ", i+1)
+		}
+	}
+}
+
+// TestStackedSeq2SeqWiring (seed 004: multilayer encoder and decoder): layer l > 1
+// reads the layer below at the same step; the context c = h_T^{(L)} is the second
+// part of decoder layer 1's input at every step; decoder layer l starts from
+// encoder layer l's final state; the output is the softmax of the top decoder state.
+func TestStackedSeq2SeqWiring(t *testing.T) {
+	for L := 2; L <= MaxSeq2SeqLayers; L++ {
+		m := NewStackedSeq2Seq(stackedCfg, L)
+		src := []int{4, 7, 5, 10}
+		tr, err := m.FreeRun(src, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		T, e := len(src), stackedCfg.Embed
+		for l := 1; l < L; l++ {
+			for i := range T {
+				if !mat.Equal(tr.EncoderLayers[l][i].X, tr.EncoderLayers[l-1][i].Next.H) {
+					t.Errorf("L=%d: encoder layer %d at t=%d does not read layer %d", L, l+1, i+1, l)
+				}
+			}
+			for i := range tr.Steps {
+				if !mat.Equal(tr.DecoderLayers[l][i].X, tr.DecoderLayers[l-1][i].Next.H) {
+					t.Errorf("L=%d: decoder layer %d at t'=%d does not read layer %d", L, l+1, i+1, l)
+				}
+			}
+		}
+		c := tr.EncoderLayers[L-1][T-1].Next.H
+		for i, st := range tr.Steps {
+			x := tr.DecoderLayers[0][i].X
+			_, w := x.Dims()
+			if !mat.Equal(x.Slice(0, 1, e, w), c) || !mat.Equal(st.Context, c) {
+				t.Errorf("L=%d t'=%d: the decoder's first layer does not read c = h_T^{(L)}", L, i+1)
+			}
+			logits := m.Out.Forward(tr.DecoderLayers[L-1][i].Next.H).RawRowView(0)
+			p := make([]float64, len(logits))
+			Softmax(p, logits)
+			for v := range p {
+				if math.Abs(p[v]-st.Probs[v]) > 1e-15 {
+					t.Fatalf("L=%d t'=%d: probabilities are not softmax(s^{(L)} W + b)", L, i+1)
+				}
+			}
+		}
+		for l := range L {
+			if !mat.Equal(tr.DecoderLayers[l][0].Prev.H, tr.EncoderLayers[l][T-1].Next.H) {
+				t.Errorf("L=%d: decoder layer %d does not start from h_T^{(%d)}", L, l+1, l+1)
+			}
+		}
+		if !mat.Equal(tr.Encoder[T-1].Next.H, c) {
+			t.Errorf("L=%d: the trace's Encoder is not the top layer", L)
+		}
+	}
+}
+
+// TestStackedSeq2SeqBadInput: the bounds on L panic with a models: message; bad
+// sentences are errors.
+func TestStackedSeq2SeqBadInput(t *testing.T) {
+	for _, L := range []int{0, MaxSeq2SeqLayers + 1} {
+		func() {
+			defer func() {
+				if r, _ := recover().(string); !strings.HasPrefix(r, "models: stacked seq2seq") {
+					t.Errorf("L=%d: got panic %q", L, r)
+				}
+			}()
+			NewStackedSeq2Seq(stackedCfg, L)
+		}()
+	}
+	m := NewStackedSeq2Seq(stackedCfg, 2)
+	if _, err := m.FreeRun(nil, 3); err == nil {
+		t.Error("empty source: no error")
+	}
+	if _, err := m.FreeRun([]int{4}, 0); err == nil {
+		t.Error("maxLen 0: no error")
+	}
+}
