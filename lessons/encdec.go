@@ -123,13 +123,18 @@ type encDecModel struct {
 	meta    zoo.Meta // the checkpoint's, nil when untrained
 	tokens  []string // x_1 … x_T as typed, normalised
 	src     []int
-	run     *models.DecodeTrace // FreeRun: <bos>, then each step's own output
+	run     *models.DecodeTrace  // FreeRun: <bos>, then each step's own output; the top layer when layers > 1
+	layers  int                  // L, the GRU layers of the encoder and of the decoder
+	stack   *models.StackedTrace // every layer's steps when layers > 1, else nil
 }
 
 // buildEncDec makes the page's model: the bundled checkpoint, or untrained weights
 // drawn from the seed exactly as training from scratch would start (NewTranslator).
 func buildEncDec(v sim.Values) (sim.Model, error) {
-	m := &encDecModel{weights: v.String("weights"), seed: uint64(v.Int("seed"))}
+	m := &encDecModel{weights: v.String("weights"), seed: uint64(v.Int("seed")), layers: v.Int("layers")}
+	if m.layers > 1 {
+		m.weights = weightsUntrained // only the one-layer model is trained and bundled; the facts say so
+	}
 	var err error
 	if m.tr, m.meta, err = seq2seqWeights(m.weights, m.seed); err != nil {
 		return nil, err
@@ -137,13 +142,48 @@ func buildEncDec(v sim.Values) (sim.Model, error) {
 	if m.src, m.tokens, err = m.tr.Source(v.String("input")); err != nil {
 		return nil, err
 	}
-	if m.run, err = m.tr.Model.FreeRun(m.src, m.tr.Task.MaxOutput); err != nil {
+	if m.layers > 1 {
+		// the bundled architecture with L layers a side, its weights drawn from the seed
+		stacked := models.NewStackedSeq2Seq(m.tr.Model.Config, m.layers)
+		if m.stack, err = stacked.FreeRun(m.src, m.tr.Task.MaxOutput); err != nil {
+			return nil, err
+		}
+		m.run = m.stack.DecodeTrace
+	} else if m.run, err = m.tr.Model.FreeRun(m.src, m.tr.Task.MaxOutput); err != nil {
 		return nil, err
 	}
 	if m.weights == weightsUntrained {
 		m.tr = m.tr.WithoutWeights() // 1.7 MB a session need not keep: the run is all the page shows
 	}
 	return m, nil
+}
+
+// layerStates is the heatmap's "state" at one step, one row per layer (bottom first),
+// each row the first heatmapUnits units: the encoder's step t (1-based), or the
+// decoder's step t' when decoder is true. With one layer it is the one state.
+func (m *encDecModel) layerStates(step int, decoder bool) []float64 {
+	var rows []float64
+	if m.stack == nil {
+		if decoder {
+			return heatUnits(rowOf(m.run.Steps[step-1].Decoder))
+		}
+		return heatUnits(rowOf(m.run.Encoder[step-1]))
+	}
+	layers := m.stack.EncoderLayers
+	if decoder {
+		layers = m.stack.DecoderLayers
+	}
+	for _, l := range layers {
+		rows = append(rows, heatUnits(rowOf(l[step-1]))...)
+	}
+	return rows
+}
+
+// stateMatrix is layerStates as the L × units matrix the heatmap draws.
+func (m *encDecModel) stateMatrix(step int, decoder bool) sim.Array {
+	v := m.layerStates(step, decoder)
+	L := max(m.layers, 1)
+	return sim.Matrix("state", L, len(v)/L, v)
 }
 
 // encSteps is T, the number of source tokens.
@@ -185,6 +225,8 @@ func (m *encDecModel) Static() sim.Frame {
 		"embed":             m.tr.Config.Embed,
 		"source_vocabulary": m.tr.Src.Len(),
 		"target_vocabulary": m.tr.Tgt.Len(),
+		"layers":            fmt.Sprintf("L = %d GRU layers in the encoder and %d in the decoder", max(m.layers, 1), max(m.layers, 1)),
+		"handed_over":       fmt.Sprintf("%d numbers: L × h = %d × %d initial decoder states, of which c (the top layer's) is also an input at every step", max(m.layers, 1)*m.tr.Config.Hidden, max(m.layers, 1), m.tr.Config.Hidden),
 	}
 	if u := unknownWords(m.tokens, m.src); u != "" {
 		meta["unknown_words"] = u + " (read as <unk>)"
@@ -194,6 +236,9 @@ func (m *encDecModel) Static() sim.Frame {
 		meta["held_out_bleu"] = m.meta.Float("test_bleu_greedy")
 	} else {
 		meta["weights"] = fmt.Sprintf("untrained: random initial weights (seed %d)", m.seed)
+		if m.layers > 1 {
+			meta["weights"] = fmt.Sprintf("untrained: random initial weights (seed %d); only the one-layer model is trained and bundled", m.seed)
+		}
 	}
 	return sim.Frame{Meta: meta}
 }
@@ -207,7 +252,7 @@ func (m *encDecModel) At(t int) sim.Frame {
 	if t <= T {
 		h := rowOf(m.run.Encoder[t-1])
 		return sim.Frame{
-			Arrays: []sim.Array{sim.Vector("h", h), sim.Vector("state", heatUnits(h))},
+			Arrays: []sim.Array{sim.Vector("h", h), m.stateMatrix(t, false)},
 			Meta: map[string]any{
 				"phase": "encoder", "t": t, "reading": m.tokens[t-1],
 				"h_t_norm": round4(norm2(h)),
@@ -218,9 +263,9 @@ func (m *encDecModel) At(t int) sim.Frame {
 	c := append([]float64(nil), m.run.Steps[0].Context.RawRowView(0)...)
 	if t == T+1 {
 		return sim.Frame{
-			Arrays: []sim.Array{sim.Vector("h", hT), sim.Vector("c", c), sim.Vector("state", heatUnits(c))},
+			Arrays: []sim.Array{sim.Vector("h", hT), sim.Vector("c", c), m.stateMatrix(T, false)}, // h_T^{(l)} = s_0^{(l)}
 			Meta: map[string]any{
-				"phase": "context", "context": fmt.Sprintf("c = h%s, the encoder's last state; the decoder starts from s₀ = c", subscript(T)),
+				"phase": "context", "context": m.contextFact(),
 				"c_norm": round4(norm2(c)),
 			},
 		}
@@ -233,7 +278,7 @@ func (m *encDecModel) At(t int) sim.Frame {
 		done = append(done, m.tr.Tgt.Token(prev.Output))
 	}
 	return sim.Frame{
-		Arrays: []sim.Array{sim.Vector("s", s), sim.Vector("state", heatUnits(s)), sim.Vector("h", hT), sim.Vector("c", c)},
+		Arrays: []sim.Array{sim.Vector("s", s), m.stateMatrix(tp, true), sim.Vector("h", hT), sim.Vector("c", c)},
 		Meta: map[string]any{
 			"phase": "decoder", "t'": tp,
 			"input":       m.tr.Tgt.Token(st.Input),
@@ -243,6 +288,16 @@ func (m *encDecModel) At(t int) sim.Frame {
 			"topk":        topKMeta(m.tr, st),
 		},
 	}
+}
+
+// contextFact says what the decoder starts from.
+func (m *encDecModel) contextFact() string {
+	T := subscript(m.encSteps())
+	if m.stack == nil {
+		return fmt.Sprintf("c = h%s, the encoder's last state; the decoder starts from s₀ = c", T)
+	}
+	return fmt.Sprintf("c = h%s of layer %d (the top), read by the decoder's first layer at every step; decoder layer l starts from encoder layer l's h%s (%d × %d numbers)",
+		T, m.layers, T, m.layers, m.tr.Config.Hidden)
 }
 
 // encDecNorms is the encoder-decoder plot: ‖h_t‖ over the encoder's steps and ‖s_t'‖
@@ -281,6 +336,7 @@ var encDecLesson = &Lesson{
 		`<b>Encoder, steps \(t = 1 \dots T\)</b>: the GRU reads one embedded token \(\mathbf{x}_t\) per step and updates its hidden state, \(\mathbf{h}_t = f(\mathbf{x}_t, \mathbf{h}_{t-1})\) from \(\mathbf{h}_0 = \mathbf{0}\). The token being read is marked in the diagram and each \(\mathbf{h}_t\) fills one column of the heatmap.`,
 		`<b>Context</b>: the encoder turns all its states into the <b>context variable</b> \(\mathbf{c} = q(\mathbf{h}_1, \dots, \mathbf{h}_T)\). This model takes the simplest choice, \(q = \mathbf{h}_T\): whatever the sentence's length, everything the decoder will know about it must fit into these \(h = 64\) numbers.`,
 		`<b>Decoder, steps \(t' = 1, 2, \dots\)</b>: the decoder starts from \(\mathbf{s}_0 = \mathbf{c}\) and the token <code>&lt;bos&gt;</code>. At each step it reads its previous output \(y_{t'-1}\) together with \(\mathbf{c}\), updates its state \(\mathbf{s}_{t'}\), and a softmax over the French vocabulary gives \(P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})\). The most probable token (listed with its runners-up) is written and fed back in as the next input, until the decoder writes <code>&lt;eos&gt;</code>. The symbol \(t'\) is deliberately different from the encoder's \(t\): the two sequences have their own lengths.`,
+		`<b>More layers.</b> The encoder and the decoder can each be a deep RNN, a stack as in the lesson on deep RNNs. With \(L\) layers, layer \(l\) of the encoder reads the state of layer \(l-1\) at the same step, and the context is the top layer's final state, \(\mathbf{c} = \mathbf{h}_T^{(L)}\). The decoder has as many layers, and each starts from the final state of the encoder layer at its height, \(\mathbf{s}_0^{(l)} = \mathbf{h}_T^{(l)}\) (so both stacks need the same depth and width); \(\mathbf{c}\) is read by its first layer at every step, and its top layer feeds the softmax. What crosses from the encoder to the decoder is then \(L \times h\) numbers instead of \(h\). Set <i>layers</i> to 2 or 3 to run such a model: only the one-layer model is trained and bundled, so the deeper ones run with untrained weights from the seed. The heatmap then shows one block per layer; the diagram and the bars show the top layer.`,
 		`Type any English sentence. Words the corpus never saw are read as <code>&lt;unk&gt;</code> and listed under "about this model". Switch to <b>untrained</b> weights to see that the architecture alone translates nothing: the decoder's distribution is nearly flat and its outputs are arbitrary. Those weights are drawn from the <i>seed</i> (beside the step controls), the same draw training from scratch starts from on the next page.`,
 	},
 	Equations: []Equation{
@@ -288,18 +344,19 @@ var encDecLesson = &Lesson{
 		{TeX: `\htmlClass{sym-c}{\mathbf{c}} = q(\mathbf{h}_1, \dots, \mathbf{h}_T) = \mathbf{h}_T`, Symbols: []Symbol{{ID: "c", Array: "c"}}},
 		{TeX: `\htmlClass{sym-s}{\mathbf{s}_{t'}} = g(y_{t'-1}, \mathbf{c}, \mathbf{s}_{t'-1}), \quad \mathbf{s}_0 = \mathbf{c},\ y_0 = \langle\mathrm{bos}\rangle`, Symbols: []Symbol{{ID: "s", Array: "s"}}},
 		{TeX: `P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c}) = \mathrm{softmax}(\mathbf{s}_{t'} W + \mathbf{b})`},
+		{TeX: `L \text{ layers: } \mathbf{h}_t^{(l)} = f_l(\mathbf{h}_t^{(l-1)}, \mathbf{h}_{t-1}^{(l)}),\ \mathbf{c} = \mathbf{h}_T^{(L)},\ \mathbf{s}_0^{(l)} = \mathbf{h}_T^{(l)},\ \mathbf{s}_{t'} = \mathbf{s}_{t'}^{(L)}`},
 	},
 	Arrays: []Array{
 		{Name: "h", Label: `\(h_t\)`, Axes: []Axis{Units}, PerStep: true},
 		{Name: "c", Label: `\(\mathbf{c}\)`, Axes: []Axis{Units}, PerStep: true},
 		{Name: "s", Label: `\(s_{t'}\)`, Axes: []Axis{Units}, PerStep: true},
-		{Name: "state", Label: `\(h_t\), then \(s_{t'}\)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "state", Label: `\(h_t^{(l)}\), then \(s_{t'}^{(l)}\)`, Axes: []Axis{Layers, Units}, PerStep: true},
 	},
 	Panels: []Panel{
 		{ID: "diagram", Static: []string{"enc_steps", "dec_rows", "source", "tokens", "translation", "source_unk"}, Meta: []string{"input", "output"}, Kind: EncDec, Title: `encoder \(\to\) context \(\mathbf{c}\) \(\to\) decoder`, Arrays: []string{"h", "c", "s"}, Scale: []float64{-1, 1}, Symbol: "c",
 			Note: "Each node's strip shows its first units. The context c is the encoder's last state, and it feeds every decoder step. Red tokens are not in the vocabulary: the model reads <unk>."},
-		{ID: "states", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), then \(\mathbf{c}\), then \(\mathbf{s}_{t'}\), units 1–32 of 64`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h",
-			Note: "One column per step: the encoder's tokens, the context c (a copy of the last encoder state), then the decoder's steps t'."},
+		{ID: "states", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state at each step: \(\mathbf{h}_t\), then \(\mathbf{c}\), then \(\mathbf{s}_{t'}\), units 1–32 of 64, one block per layer`, Arrays: []string{"state"}, Scale: []float64{-1, 1}, Symbol: "h",
+			Note: "One column per step: the encoder's tokens, the context c (a copy of the last encoder state, every layer's with L > 1: the decoder's initial states), then the decoder's steps t'."},
 		{ID: "topk", Meta: []string{"topk", "phase"}, Kind: TopK, Title: `\(P(y_{t'} \mid y_{<t'}, \mathbf{c})\): the five most probable tokens`,
 			Note: "The decoder writes the top token and reads it back in at the next step."},
 		{ID: "s", Kind: Bars, Title: `decoder state \(\mathbf{s}_{t'}\) at this step, all 64 units`, Arrays: []string{"s"}, Scale: []float64{-1, 1}, Symbol: "s",
@@ -310,6 +367,8 @@ var encDecLesson = &Lesson{
 			Help: "Any sentence; words the corpus does not know become <unk>."},
 		{Name: "weights", Label: "weights", Kind: sim.Choice, Default: weightsTrained, Choices: []string{weightsTrained, weightsUntrained},
 			Help: "trained: the bundled checkpoint; untrained: random initial weights."},
+		{Name: "layers", Label: "layers", Symbol: "L", Kind: sim.Int, Default: "1", Min: 1, Max: models.MaxSeq2SeqLayers, Step: 1,
+			Help: "GRU layers in the encoder and in the decoder; only L = 1 is trained, deeper models run with untrained weights whatever the weights setting."},
 		seedSpec(seq2seqTrainSeed, "Draws the untrained weights (the trained checkpoint ignores it)."),
 	},
 	Plots: []Plot{
@@ -320,9 +379,10 @@ var encDecLesson = &Lesson{
 	},
 	Build:   buildEncDec,
 	Facts:   encDecFacts,
-	Largest: sim.Values{"input": longSentence, "weights": weightsUntrained, "seed": "7"},
-	// 343 KB measured on a 20-token sentence with untrained weights (20 decoder steps), 73 KB at the defaults: the trace, never the weights.
-	SessionBytes: 512 << 10,
+	Largest: sim.Values{"input": longSentence, "weights": weightsUntrained, "seed": "7", "layers": "3"},
+	// 665 KB measured on a 20-token sentence with untrained weights and L = 3 (20 decoder steps, every layer's step traces),
+	// 84 KB at the defaults: the traces, never the weights.
+	SessionBytes: 768 << 10,
 }
 
 // encDecFacts labels the page's facts in the lecture's words.
@@ -335,6 +395,8 @@ var encDecFacts = factTable{
 		{key: "source_vocabulary", label: "English vocabulary"},
 		{key: "target_vocabulary", label: "French vocabulary"},
 		{key: "enc_steps", label: "encoder steps", keep: true},
+		{key: "layers", label: "layers L"},
+		{key: "handed_over", label: "encoder to decoder"},
 		{key: "weights", label: "weights"},
 	},
 	step: []fact{

@@ -276,3 +276,63 @@ func BenchmarkEncDecStepFrame(b *testing.B) {
 		m.At(m.Steps() - 1)
 	}
 }
+
+// TestEncDecLayers (seed 004: the encoder and decoder may be multilayer RNNs): with
+// L layers the heatmap's state has one row block per layer at every step; the
+// context step shows the encoder's final states, which are the decoder's initial
+// states; the diagram's c is the top layer's h_T; the facts say so; and trained
+// weights with L > 1 give the untrained model, which the weights fact says.
+func TestEncDecLayers(t *testing.T) {
+	for L := 1; L <= models.MaxSeq2SeqLayers; L++ {
+		m := buildEncDecModel(t, map[string]string{"weights": weightsUntrained, "layers": strconv.Itoa(L)})
+		T := m.encSteps()
+		state := func(step int) sim.Array {
+			for _, a := range m.At(step).Arrays {
+				if a.Name == "state" {
+					return a
+				}
+			}
+			t.Fatalf("L=%d step %d: no state", L, step)
+			return sim.Array{}
+		}
+		if a := state(1); len(a.Shape) != 2 || a.Shape[0] != L || a.Shape[1] != heatmapUnits {
+			t.Fatalf("L=%d: state shape %v want [%d %d]", L, a.Shape, L, heatmapUnits)
+		}
+		if L == 1 {
+			if m.stack != nil {
+				t.Errorf("L=1 runs the stacked model")
+			}
+			continue
+		}
+		ctx := state(T + 1).Data
+		for l := range L {
+			hT := rowOf(m.stack.EncoderLayers[l][T-1])
+			if !slices.Equal(ctx[l*heatmapUnits:(l+1)*heatmapUnits], hT[:heatmapUnits]) {
+				t.Errorf("L=%d: the context step's block %d is not h_T of layer %d", L, l+1, l+1)
+			}
+			if s0 := m.stack.DecoderLayers[l][0].Prev.H.RawRowView(0); !slices.Equal(s0, hT) {
+				t.Errorf("L=%d: decoder layer %d does not start from h_T of encoder layer %d", L, l+1, l+1)
+			}
+		}
+		var c []float64
+		for _, a := range m.At(T + 1).Arrays {
+			if a.Name == "c" {
+				c = a.Data
+			}
+		}
+		if !slices.Equal(c, rowOf(m.stack.EncoderLayers[L-1][T-1])) {
+			t.Errorf("L=%d: c is not the top layer's h_T", L)
+		}
+		dec := state(T + 2).Data
+		if !slices.Equal(dec[(L-1)*heatmapUnits:], heatUnits(rowOf(m.stack.DecoderLayers[L-1][0]))) {
+			t.Errorf("L=%d: the first decoder step's top block is not s_1 of layer L", L)
+		}
+		if got, want := m.Static().Meta["handed_over"].(string), strconv.Itoa(L*m.tr.Config.Hidden)+" numbers"; !strings.HasPrefix(got, want) {
+			t.Errorf("L=%d: handed over %q want it to start %q", L, got, want)
+		}
+	}
+	m := buildEncDecModel(t, map[string]string{"layers": "2"}) // weights=trained: not bundled for L = 2
+	if w := m.Static().Meta["weights"].(string); m.stack == nil || !strings.HasPrefix(w, "untrained") || !strings.Contains(w, "only the one-layer model is trained") {
+		t.Errorf("trained weights asked with L = 2: weights %q, stacked %v", w, m.stack != nil)
+	}
+}
