@@ -608,7 +608,7 @@ var embedFacts = factTable{
 		{key: "true_pair_score", label: `\(\sigma(\theta_t^\top e_c)\)`, measured: true},
 		{key: "negatives", label: "negative samples"},
 		{key: "example_loss", label: "loss of the example", measured: true},
-		{key: "softmax_normaliser", label: `\(\sum_{w=1}^{V} \exp(\theta_w^\top e_c)\), the softmax's denominator`},
+		{key: "softmax_normaliser", label: `softmax denominator \(\sum_w \exp(\theta_w^\top e_c)\)`},
 	},
 }
 
