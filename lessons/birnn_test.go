@@ -150,3 +150,22 @@ func TestBirnnDependencePairs(t *testing.T) {
 		}
 	}
 }
+
+// TestBirnnCellSteps: the facts' 2T and 4T are the cell steps of the page's two
+// models on the sentence, forward (one per state the runs hold) and as many back.
+func TestBirnnCellSteps(t *testing.T) {
+	sm, err := birnnLesson.Build(birnnLesson.Params.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sm.(*birnnModel)
+	runs := m.run()
+	uni, bi := 2*len(runs[0].Fwd), 2*(len(runs[1].Fwd)+len(runs[1].Bwd))
+	T := m.Steps()
+	if uni != 2*T || bi != 4*T {
+		t.Fatalf("cell steps: %d, %d want 2T = %d, 4T = %d", uni, bi, 2*T, 4*T)
+	}
+	if want := fmt.Sprintf("unidirectional 2T = %d, bidirectional 4T = %d", uni, bi); m.Static().Meta["cell_steps"] != want {
+		t.Errorf("cell_steps: got %v want %v", m.Static().Meta["cell_steps"], want)
+	}
+}

@@ -174,7 +174,7 @@ func (e *embedModel) refresh(aligned bool) {
 	meta["V"] = V
 	meta["softmax_cost"] = V
 	hs := huffmanDepths()
-	meta["hierarchical_cost"] = fmt.Sprintf("⌈log₂ V⌉ = %d in a balanced tree; %.2f on average in the corpus's Huffman tree (%d for the rarest words)",
+	meta["hierarchical_cost"] = fmt.Sprintf("⌈log₂ V⌉ = %d in a balanced tree; in the corpus's Huffman tree %.2f on average over the words' occurrences, %d for the rarest",
 		ceilLog2(V), hs.mean, hs.max)
 	meta["negative_sampling_cost"] = e.k + 1
 	meta["cost_ratio"] = float64(V) / float64(e.k+1)
