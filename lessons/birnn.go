@@ -265,6 +265,19 @@ func nextWordSeries(sm sim.Model) []Series {
 	return out
 }
 
+// nextWordTrainingSeries is the training loss of the shared next-word models, step
+// by step: the bidirectional one falls towards zero, the unidirectional one stays
+// where the words so far leave it.
+func nextWordTrainingSeries(sim.Model) []Series {
+	p := zoo.SharedNextWordPair()
+	bi, uni := Series{Label: "bidirectional"}, Series{Label: "unidirectional"}
+	for i := range p.BiLoss {
+		bi.X, bi.Y = append(bi.X, float64(i+1)), append(bi.Y, p.BiLoss[i])
+		uni.X, uni.Y = append(uni.X, float64(i+1)), append(uni.Y, p.UniLoss[i])
+	}
+	return []Series{bi, uni}
+}
+
 var birnnLesson = &Lesson{
 	Slug:    "birnn",
 	Short:   "Bidirectional",
@@ -276,7 +289,7 @@ var birnnLesson = &Lesson{
 		`A <b>bidirectional RNN</b> runs two RNNs over the sentence: a forward one \(\overrightarrow{H}_t\) from the first word to the last, and a backward one \(\overleftarrow{H}_t\) from the last word to the first, each with its own weights. At every position the two states are put side by side, \(H_t = [\overrightarrow{H}_t, \overleftarrow{H}_t]\), so the output at \(t\) sees the whole sentence: the past through the forward state, the future through the backward one. The price: nothing can be output until the whole input has been read, so it suits tagging and encoding a finished sentence, not generating one word at a time.`,
 		`The idea is older than RNNs. In a hidden Markov model a hidden state \(h_t\) emits the word \(x_t\) with probability \(P(x_t \mid h_t)\) and moves on with \(P(h_{t+1} \mid h_t)\). To ask how likely each hidden state is at step \(t\) given the whole sequence, dynamic programming runs two recursions: a forward one that sums over all paths through \(x_1, \dots, x_t\), and a backward one that sums over all paths through \(x_T, \dots, x_{t+1}\); their product at \(t\), normalised, is \(P(h_t \mid x_1, \dots, x_T)\) (the forward–backward algorithm). A bidirectional RNN keeps the shape, one recursion from each end meeting at every step, but replaces the probability tables by learned functions: \(\overrightarrow{H}_t\) and \(\overleftarrow{H}_t\) mean nothing statistically, they are whatever features training makes useful.`,
 		`Both models here were trained on the same generated sentences: a subject (“i am”, “she is”, “my dog is”, …), the blank, and an ending that decides the word (<i>very</i>, <i>not</i>, <i>happy</i> or <i>sad</i>). Some endings start alike (“hungry and i can eat…” vs “hungry because i just ate”), so a model has to read beyond the next word. Step through: the forward pass fills its heatmap from the left, the backward pass from the right. The unidirectional model must answer when it reaches the blank and can only guess; the bidirectional answer exists once both passes have reached the blank. On sentences held out of training the bidirectional model is right every time. The unidirectional one does worse than simply always giving the commonest answer (the chance level in the facts): nothing before the blank tells it which answer the sentence needs.`,
-		fmt.Sprintf(`<b>Why it cannot be a language model.</b> Trained to predict the next word, a bidirectional RNN cheats: \(\overleftarrow{H}_t\) is computed from \(x_T, \dots, x_{t+1}, x_t\), so the word to predict is already in its input. To show it, the server also trains a unidirectional and a bidirectional next-word model on the same sentences (%d minibatches, once). The facts give their loss on the held-out sentences: with the whole sentence in, the bidirectional loss is close to zero and far below the unidirectional one. Generating is another matter: then only \(x_1, \dots, x_t\) exist, the backward pass starts at \(x_t\), and the bidirectional model does worse than the unidirectional one. Step through to see each model's guess for \(x_{t+1}\); the export plot “next-word” draws the probability each gives the true next word.`, zoo.NextWordSteps),
+		fmt.Sprintf(`<b>Why it cannot be a language model.</b> Trained to predict the next word, a bidirectional RNN cheats: \(\overleftarrow{H}_t\) is computed from \(x_T, \dots, x_{t+1}, x_t\), so the word to predict is already in its input. To show it, the server also trains a unidirectional and a bidirectional next-word model on the same sentences (%d minibatches, once). The facts give their loss on the held-out sentences: with the whole sentence in, the bidirectional loss is close to zero and far below the unidirectional one. Generating is another matter: then only \(x_1, \dots, x_t\) exist, the backward pass starts at \(x_t\), and the bidirectional model does worse than the unidirectional one. Step through to see each model's guess for \(x_{t+1}\); the export plots draw the probability each gives the true next word, and both models' training loss.`, zoo.NextWordSteps),
 		`<b>The price of looking both ways.</b> Every output now depends on every word: the gradient from \(\hat y_t\) runs back through \(t-1\) steps of the forward pass and \(T-t\) of the backward one, so each output's gradient covers the whole sequence, and a training pass runs both RNNs forward and back, \(4T\) cell steps against \(2T\). The facts count on your sentence, by changing one word at a time in the next-word models, the pairs \((\hat y_t, x_s)\) that are joined: \(T(T+1)/2\) for the unidirectional model, all \(T^2\) for the bidirectional one. Nothing can be computed until the whole input is there.`,
 		`Type your own sentence with ___ (only words of the training sentences are known). The export plot shows how the probability of the answer grows as more words after the blank are kept: the unidirectional model's line does not move, because those words come after its answer. <b>Train from scratch</b> retrains both models live from random weights.`,
 	},
@@ -321,6 +334,8 @@ var birnnLesson = &Lesson{
 			Series: rightContextSeries},
 		{Name: "next-word", Title: `next-word models: \(P(x_{t+1})\) at each \(t\)`, XLabel: `step \(t\)`, YLabel: `probability of the true \(x_{t+1}\)`,
 			Series: nextWordSeries},
+		{Name: "next-word-training", Title: `next-word models: training loss per minibatch`, XLabel: "training step", YLabel: `mean \(-\log \hat{y}_t[x_{t+1}]\) (nats)`,
+			Series: nextWordTrainingSeries},
 	},
 	Build:  buildBirnn,
 	Facts:  birnnFacts,
