@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"unroll/data"
 	"unroll/models"
@@ -26,8 +25,9 @@ type birnnModel struct {
 	blank   int // 0-based position of ___
 	text    string
 	seed    uint64
-	runs    *[2]zoo.BlankRun // nil when the weights changed since the last run
-	next    *nextWordRun     // the next-word models' guesses on this sentence, computed once
+	runs    *[2]zoo.BlankRun  // nil when the weights changed since the last run
+	pair    *zoo.NextWordPair // the bundled next-word models, shared and read-only
+	next    *nextWordRun      // the next-word models' guesses on this sentence, computed once
 
 	scratch // training from scratch: the first TrainStep starts a fresh model from seed
 }
@@ -50,7 +50,11 @@ func buildBirnn(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &birnnModel{uni: uni, bi: bi, meta: [2]zoo.Meta{mu, mb}, ids: ids,
+	pair, err := zoo.SharedNextWordPair()
+	if err != nil {
+		return nil, err
+	}
+	return &birnnModel{uni: uni, bi: bi, meta: [2]zoo.Meta{mu, mb}, pair: pair, ids: ids,
 		blank: slices.Index(ids, 0), text: text, seed: uint64(v.Int("seed"))}, nil
 }
 
@@ -63,7 +67,7 @@ func (m *birnnModel) run() *[2]zoo.BlankRun {
 
 func (m *birnnModel) Steps() int { return len(m.ids) }
 
-// nextWordRun is what the shared next-word models (zoo.SharedNextWordPair) predict for
+// nextWordRun is what the bundled next-word models (zoo.SharedNextWordPair) predict for
 // x_{t+1}, t = 1 … T−1, on the page's sentence: the unidirectional model; the
 // bidirectional one with the whole sentence in its input, as in training; and the
 // bidirectional one from x_1 … x_t only, as when it generates.
@@ -73,32 +77,18 @@ type nextWordRun struct {
 
 func (m *birnnModel) nextWords() *nextWordRun {
 	if m.next == nil {
-		p := zoo.SharedNextWordPair()
+		p := m.pair
 		m.next = &nextWordRun{uni: p.Uni.Predict(m.ids), biFull: p.Bi.Predict(m.ids), biPrefix: p.Bi.PredictPrefix(m.ids)}
 	}
 	return m.next
 }
-
-// nextWordScores are the shared next-word models' scores on the held-out sentences,
-// from the whole sentence (as in training) and from the words so far (as in generation).
-type nextWordScores struct {
-	uniFull, uniGen, biFull, biGen zoo.NextWordScore
-}
-
-// nextWordMeasures scores the shared next-word pair once per process.
-var nextWordMeasures = sync.OnceValue(func() nextWordScores {
-	p, set := zoo.SharedNextWordPair(), data.BlankEvalSet()
-	return nextWordScores{uniFull: p.Uni.Score(set, false), uniGen: p.Uni.Score(set, true),
-		biFull: p.Bi.Score(set, false), biGen: p.Bi.Score(set, true)}
-})
 
 // dependencePairs counts the pairs (ŷ_t, x_s) of the sentence ids for which the next-word
 // output ŷ_t of each shared model (unidirectional, bidirectional) changes when the
 // word x_s is replaced by another: the pairs a gradient path joins, measured on the
 // models rather than assumed. A unidirectional RNN's ŷ_t reads x_1 … x_t only; a
 // bidirectional one's reads every word.
-func dependencePairs(ids []int) (uni, bi int) {
-	p := zoo.SharedNextWordPair()
+func dependencePairs(p *zoo.NextWordPair, ids []int) (uni, bi int) {
 	count := func(m *zoo.NextWord) int {
 		base := m.Outputs(ids) // ŷ_t for t = 1 … T
 		n := 0
@@ -152,13 +142,13 @@ func (m *birnnModel) Static() sim.Frame {
 		meta["answer"] = "not a sentence of the training grammar: no right answer known"
 	}
 	meta["answers"] = answers
-	nw := nextWordMeasures()
+	nw := m.pair
 	meta["next_word_training"] = fmt.Sprintf("unidirectional %.3f (%.0f%% right), bidirectional %.3f (%.0f%% right)",
-		nw.uniFull.Loss, 100*nw.uniFull.Accuracy, nw.biFull.Loss, 100*nw.biFull.Accuracy)
+		nw.UniFull.Loss, 100*nw.UniFull.Accuracy, nw.BiFull.Loss, 100*nw.BiFull.Accuracy)
 	meta["next_word_generating"] = fmt.Sprintf("unidirectional %.3f (%.0f%% right), bidirectional %.3f (%.0f%% right)",
-		nw.uniGen.Loss, 100*nw.uniGen.Accuracy, nw.biGen.Loss, 100*nw.biGen.Accuracy)
+		nw.UniPrefix.Loss, 100*nw.UniPrefix.Accuracy, nw.BiPrefix.Loss, 100*nw.BiPrefix.Accuracy)
 	T := len(m.ids)
-	uniDeps, biDeps := dependencePairs(m.ids)
+	uniDeps, biDeps := dependencePairs(m.pair, m.ids)
 	meta["dependencies"] = fmt.Sprintf("unidirectional %d, bidirectional %d of T² = %d", uniDeps, biDeps, T*T)
 	meta["cell_steps"] = fmt.Sprintf("unidirectional 2T = %d, bidirectional 4T = %d", 2*T, 4*T)
 	if m.trained == 0 {
@@ -265,11 +255,11 @@ func nextWordSeries(sm sim.Model) []Series {
 	return out
 }
 
-// nextWordTrainingSeries is the training loss of the shared next-word models, step
+// nextWordTrainingSeries is the training loss of the bundled next-word models, step
 // by step: the bidirectional one falls towards zero, the unidirectional one stays
 // where the words so far leave it.
-func nextWordTrainingSeries(sim.Model) []Series {
-	p := zoo.SharedNextWordPair()
+func nextWordTrainingSeries(sm sim.Model) []Series {
+	p := sm.(*birnnModel).pair
 	bi, uni := Series{Label: "bidirectional"}, Series{Label: "unidirectional"}
 	for i := range p.BiLoss {
 		bi.X, bi.Y = append(bi.X, float64(i+1)), append(bi.Y, p.BiLoss[i])
@@ -289,7 +279,7 @@ var birnnLesson = &Lesson{
 		`A <b>bidirectional RNN</b> runs two RNNs over the sentence: a forward one \(\overrightarrow{H}_t\) from the first word to the last, and a backward one \(\overleftarrow{H}_t\) from the last word to the first, each with its own weights. At every position the two states are put side by side, \(H_t = [\overrightarrow{H}_t, \overleftarrow{H}_t]\), so the output at \(t\) sees the whole sentence: the past through the forward state, the future through the backward one. The price: nothing can be output until the whole input has been read, so it suits tagging and encoding a finished sentence, not generating one word at a time.`,
 		`The idea is older than RNNs. In a hidden Markov model a hidden state \(h_t\) emits the word \(x_t\) with probability \(P(x_t \mid h_t)\) and moves on with \(P(h_{t+1} \mid h_t)\). To ask how likely each hidden state is at step \(t\) given the whole sequence, dynamic programming runs two recursions: a forward one that sums over all paths through \(x_1, \dots, x_t\), and a backward one that sums over all paths through \(x_T, \dots, x_{t+1}\); their product at \(t\), normalised, is \(P(h_t \mid x_1, \dots, x_T)\) (the forward–backward algorithm). A bidirectional RNN keeps the shape, one recursion from each end meeting at every step, but replaces the probability tables by learned functions: \(\overrightarrow{H}_t\) and \(\overleftarrow{H}_t\) mean nothing statistically, they are whatever features training makes useful.`,
 		`Both models here were trained on the same generated sentences: a subject (“i am”, “she is”, “my dog is”, …), the blank, and an ending that decides the word (<i>very</i>, <i>not</i>, <i>happy</i> or <i>sad</i>). Some endings start alike (“hungry and i can eat…” vs “hungry because i just ate”), so a model has to read beyond the next word. Step through: the forward pass fills its heatmap from the left, the backward pass from the right. The unidirectional model must answer when it reaches the blank and can only guess; the bidirectional answer exists once both passes have reached the blank. On sentences held out of training the bidirectional model is right every time. The unidirectional one does worse than simply always giving the commonest answer (the chance level in the facts): nothing before the blank tells it which answer the sentence needs.`,
-		fmt.Sprintf(`<b>Why it cannot be a language model.</b> Trained to predict the next word, a bidirectional RNN cheats: \(\overleftarrow{H}_t\) is computed from \(x_T, \dots, x_{t+1}, x_t\), so the word to predict is already in its input. To show it, the server also trains a unidirectional and a bidirectional next-word model on the same sentences (%d minibatches, once). The facts give their loss on the held-out sentences: with the whole sentence in, the bidirectional loss is close to zero and far below the unidirectional one. Generating is another matter: then only \(x_1, \dots, x_t\) exist, the backward pass starts at \(x_t\), and the bidirectional model does worse than the unidirectional one. Step through to see each model's guess for \(x_{t+1}\); the export plots draw the probability each gives the true next word, and both models' training loss.`, zoo.NextWordSteps),
+		fmt.Sprintf(`<b>Why it cannot be a language model.</b> Trained to predict the next word, a bidirectional RNN cheats: \(\overleftarrow{H}_t\) is computed from \(x_T, \dots, x_{t+1}, x_t\), so the word to predict is already in its input. To show it, a unidirectional and a bidirectional next-word model were trained on the same sentences (%d minibatches each, bundled with the page). The facts give their loss on the held-out sentences: with the whole sentence in, the bidirectional loss is close to zero and far below the unidirectional one. Generating is another matter: then only \(x_1, \dots, x_t\) exist, the backward pass starts at \(x_t\), and the bidirectional model does worse than the unidirectional one. Step through to see each model's guess for \(x_{t+1}\); the export plots draw the probability each gives the true next word, and both models' training loss.`, zoo.NextWordSteps),
 		`<b>The price of looking both ways.</b> Every output now depends on every word: the gradient from \(\hat y_t\) runs back through \(t-1\) steps of the forward pass and \(T-t\) of the backward one, so each output's gradient covers the whole sequence, and a training pass runs both RNNs forward and back, \(4T\) cell steps against \(2T\). The facts count on your sentence, by changing one word at a time in the next-word models, the pairs \((\hat y_t, x_s)\) that are joined: \(T(T+1)/2\) for the unidirectional model, all \(T^2\) for the bidirectional one. Nothing can be computed until the whole input is there.`,
 		`Type your own sentence with ___ (only words of the training sentences are known). The export plot shows how the probability of the answer grows as more words after the blank are kept: the unidirectional model's line does not move, because those words come after its answer. <b>Train from scratch</b> retrains both models live from random weights.`,
 	},

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"unroll/data"
+	"unroll/zoo"
 )
 
 // TestBirnnFrames: step s shows →H_s and ←H_{T−s+1}; the predictions appear when
@@ -96,20 +97,22 @@ func TestBirnnProseClaims(t *testing.T) {
 // whole sentence in, and worse than the unidirectional one's from the words so far;
 // on the default sentence its whole-sentence guess for x_{t+1} is right at every t.
 func TestBirnnNextWordPeeks(t *testing.T) {
-	nw := nextWordMeasures()
-	if !(nw.biFull.Loss < 0.05) || !(nw.biFull.Loss < nw.uniFull.Loss/10) {
-		t.Errorf("whole sentence: bidirectional loss %v, unidirectional %v: want < 0.05 and a tenth", nw.biFull.Loss, nw.uniFull.Loss)
-	}
-	if !(nw.biGen.Loss > nw.uniGen.Loss) || !(nw.biGen.Accuracy < nw.uniGen.Accuracy) {
-		t.Errorf("words so far: bidirectional %+v, unidirectional %+v: want the bidirectional worse", nw.biGen, nw.uniGen)
-	}
 	sm, err := birnnLesson.Build(birnnLesson.Params.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := sm.(*birnnModel)
+	set := data.BlankEvalSet()
+	uniFull, uniGen := m.pair.Uni.Score(set, false), m.pair.Uni.Score(set, true)
+	biFull, biGen := m.pair.Bi.Score(set, false), m.pair.Bi.Score(set, true)
+	if !(biFull.Loss < 0.05) || !(biFull.Loss < uniFull.Loss/10) {
+		t.Errorf("whole sentence: bidirectional loss %v, unidirectional %v: want < 0.05 and a tenth", biFull.Loss, uniFull.Loss)
+	}
+	if !(biGen.Loss > uniGen.Loss) || !(biGen.Accuracy < uniGen.Accuracy) {
+		t.Errorf("words so far: bidirectional %+v, unidirectional %+v: want the bidirectional worse", biGen, uniGen)
+	}
 	meta := m.Static().Meta
-	want := fmt.Sprintf("unidirectional %.3f (%.0f%% right), bidirectional %.3f (%.0f%% right)", nw.uniGen.Loss, 100*nw.uniGen.Accuracy, nw.biGen.Loss, 100*nw.biGen.Accuracy)
+	want := fmt.Sprintf("unidirectional %.3f (%.0f%% right), bidirectional %.3f (%.0f%% right)", uniGen.Loss, 100*uniGen.Accuracy, biGen.Loss, 100*biGen.Accuracy)
 	if meta["next_word_generating"] != want {
 		t.Errorf("next_word_generating: got %v want %v", meta["next_word_generating"], want)
 	}
@@ -144,7 +147,11 @@ func TestBirnnDependencePairs(t *testing.T) {
 			t.Fatal(err)
 		}
 		T := len(ids)
-		uni, bi := dependencePairs(ids)
+		p, err := zoo.SharedNextWordPair()
+		if err != nil {
+			t.Fatal(err)
+		}
+		uni, bi := dependencePairs(p, ids)
 		if uni != T*(T+1)/2 || bi != T*T {
 			t.Errorf("%q: got %d, %d pairs want %d, %d", text, uni, bi, T*(T+1)/2, T*T)
 		}

@@ -1,10 +1,13 @@
 package zoo
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -16,9 +19,9 @@ import (
 // bidirectional RNN cannot be a language model (seed 004: bidirectional RNNs suit
 // encoding a whole sequence, not predicting its next token).
 const (
-	// NextWordSteps is how many minibatches the page's pair of next-word models
-	// trains, once per process: about 0.7 s for both on one core, and enough for the
-	// bidirectional one to be near its floor of zero loss.
+	// NextWordSteps is how many minibatches the bundled pair of next-word models
+	// trained: about 0.7 s for both on one core, and enough for the bidirectional one
+	// to be near its floor of zero loss.
 	NextWordSteps = 250
 	nextWordSeed  = 4 // the fixed seed of both models' weights and minibatch stream
 )
@@ -233,28 +236,15 @@ func (m *NextWord) Score(set []data.BlankSentence, prefixOnly bool) NextWordScor
 	return NextWordScore{Loss: loss / float64(n), Accuracy: float64(hits) / float64(n)}
 }
 
-// Generate writes greedily from prefix until "." or maxLen words: each next word is
-// the argmax of ŷ_t computed from the words so far (PredictPrefix's view).
-func (m *NextWord) Generate(prefix []int, maxLen int) []int {
-	ids := append([]int(nil), prefix...)
-	stop := slices.Index(data.BlankVocab, ".")
-	for len(ids) < maxLen {
-		p := m.pass([]data.BlankSentence{{IDs: ids}})
-		next := models.Argmax(m.probs(p.H[len(ids)-1]))
-		ids = append(ids, next)
-		if next == stop {
-			break
-		}
-	}
-	return ids
-}
-
 // NextWordPair is the birnn page's two next-word models after NextWordSteps of
 // training from nextWordSeed, with the training loss of each step.
 type NextWordPair struct {
-	Uni, Bi           *NextWord
-	UniLoss, BiLoss   []float64 // minibatch loss per training step
-	UniTrain, BiTrain []float64 // minibatch accuracy per training step
+	Uni, Bi         *NextWord
+	UniLoss, BiLoss []float64 // minibatch loss per training step
+	// The scores on data.BlankEvalSet(), measured when the bundled pair is loaded:
+	// from the whole sentence (as in training) and from the words so far (as in
+	// generation).
+	UniFull, UniPrefix, BiFull, BiPrefix NextWordScore
 }
 
 // TrainNextWordPair trains a unidirectional and a bidirectional next-word model for
@@ -263,17 +253,91 @@ func TrainNextWordPair(seed uint64, steps int) *NextWordPair {
 	p := &NextWordPair{Uni: NewNextWord(false, seed), Bi: NewNextWord(true, seed)}
 	rngU, rngB := TrainRNG(seed), TrainRNG(seed)
 	for range steps {
-		l, a := p.Uni.TrainStep(rngU)
-		p.UniLoss, p.UniTrain = append(p.UniLoss, l), append(p.UniTrain, a)
-		l, a = p.Bi.TrainStep(rngB)
-		p.BiLoss, p.BiTrain = append(p.BiLoss, l), append(p.BiTrain, a)
+		l, _ := p.Uni.TrainStep(rngU)
+		p.UniLoss = append(p.UniLoss, l)
+		l, _ = p.Bi.TrainStep(rngB)
+		p.BiLoss = append(p.BiLoss, l)
 	}
 	return p
 }
 
-// SharedNextWordPair is the pair trained once per process (NextWordSteps from
-// nextWordSeed), shared and read-only: Predict, PredictPrefix, Score and Generate
-// only read the weights.
-var SharedNextWordPair = sync.OnceValue(func() *NextWordPair {
-	return TrainNextWordPair(nextWordSeed, NextWordSteps)
+// nextWordCheckpointFile is the bundled next-word model of either direction.
+func nextWordCheckpointFile(bidirectional bool) string {
+	if bidirectional {
+		return "birnn-next-word-bidirectional.safetensors"
+	}
+	return "birnn-next-word-unidirectional.safetensors"
+}
+
+// nextWordCheckpointMeta is what cmd/train records with a trained next-word model:
+// its settings, its training loss at every step and its held-out scores.
+func nextWordCheckpointMeta(m *NextWord, seed uint64, steps int, curve []float64) Meta {
+	set := data.BlankEvalSet()
+	points := make([]string, len(curve))
+	for i, l := range curve {
+		points[i] = fg(l)
+	}
+	full, gen := m.Score(set, false), m.Score(set, true)
+	return map[string]string{
+		"model": "next-word", "bidirectional": strconv.FormatBool(m.Bidirectional()),
+		"cell": string(blankKind), "hidden": strconv.Itoa(BlankHidden),
+		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
+		"batch": strconv.Itoa(blankBatch), "lr": fg(blankLR),
+		"loss_curve":    strings.Join(points, ","),
+		"held_out_loss": fg(full.Loss), "held_out_accuracy": fg(full.Accuracy),
+		"held_out_loss_prefix": fg(gen.Loss), "held_out_accuracy_prefix": fg(gen.Accuracy),
+	}
+}
+
+// trainNextWords trains the next-word entry: the pair of TrainNextWordPair.
+func trainNextWords(dir string, o Options) error {
+	start := time.Now()
+	steps := o.steps(NextWordSteps)
+	p := TrainNextWordPair(nextWordSeed, steps)
+	for _, m := range []struct {
+		model *NextWord
+		curve []float64
+	}{{p.Uni, p.UniLoss}, {p.Bi, p.BiLoss}} {
+		meta := nextWordCheckpointMeta(m.model, nextWordSeed, steps, m.curve)
+		if err := save(dir, nextWordCheckpointFile(m.model.Bidirectional()), m.model, meta); err != nil {
+			return err
+		}
+		o.logf("next-word bidirectional=%-5v held-out loss %s whole sentence, %s words so far  (%.1fs)",
+			m.model.Bidirectional(), meta["held_out_loss"], meta["held_out_loss_prefix"], since(start))
+	}
+	return nil
+}
+
+// nextWordCheckpoints loads both bundled next-word models once with their recorded
+// training curves: the shared, read-only pair.
+var nextWordCheckpoints = sync.OnceValues(func() (*NextWordPair, error) {
+	p := &NextWordPair{}
+	for _, bi := range []bool{false, true} {
+		b, err := loadBundled(nextWordCheckpointFile(bi), NewNextWord(bi, 0))
+		if err != nil {
+			return nil, err
+		}
+		var curve []float64
+		for _, f := range strings.Split(b.meta["loss_curve"], ",") {
+			x, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				return nil, fmt.Errorf("zoo: checkpoint %s: loss curve: %w", nextWordCheckpointFile(bi), err)
+			}
+			curve = append(curve, x)
+		}
+		if bi {
+			p.Bi, p.BiLoss = b.model, curve
+		} else {
+			p.Uni, p.UniLoss = b.model, curve
+		}
+	}
+	set := data.BlankEvalSet()
+	p.UniFull, p.UniPrefix = p.Uni.Score(set, false), p.Uni.Score(set, true)
+	p.BiFull, p.BiPrefix = p.Bi.Score(set, false), p.Bi.Score(set, true)
+	return p, nil
 })
+
+// SharedNextWordPair is the bundled pair (NextWordSteps from nextWordSeed, go run
+// ./cmd/train -only next-word), shared and read-only: Outputs, Predict, PredictPrefix
+// and Score only read the weights.
+func SharedNextWordPair() (*NextWordPair, error) { return nextWordCheckpoints() }

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/diff/fd"
 
@@ -60,9 +59,10 @@ func TestNextWordGradient(t *testing.T) {
 // read x_{t+1}; from the words before each prediction only, as generation has them,
 // it falls below the unidirectional model, which does not change.
 func TestNextWordPeeks(t *testing.T) {
-	start := time.Now()
-	p := SharedNextWordPair()
-	t.Logf("trained the pair in %v", time.Since(start))
+	p, err := SharedNextWordPair()
+	if err != nil {
+		t.Fatal(err)
+	}
 	set := data.BlankEvalSet()
 	uniFull, uniGen := p.Uni.Score(set, false), p.Uni.Score(set, true)
 	biFull, biGen := p.Bi.Score(set, false), p.Bi.Score(set, true)
@@ -78,5 +78,31 @@ func TestNextWordPeeks(t *testing.T) {
 	}
 	if l := p.BiLoss[len(p.BiLoss)-1]; l > 0.2 {
 		t.Errorf("bidirectional training loss at the end: %v, want ≤ 0.2", l)
+	}
+	if p.UniFull != uniFull || p.UniPrefix != uniGen || p.BiFull != biFull || p.BiPrefix != biGen {
+		t.Errorf("the pair's scores at load differ from Score's")
+	}
+}
+
+// TestNextWordCheckpoints: retraining from the recorded seed gives the shipped
+// loss curves step for step, and the shipped models their recorded held-out scores.
+func TestNextWordCheckpoints(t *testing.T) {
+	p, err := SharedNextWordPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := TrainNextWordPair(nextWordSeed, NextWordSteps)
+	if !slices.Equal(q.UniLoss, p.UniLoss) || !slices.Equal(q.BiLoss, p.BiLoss) {
+		t.Errorf("retrained loss curves differ from the shipped ones")
+	}
+	for _, bi := range []bool{false, true} {
+		b, err := loadBundled(nextWordCheckpointFile(bi), NewNextWord(bi, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := b.model.Score(data.BlankEvalSet(), true)
+		if want := b.meta.Float("held_out_loss_prefix"); math.Abs(got.Loss-want) > 1e-12 {
+			t.Errorf("bidirectional=%v: held-out loss from the words so far %v, recorded %v", bi, got.Loss, want)
+		}
 	}
 }

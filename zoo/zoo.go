@@ -74,6 +74,8 @@ var Bundled = []Entry{
 		Files: deepFiles(), Train: trainMarketModels, Load: loadOnce(deepCheckpoints)},
 	{Name: "birnn", About: "unidirectional and bidirectional fill-in-the-blank RNNs (birnn lesson)",
 		Files: []string{blankCheckpointFile(false), blankCheckpointFile(true)}, Train: trainFillBlanks, Load: loadOnce(blankCheckpoints)},
+	{Name: "next-word", About: "unidirectional and bidirectional next-word RNNs: the bidirectional one sees x_{t+1} (birnn lesson)",
+		Files: []string{nextWordCheckpointFile(false), nextWordCheckpointFile(true)}, Train: trainNextWords, Load: loadOnce(nextWordCheckpoints)},
 	{Name: "embeddings", About: "skip-gram word embeddings of the English corpus (embeddings lesson)",
 		Files: []string{embedFile}, Train: trainEmbeddings, Load: loadOnce(embedCheckpoint)},
 	{Name: "seq2seq", About: "GRU seq2seq and attention translators, corpus and dates (several minutes to train)",
