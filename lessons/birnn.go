@@ -364,8 +364,8 @@ var birnnFacts = factTable{
 		{key: "unidirectional", label: "unidirectional"},
 		{key: "bidirectional", label: "bidirectional"},
 		{key: "next_word", label: `next word \(x_{t+1}\)`},
-		{key: "next_uni", label: `unidirectional guess for \(x_{t+1}\)`},
-		{key: "next_bi_full", label: `bidirectional guess, whole sentence in`},
-		{key: "next_bi_prefix", label: `bidirectional guess, only \(x_1, \dots, x_t\) in`},
+		{key: "next_uni", label: `next-word model, unidirectional: guess for \(x_{t+1}\)`},
+		{key: "next_bi_full", label: `next-word model, bidirectional, whole sentence in`},
+		{key: "next_bi_prefix", label: `next-word model, bidirectional, only \(x_1, \dots, x_t\) in`},
 	},
 }
