@@ -629,7 +629,11 @@ func (m *beamModel) At(t int) sim.Frame {
 		}
 	} else {
 		meta["candidates"] = m.ranking()
-		meta["beam_result_ŷ"] = fmt.Sprintf("%s (P %s, score %s)", m.sentence(m.res.Best.Tokens), probText(m.res.Best.LogProb), beamNum(m.res.Best.Score))
+		cut := ""
+		if !m.res.Best.Finished {
+			cut = ", cut off at Tₘₐₓ: not a finished sentence"
+		}
+		meta["beam_result_ŷ"] = fmt.Sprintf("%s (P %s, score %s%s)", m.sentence(m.res.Best.Tokens), probText(m.res.Best.LogProb), beamNum(m.res.Best.Score), cut)
 	}
 	meta["error_analysis"] = m.verdict()
 	return sim.Frame{

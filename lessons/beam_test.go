@@ -577,6 +577,9 @@ func TestBeamVerdictFinishedOnly(t *testing.T) {
 	if got := m.At(m.Steps()).Meta["error_analysis"]; got != v {
 		t.Errorf("the last frame's error analysis got %v want the verdict", got)
 	}
+	if got := m.At(m.Steps()).Meta["beam_result_ŷ"]; !strings.Contains(fmt.Sprint(got), "cut off at Tₘₐₓ: not a finished sentence") {
+		t.Errorf("the beam's result %q: want it marked cut off", got)
+	}
 	if row := m.compare().Rows[1]; !strings.Contains(row.Cells[0].Text, "cut off at Tₘₐₓ") {
 		t.Errorf("the beam's row %q: want it marked cut off", row.Cells[0].Text)
 	}

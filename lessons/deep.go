@@ -385,12 +385,12 @@ var deepLesson = &Lesson{
 // place of X_t (models.GRU is the lecture's form, the reset gate before W_hh).
 var deepStepTeX = map[string]string{
 	string(models.KindRNN): `\htmlClass{sym-H}{H_t^{(l)}} = \tanh(H_t^{(l-1)} W_{xh}^{(l)} + H_{t-1}^{(l)} W_{hh}^{(l)} + b_h^{(l)}), \quad l = 1, \dots, L`,
-	string(models.KindGRU): `\begin{aligned} R_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xr}^{(l)} + H_{t-1}^{(l)} W_{hr}^{(l)} + b_r^{(l)}), \quad Z_t^{(l)} = \sigma(H_t^{(l-1)} W_{xz}^{(l)} + H_{t-1}^{(l)} W_{hz}^{(l)} + b_z^{(l)}) \\ ` +
+	string(models.KindGRU): `\begin{aligned} R_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xr}^{(l)} + H_{t-1}^{(l)} W_{hr}^{(l)} + b_r^{(l)}) \\ Z_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xz}^{(l)} + H_{t-1}^{(l)} W_{hz}^{(l)} + b_z^{(l)}) \\ ` +
 		`\tilde H_t^{(l)} &= \tanh(H_t^{(l-1)} W_{xh}^{(l)} + (R_t^{(l)} \odot H_{t-1}^{(l)}) W_{hh}^{(l)} + b_h^{(l)}) \\ ` +
 		`\htmlClass{sym-H}{H_t^{(l)}} &= Z_t^{(l)} \odot H_{t-1}^{(l)} + (1 - Z_t^{(l)}) \odot \tilde H_t^{(l)}, \quad l = 1, \dots, L \end{aligned}`,
-	string(models.KindLSTM): `\begin{aligned} I_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xi}^{(l)} + H_{t-1}^{(l)} W_{hi}^{(l)} + b_i^{(l)}), \quad F_t^{(l)} = \sigma(H_t^{(l-1)} W_{xf}^{(l)} + H_{t-1}^{(l)} W_{hf}^{(l)} + b_f^{(l)}) \\ ` +
-		`O_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xo}^{(l)} + H_{t-1}^{(l)} W_{ho}^{(l)} + b_o^{(l)}), \quad \tilde C_t^{(l)} = \tanh(H_t^{(l-1)} W_{xc}^{(l)} + H_{t-1}^{(l)} W_{hc}^{(l)} + b_c^{(l)}) \\ ` +
-		`C_t^{(l)} &= F_t^{(l)} \odot C_{t-1}^{(l)} + I_t^{(l)} \odot \tilde C_t^{(l)}, \quad \htmlClass{sym-H}{H_t^{(l)}} = O_t^{(l)} \odot \tanh(C_t^{(l)}), \quad l = 1, \dots, L \end{aligned}`,
+	string(models.KindLSTM): `\begin{aligned} I_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xi}^{(l)} + H_{t-1}^{(l)} W_{hi}^{(l)} + b_i^{(l)}) \\ F_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xf}^{(l)} + H_{t-1}^{(l)} W_{hf}^{(l)} + b_f^{(l)}) \\ ` +
+		`O_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xo}^{(l)} + H_{t-1}^{(l)} W_{ho}^{(l)} + b_o^{(l)}) \\ \tilde C_t^{(l)} &= \tanh(H_t^{(l-1)} W_{xc}^{(l)} + H_{t-1}^{(l)} W_{hc}^{(l)} + b_c^{(l)}) \\ ` +
+		`C_t^{(l)} &= F_t^{(l)} \odot C_{t-1}^{(l)} + I_t^{(l)} \odot \tilde C_t^{(l)} \\ \htmlClass{sym-H}{H_t^{(l)}} &= O_t^{(l)} \odot \tanh(C_t^{(l)}), \quad l = 1, \dots, L \end{aligned}`,
 }
 
 // deepFacts labels the page's facts in the lecture's words.
