@@ -1,6 +1,8 @@
 package data
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -181,10 +183,7 @@ var dateOrdinal = regexp.MustCompile(`(\d)(st|nd|rd|th)\b`)
 // form, when s (lower-cased and trimmed as the date task reads it) is exactly one of
 // the trained forms of a date in the task's range.
 func RecogniseDate(s string) (iso, form string, ok bool) {
-	typed := strings.ToLower(strings.TrimSpace(s))
-	plain := dateOrdinal.ReplaceAllString(typed, "$1")
-	plain = strings.TrimPrefix(plain, "the ")
-	plain = strings.Replace(plain, " of ", " ", 1)
+	typed, plain := dateReading(s)
 	for _, layout := range dateCandidateLayouts {
 		t, err := time.Parse(layout, plain)
 		if err != nil || t.Before(DateFirst) || t.After(DateLast) {
@@ -197,4 +196,56 @@ func RecogniseDate(s string) (iso, form string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// dateReading is s as the date task reads it (lower-cased and trimmed) and the same
+// with ordinal suffixes and "the … of" removed, which dateCandidateLayouts parse.
+func dateReading(s string) (typed, plain string) {
+	typed = strings.ToLower(strings.TrimSpace(s))
+	plain = dateOrdinal.ReplaceAllString(typed, "$1")
+	plain = strings.TrimPrefix(plain, "the ")
+	plain = strings.Replace(plain, " of ", " ", 1)
+	return typed, plain
+}
+
+// CheckDate reports why s is not a date the task knows, in words a student can act
+// on: not a date in any trained form, a day or month the calendar does not have
+// (31 February), a year outside DateFirst–DateLast, a weekday that does not match the
+// date, or a date written otherwise than the trained forms write it. It returns nil
+// exactly when RecogniseDate recognises s.
+func CheckDate(s string) error {
+	if _, _, ok := RecogniseDate(s); ok {
+		return nil
+	}
+	typed, plain := dateReading(s)
+	var calendar string // why a form that fits the text is not a calendar date
+	for _, layout := range dateCandidateLayouts {
+		t, err := time.Parse(layout, plain)
+		if err != nil {
+			var pe *time.ParseError
+			if errors.As(err, &pe) && calendar == "" {
+				switch {
+				case strings.Contains(pe.Message, "day out of range"):
+					calendar = "its month has no such day"
+				case strings.Contains(pe.Message, "month out of range"):
+					calendar = "there is no such month (months are 1 to 12)"
+				}
+			}
+			continue
+		}
+		if t.Before(DateFirst) || t.After(DateLast) {
+			return fmt.Errorf("%q is %s, outside the years the date model was trained on, %d to %d", s, isoDate(t), DateFirst.Year(), DateLast.Year())
+		}
+		if strings.Contains(layout, "Mon") {
+			if day := strings.ToLower(t.Weekday().String()); !strings.Contains(typed, day[:3]) {
+				return fmt.Errorf("%q: %s was a %s, so the weekday does not match the date", s, isoDate(t), t.Weekday())
+			}
+		}
+		return fmt.Errorf("%q reads as %s, but not in one of the trained forms; write it, for example, %q", s, isoDate(t), dateFormats[0].write(t))
+	}
+	if calendar != "" {
+		return fmt.Errorf("%q is not a date in the calendar: %s", s, calendar)
+	}
+	ex := DateFormats()
+	return fmt.Errorf("%q is not a date in any of the %d trained forms, such as %q, %q or %q", s, len(ex), ex[0], ex[1], ex[2])
 }

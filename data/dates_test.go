@@ -182,3 +182,42 @@ func TestRecogniseDate(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDate: CheckDate accepts exactly what RecogniseDate recognises, and says
+// why it refuses the rest: not a date, not in the calendar, outside the years, the
+// wrong weekday, another way of writing it.
+func TestCheckDate(t *testing.T) {
+	tests := []struct {
+		typed, want string // want "" = accepted
+	}{
+		{"22 November 2026", ""},
+		{"29 February 2024", ""},
+		{"Sunday 22/11/26", ""},
+		{"31 February 2026", `"31 February 2026" is not a date in the calendar: its month has no such day`},
+		{"29 February 2025", "its month has no such day"},
+		{"the 31st of february 2026", "its month has no such day"},
+		{"2026/02/30", "its month has no such day"},
+		{"13/13/2026", "there is no such month"},
+		{"hello world", `"hello world" is not a date in any of the 15 trained forms, such as "22 November 2026"`},
+		{"2026-11-22", "is not a date in any of the 15 trained forms"},
+		{"22 November 2090", `"22 November 2090" is 2090-11-22, outside the years the date model was trained on, 1969 to 2068`},
+		{"monday 22/11/26", "2026-11-22 was a Sunday, so the weekday does not match the date"},
+		{"22  November 2026", `reads as 2026-11-22, but not in one of the trained forms; write it, for example, "22 November 2026"`},
+	}
+	for _, tt := range tests {
+		err := CheckDate(tt.typed)
+		_, _, ok := RecogniseDate(tt.typed)
+		switch {
+		case tt.want == "" && (err != nil || !ok):
+			t.Errorf("%q: got %v (recognised %v) want accepted", tt.typed, err, ok)
+		case tt.want != "" && (err == nil || ok || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%q: got %v (recognised %v) want an error containing %q", tt.typed, err, ok, tt.want)
+		}
+	}
+	train, test := Dates()
+	for _, p := range append(train[:300:300], test...) {
+		if err := CheckDate(p.En); err != nil {
+			t.Errorf("generated %q: %v", p.En, err)
+		}
+	}
+}

@@ -206,7 +206,7 @@ func (m *attentionModel) facts() map[string]any {
 		meta["with_attention_correct"] = slices.Contains(m.src.refs, meta["with_attention"].(string))
 		meta["without_attention_correct"] = slices.Contains(m.src.refs, m.without)
 	}
-	meta["scaled_dot_product"] = fmt.Sprintf("Q = K = V = the encoder states h₁ … h%s and %d <pad> positions (dₖ = %d): the source attends to itself",
+	meta["scaled_dot_product"] = fmt.Sprintf("Q = K = V = the encoder states h₁ … h%s and %d <pad> positions, no projections (W^Q = W^K = W^V = I, dₖ = %d): the source attends to itself",
 		subscript(len(m.src.ids)), sdpPadding, m.att.Config.Hidden)
 	meta["mean_largest_weight"] = fmt.Sprintf("%.3f with 1/√dₖ, %.3f without", m.sdp.peak, m.sdp.peakRaw)
 	corpus, dates := m.lengths["corpus"], m.lengths["dates"]
@@ -338,7 +338,8 @@ var attentionLesson = &Lesson{
 		`Step through the decoder. Each step adds one row to the <b>alignment</b>: the weights of the output token \(y_{t'}\) (row) over the source tokens \(x_j\) (columns), dark where it looks. On a date the output is always year-month-day, wherever the source put them, so the rows jump: the year's digits look at the year, the month's at the month's name or number, the day's at the day. On the corpus the weights mostly walk along the sentence, as French word order is close to English. The panel below it shows the context \(c_{t'}\) of each step as a row of its 64 numbers: it changes from step to step, where without attention every row would be the same \(h_T\).`,
 		`The bars are the evidence for the bottleneck, on the corpus: held-out BLEU for each range of source lengths, for the bundled model without attention and the one with it (same sizes, \(e = 32\), \(h = 64\), same training), greedy decoding over the whole test split. Without attention the score falls as the sentences get longer; with attention it holds. The corpus's sentences are short (at most 8 words in the test split), so the fall is modest; the lecture warns that it grows with length, above all past the lengths seen in training. On the dates both models are almost perfect at every length (the facts give the numbers): a date carries little information and 64 numbers hold it, so there attention shows <i>where</i> the model reads rather than rescuing it.`,
 		`The Transformer (lecture 002) keeps the weighting and drops the recurrence: <b>scaled dot-product attention</b> scores a query against a key by their dot product, \(\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V\). Dividing by \(\sqrt{d_k}\) stops the scores of long vectors from growing with \(d_k\) and making every softmax one-hot (“to control the skew”); the facts give the mean largest weight with and without it. The last panel applies it to this very source: the encoder states are the queries, keys and values at once (an encoder self-attention layer, every position attending to every position), and three <code>&lt;pad&gt;</code> tokens follow the sentence, as in a minibatch with a longer sentence. A <b>mask</b> adds \(-\infty\) to the scores it forbids, so their weight is exactly 0: the <b>padding mask</b> hides the <code>&lt;pad&gt;</code> keys (switch it off and the padding takes weight it should not); the <b>causal mask</b> lets position \(i\) see only keys \(j \le i\), the mask of a decoder's self-attention, which must not see the words it has yet to write.`,
-		`Choose the task and type a date in any of the trained forms (“22 November 2026”, “nov 22, 2026”, “Sunday 22/11/26”, “the 22nd of november 2026”, “20261122” …) or an English sentence in the corpus's vocabulary. When the date is one of the trained forms, or the sentence is in the corpus, the page knows the right answer and colours each output green or orange.`,
+		`<b>No projections here.</b> A Transformer layer first maps the states \(H\) by three learned matrices, \(Q = H W^Q\), \(K = H W^K\), \(V = H W^V\). This panel has none: \(W^Q = W^K = W^V = I\), so \(Q = K = V = H\) and \(d_k = h = 64\), and it shows what the raw states of a model trained for Bahdanau attention say about one another. With \(Q = K\) the scores \(H H^\top\) are symmetric: position \(i\) scores \(j\) exactly as \(j\) scores \(i\), and without masks the weights \(A_{ij}\) and \(A_{ji}\) differ only by their rows' normalisations. Learned projections would lift that: \(W^Q \ne W^K\) lets a position look for something other than what it offers to others, \(W^V\) chooses what is passed on apart from what is matched (and its width \(d_v\)), and several heads, each with its own three matrices, can look for several things at once.`,
+		`Choose the task and type a date in any of the trained forms (“22 November 2026”, “nov 22, 2026”, “Sunday 22/11/26”, “the 22nd of november 2026”, “20261122” …) between 1969 and 2068, or an English sentence in the corpus's vocabulary, such as the held-out “she doesn't want to sing the songs .”, which only the model with attention translates right. A date the calendar does not have (31 February), outside those years, with the wrong weekday or in another form is refused with the reason, and the page keeps the date it had. Every accepted date has its answer, and so does a sentence of the corpus: the page colours each output green or orange. A sentence the corpus lacks has no answer to compare with, and the model can get it wrong: for “we are not eating the apples .”, words it knows in a sentence it never saw, it writes “nous ne sommes pas à la soupe .”.`,
 	},
 	Equations: []Equation{
 		{TeX: `e_{t'j} = f_\theta(s_{t'-1}, h_j) = \tanh(s_{t'-1} W_q + h_j W_k)\, v^\top`},
@@ -347,6 +348,7 @@ var attentionLesson = &Lesson{
 		{TeX: `s_{t'} = g\big([\mathrm{emb}(y_{t'-1});\, c_{t'}],\ s_{t'-1}\big)`},
 		{TeX: `\htmlClass{sym-P}{P(y_{t'} \mid y_{<t'}, x)} = \mathrm{softmax}(s_{t'} W + b)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
 		{TeX: `\mathrm{Attention}(Q, K, V) = \htmlClass{sym-A}{A}\,V, \quad A = \mathrm{softmax}\Big(\frac{Q K^\top}{\sqrt{d_k}} + M\Big)`, Symbols: []Symbol{{ID: "A", Array: "A"}}},
+		{TeX: `Q = H W^Q,\ K = H W^K,\ V = H W^V; \quad \text{here } W^Q = W^K = W^V = I:\ Q = K = V = H`},
 		{TeX: `M_{ij} = \begin{cases} 0 & \text{query } i \text{ may see key } j \\ -\infty & \text{masked} \end{cases}`},
 	},
 	Arrays: []Array{
@@ -377,7 +379,7 @@ var attentionLesson = &Lesson{
 		{Name: "date", Label: "date (dates task)", Kind: sim.Text, MaxLen: 40, MaxLenWhy: "every date form the model was trained on is shorter", Default: "22 November 2026",
 			Help: "Any of the trained forms, e.g. nov 22, 2026 · Sunday 22/11/26 · 22.11.2026 · the 22nd of november 2026 (years 1969–2068)."},
 		{Name: "sentence", Label: "sentence (corpus task)", Kind: sim.Text, MaxLen: 120, MaxLenWhy: translationWhy, Default: "they are watching .",
-			Help: "English in the corpus's vocabulary, e.g. i lost . · he's calm . · we are not eating the apples ."},
+			Help: "English in the corpus's vocabulary, e.g. i lost . · the boy is not hot . · she doesn't want to sing the songs ."},
 		{Name: "padding_mask", Label: "padding mask", Kind: sim.Bool, Default: "true",
 			Help: "Scaled dot-product panel: give the <pad> keys weight 0."},
 		{Name: "causal_mask", Label: "causal mask", Kind: sim.Bool, Default: "false",
@@ -435,8 +437,9 @@ type attentionSource struct {
 }
 
 // readSource checks a typed source against tr's task and vocabulary. Errors are for
-// the student: an empty or too long source, a character the date model never saw,
-// or a sentence with no word of the corpus.
+// the student: an empty or too long source, a character the date model never saw, a
+// date that is not a calendar date of the task's years in one of its trained forms
+// (data.CheckDate), or a sentence with no word of the corpus.
 func readSource(tr *zoo.Translator, text string) (attentionSource, error) {
 	if tr.Task.Name == "dates" { // Source speaks of sentences and words; a date has characters
 		switch n := len(tr.Task.Tokenize(text)); {
@@ -466,13 +469,13 @@ func readSource(tr *zoo.Translator, text string) (attentionSource, error) {
 			return attentionSource{}, fmt.Errorf("the date model never saw %s; a date is written with letters, digits, spaces and the signs / . , -",
 				quoteList(unknown))
 		}
-		if iso, form, ok := data.RecogniseDate(text); ok {
-			src.refs = []string{iso}
-			src.notes["date_form"] = fmt.Sprintf("%q (one of the %d trained forms)", form, len(data.DateFormats()))
-		} else {
-			src.notes["date_form"] = fmt.Sprintf("not one of the %d trained forms of a date between %d and %d (or the weekday does not match); the model translates it anyway",
-				len(data.DateFormats()), data.DateFirst.Year(), data.DateLast.Year())
+		// a date the task knows: a calendar date in its range, in a trained form
+		if err := data.CheckDate(text); err != nil {
+			return attentionSource{}, err
 		}
+		iso, form, _ := data.RecogniseDate(text)
+		src.refs = []string{iso}
+		src.notes["date_form"] = fmt.Sprintf("%q (one of the %d trained forms)", form, len(data.DateFormats()))
 		return src, nil
 	}
 	if known == 0 {

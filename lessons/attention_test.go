@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
 )
@@ -32,6 +35,10 @@ func TestAttentionBadInput(t *testing.T) {
 		{map[string]string{"date": "22 novembre 2026 é"}, `"é"`},
 		{map[string]string{"date": "22 nov 2026 ~ ["}, `"~" and "["`},
 		{map[string]string{"date": strings.Repeat("1", 41)}, "the date has 41 characters; at most 40"},
+		{map[string]string{"date": "31 February 2026"}, `"31 February 2026" is not a date in the calendar: its month has no such day`},
+		{map[string]string{"date": "hello world"}, `"hello world" is not a date in any of the 15 trained forms`},
+		{map[string]string{"date": "22 November 2090"}, "outside the years the date model was trained on, 1969 to 2068"},
+		{map[string]string{"date": "monday 22/11/26"}, "2026-11-22 was a Sunday"},
 		{map[string]string{"task": "corpus", "sentence": ""}, "empty"},
 		{map[string]string{"task": "corpus", "sentence": "xyzzy plugh"}, `none of the words "xyzzy" and "plugh"`},
 		{map[string]string{"task": "corpus", "sentence": "blorp blorp"}, `the word "blorp" is not in`},
@@ -262,5 +269,135 @@ func TestBottleneckShows(t *testing.T) {
 		if b.BLEU[0] < nearPerfect || b.BLEU[1] < nearPerfect {
 			t.Errorf("dates %s: BLEU %.3f without, %.3f with, want both ≥ %g", b.Label(), b.BLEU[0], b.BLEU[1], nearPerfect)
 		}
+	}
+}
+
+// TestAttentionDateRefusedChangesNothing: a date the task does not know is refused as
+// a change of the page's values, and the run keeps the date it had (point 4 of the
+// fidelity issue: "31 February 2026" and "hello world" were translated without comment).
+func TestAttentionDateRefusedChangesNothing(t *testing.T) {
+	base := attentionValues(nil)
+	for _, bad := range []string{"31 February 2026", "hello world"} {
+		if _, err := attentionLesson.Params.Apply(base, map[string]string{"date": bad}); err != nil {
+			continue // refused by the parameter itself: also nothing changes
+		}
+		if _, err := attentionLesson.Build(attentionValues(map[string]string{"date": bad})); err == nil {
+			t.Errorf("%q: built, want refused", bad)
+		}
+	}
+	// the dates task still takes a date of every trained form, and the corpus task
+	// ignores the date field altogether
+	for _, ex := range data.DateFormats() {
+		m := buildAttentionModel(t, map[string]string{"date": ex})
+		if m.src.refs[0] != "2026-11-22" {
+			t.Errorf("%q: reference %v want 2026-11-22", ex, m.src.refs)
+		}
+	}
+	buildAttentionModel(t, map[string]string{"task": "corpus", "date": "hello world"})
+}
+
+// exampleList is the examples a parameter's help gives after "e.g.", separated by " · ".
+func exampleList(t *testing.T, name string) []string {
+	t.Helper()
+	for _, p := range attentionLesson.Params {
+		if p.Name == name {
+			_, list, ok := strings.Cut(p.Help, "e.g. ")
+			if !ok {
+				t.Fatalf("%s: help %q gives no examples", name, p.Help)
+			}
+			list, _, _ = strings.Cut(list, " (")
+			list = strings.TrimSuffix(strings.TrimSpace(list), ".")
+			if name == "sentence" {
+				list += "." // the last sentence's own full stop
+			}
+			return strings.Split(list, " · ")
+		}
+	}
+	t.Fatalf("no parameter %q", name)
+	return nil
+}
+
+// TestAttentionSuggestedExamples holds the page's suggestions to the bundled model:
+// every sentence the help and the prose suggest, and the default, is in the corpus and
+// translated by the model with attention to its corpus reference; the held-out one the
+// prose names is one the model without attention gets wrong; every suggested date is
+// translated to its ISO form; and the new sentence the prose quotes comes out as quoted.
+func TestAttentionSuggestedExamples(t *testing.T) {
+	sentences := append(exampleList(t, "sentence"), attentionLesson.Params.Defaults()["sentence"], "she doesn't want to sing the songs .")
+	if len(sentences) < 4 {
+		t.Fatalf("examples %q", sentences)
+	}
+	for _, s := range sentences {
+		m := buildAttentionModel(t, map[string]string{"task": "corpus", "sentence": s})
+		f := m.facts()
+		if len(m.src.refs) == 0 || f["with_attention_correct"] != true {
+			t.Errorf("%q: with attention %q, corpus reference %q: want a corpus sentence translated right", s, f["with_attention"], m.src.refs)
+		}
+	}
+	prose := strings.Join(attentionLesson.Prose, " ")
+	held := "she doesn't want to sing the songs ."
+	m := buildAttentionModel(t, map[string]string{"task": "corpus", "sentence": held})
+	if !strings.Contains(prose, "held-out “"+held+"”, which only the model with attention translates right") ||
+		!strings.HasPrefix(m.src.notes["in_corpus"], "yes, in the held-out test split") || m.facts()["without_attention_correct"] != false {
+		t.Errorf("%q: %s, without attention %q; want held out and wrong without attention", held, m.src.notes["in_corpus"], m.without)
+	}
+	novel, wrong := "we are not eating the apples .", "nous ne sommes pas à la soupe ."
+	m = buildAttentionModel(t, map[string]string{"task": "corpus", "sentence": novel})
+	if got := m.facts()["with_attention"]; len(m.src.refs) != 0 || got != wrong || !strings.Contains(prose, "“"+novel+"”") || !strings.Contains(prose, "“"+wrong+"”") {
+		t.Errorf("%q: references %q, with attention %q; the prose says it is new and comes out as %q", novel, m.src.refs, got, wrong)
+	}
+	for _, d := range append(exampleList(t, "date"), "22 November 2026", "nov 22, 2026", "Sunday 22/11/26", "the 22nd of november 2026", "20261122") {
+		m := buildAttentionModel(t, map[string]string{"date": d})
+		if f := m.facts(); f["with_attention_correct"] != true {
+			t.Errorf("date %q: with attention %q want %v", d, f["with_attention"], m.src.refs)
+		}
+	}
+}
+
+// TestAttentionSDPNoProjections holds what the page says of its scaled dot-product
+// panel: no projections, Q = K = V = H (the encoder states of the padded source,
+// d_k = h = 64), so A = softmax(HHᵀ/√d_k) row by row; the scores are symmetric, and
+// without masks A_ij·Z_i = A_ji·Z_j (the weights differ only by their rows'
+// normalisations Z_i = Σ_k exp(S_ik)).
+func TestAttentionSDPNoProjections(t *testing.T) {
+	const tol = 1e-12
+	for _, task := range []string{"dates", "corpus"} {
+		m := buildAttentionModel(t, map[string]string{"task": task, "padding_mask": "false"})
+		ids := append(append([]int(nil), m.src.ids...), models.PadID, models.PadID, models.PadID)
+		h := encoderStates(m.att.Model, ids)
+		n, dk := h.Dims()
+		if dk != 64 || dk != m.att.Config.Hidden || !strings.Contains(m.facts()["scaled_dot_product"].(string), "dₖ = 64") {
+			t.Errorf("%s: d_k %d, h %d, facts %q; the page says d_k = h = 64", task, dk, m.att.Config.Hidden, m.facts()["scaled_dot_product"])
+		}
+		S := make([][]float64, n)
+		Z := make([]float64, n)
+		for i := range n {
+			S[i] = make([]float64, n)
+			for j := range n {
+				S[i][j] = mat.Dot(h.RowView(i), h.RowView(j)) / math.Sqrt(float64(dk))
+				Z[i] += math.Exp(S[i][j])
+			}
+		}
+		for i := range n {
+			for j := range n {
+				if S[i][j] != S[j][i] {
+					t.Fatalf("%s: S_%d%d = %v, S_%d%d = %v, want symmetric", task, i, j, S[i][j], j, i, S[j][i])
+				}
+				a := m.sdp.weights.At(i, j)
+				if want := math.Exp(S[i][j]) / Z[i]; math.Abs(a-want) > tol {
+					t.Fatalf("%s: A_%d%d = %v want softmax(HHᵀ/√d_k) = %v", task, i, j, a, want)
+				}
+				if l, r := a*Z[i], m.sdp.weights.At(j, i)*Z[j]; math.Abs(l-r) > 1e-9*math.Max(1, math.Abs(l)) {
+					t.Fatalf("%s: A_%d%d Z_%d = %v, A_%d%d Z_%d = %v, want equal", task, i, j, i, l, j, i, j, r)
+				}
+			}
+		}
+	}
+	eqs := ""
+	for _, e := range attentionLesson.Equations {
+		eqs += e.TeX
+	}
+	if !strings.Contains(eqs, `W^Q = W^K = W^V = I`) || !strings.Contains(strings.Join(attentionLesson.Prose, " "), `\(W^Q = W^K = W^V = I\)`) {
+		t.Error("the equations and the prose must say there are no projections")
 	}
 }

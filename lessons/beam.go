@@ -18,9 +18,11 @@ import (
 const (
 	beamMaxK     = 10  // the widest beam offered: its tree still fits the panel
 	beamMaxAlpha = 1.5 // past 1 the normalisation favours long sentences; 1.5 shows it
-	// toyMaxLen bounds the toy's T_max; from 9 on exhaustive search over five words
-	// exceeds models.MaxExhaustiveNodes, which the page then says.
-	toyMaxLen = 10
+	// beamMaxLen bounds T_max in both modes: the trained translator writes at most
+	// 2·data.MaxSentenceTokens = 20 tokens (its task's MaxOutput, which a test checks),
+	// and the tree panel draws that many steps. From 9 on, exhaustive search over the
+	// toy's five words exceeds models.MaxExhaustiveNodes, which the page then says.
+	beamMaxLen = 2 * data.MaxSentenceTokens
 	// treeRows is about how many entries one step of the tree panel shows: every kept
 	// and finished expansion, then the best pruned ones of each beam; the rest are counted.
 	treeRows = 20
@@ -84,7 +86,7 @@ func buildBeam(v sim.Values) (sim.Model, error) {
 	k, alpha := v.Int("k"), v.Float("alpha")
 	if v.String("mode") == beamTrained {
 		target, note := referenceFor(v.String("sentence"), v.String("target"))
-		m, err := buildBeamTrained(v.String("sentence"), target, k, alpha)
+		m, err := buildBeamTrained(v.String("sentence"), target, v.Int("max_len"), k, alpha)
 		if err == nil && note != "" {
 			m.about["reference"] = note
 		}
@@ -137,7 +139,6 @@ func buildBeamToy(d *models.ToyDistribution, reference string, maxLen, k int, al
 	return m, nil
 }
 
-// buildBeamTrained searches the bundled translator on the source sentence.
 // The trained mode's default sentence and its reference.
 const (
 	beamSentence = "we listen to the teacher ."
@@ -163,7 +164,9 @@ func referenceFor(sentence, target string) (string, string) {
 	return "", "none: the reference field still holds the default sentence's translation; type this sentence's to score it"
 }
 
-func buildBeamTrained(sentence, target string, k int, alpha float64) (*beamModel, error) {
+// buildBeamTrained searches the bundled translator on the source sentence for
+// sentences of up to maxLen tokens (at most the task's MaxOutput).
+func buildBeamTrained(sentence, target string, maxLen, k int, alpha float64) (*beamModel, error) {
 	loaded, err := beamTranslator()
 	if err != nil {
 		return nil, err
@@ -175,7 +178,7 @@ func buildBeamTrained(sentence, target string, k int, alpha float64) (*beamModel
 	}
 	words := tr.Tgt.List()
 	m := &beamModel{mode: beamTrained, words: words,
-		cfg: models.SearchConfig{BOS: models.BosID, EOS: models.EosID, MaxLen: tr.Task.MaxOutput, BeamSize: k, Alpha: alpha}}
+		cfg: models.SearchConfig{BOS: models.BosID, EOS: models.EosID, MaxLen: min(maxLen, tr.Task.MaxOutput), BeamSize: k, Alpha: alpha}}
 	target = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(target), models.EosToken))
 	if target != "" {
 		toks := tr.Task.Tokenize(target)
@@ -400,9 +403,14 @@ func (m *beamModel) drawTree() map[string]any {
 }
 
 // searchRow is one row of the comparison table.
+// A hypothesis cut off at T_max, without <eos>, says so.
 func (m *beamModel) searchRow(label string, h models.Hypothesis, mark string) mtRow {
+	text := m.sentence(h.Tokens)
+	if !h.Finished && len(h.Tokens) > 0 {
+		text += " … (cut off at Tₘₐₓ)"
+	}
 	return mtRow{Label: label, Mark: mark, Cells: []mtCell{
-		{Text: m.sentence(h.Tokens)}, {Text: fmt.Sprint(h.Length)},
+		{Text: text}, {Text: fmt.Sprint(h.Length)},
 		{Text: probText(h.LogProb)}, {Text: beamNum(h.LogProb)}, {Text: beamNum(h.Score)},
 	}}
 }
@@ -429,39 +437,64 @@ func (m *beamModel) compare() mtTable {
 		tab.Rows = append(tab.Rows, mtRow{Label: "exhaustive", Cells: []mtCell{{Text: m.exhShort, Mark: "off"}}})
 	}
 	if m.ref != nil {
-		h := models.Hypothesis{Tokens: m.ref, Length: len(m.ref), LogProb: m.refLogP,
+		h := models.Hypothesis{Tokens: m.ref, Length: len(m.ref), LogProb: m.refLogP, Finished: true,
 			Score: models.LengthNormalized(m.refLogP, len(m.ref), m.cfg.Alpha)}
 		tab.Rows = append(tab.Rows, m.searchRow("reference y*", h, ""))
 	}
 	return tab
 }
 
+// bestFinished is the finished hypothesis (ending in <eos>) of highest score that the
+// beam found, and whether there is one: ŷ may be a capped one, cut off at T_max.
+func (m *beamModel) bestFinished() (models.Hypothesis, bool) {
+	var best models.Hypothesis
+	found := false
+	for _, h := range m.res.Finished { // by step then rank: ties go to the earlier, as BeamSearch's
+		if !found || h.Score > best.Score {
+			best, found = h, true
+		}
+	}
+	return best, found
+}
+
 // verdict is the lecture's error analysis on the beam's ŷ and the reference y*,
 // comparing the quantity the search maximises: log P(y|x)/T^α (α = 0: P(y|x) itself).
+// It compares like with like: y* is a finished sentence (it ends in <eos>), so ŷ is
+// the best finished hypothesis of the beam, not one cut off at T_max, whose
+// probability is that of a prefix and so larger than that of any sentence it begins.
+// When the beam finished none within T_max there is nothing to compare, and it says so.
 func (m *beamModel) verdict() string {
 	if m.ref == nil {
 		return "type a reference y* to ask whether the search or the model is at fault"
 	}
-	yHat := m.res.Best
+	yHat, ok := m.bestFinished()
+	if !ok {
+		return fmt.Sprintf("no comparison: no hypothesis of the beam finished (said <eos>) within Tₘₐₓ = %d, and an unfinished prefix such as %q is at least as probable as any sentence it begins, so comparing it with the finished y* would blame the model unfairly; raise Tₘₐₓ",
+			m.cfg.MaxLen, m.sentence(m.res.Best.Tokens))
+	}
+	which := ""
+	if !m.res.Best.Finished {
+		which = fmt.Sprintf(" (ŷ is the best finished hypothesis, %q; the beam's best, %q, was cut off at Tₘₐₓ = %d)", m.sentence(yHat.Tokens), m.sentence(m.res.Best.Tokens), m.cfg.MaxLen)
+	}
 	if slices.Equal(yHat.Tokens, m.ref) {
-		return "ŷ = y*: the beam found the reference, so there is nothing to blame"
+		return "ŷ = y*: the beam found the reference, so there is nothing to blame" + which
 	}
 	if math.IsInf(m.refLogP, -1) {
-		return "P(y*|x) = 0: the model rules the reference out, so the model is at fault"
+		return "P(y*|x) = 0: the model rules the reference out, so the model is at fault" + which
 	}
 	refScore := models.LengthNormalized(m.refLogP, len(m.ref), m.cfg.Alpha)
 	what, a, b := "P", probText(m.refLogP), probText(yHat.LogProb)
 	if m.cfg.Alpha != 0 {
 		what, a, b = fmt.Sprintf("score (α = %g)", m.cfg.Alpha), beamNum(refScore), beamNum(yHat.Score)
 	}
-	note := ""
-	if len(m.ref) > m.cfg.MaxLen {
-		note = fmt.Sprintf(" (y* has %d tokens, more than Tₘₐₓ = %d, so no search here can return it)", len(m.ref), m.cfg.MaxLen)
-	}
 	if refScore > yHat.Score {
-		return fmt.Sprintf("%s(y*|x) = %s > %s(ŷ|x) = %s: the model prefers y* but the beam missed it, so the search is at fault: widen the beam%s", what, a, what, b, note)
+		if len(m.ref) > m.cfg.MaxLen {
+			return fmt.Sprintf("%s(y*|x) = %s > %s(ŷ|x) = %s: the model prefers y*, but y* has %d tokens, more than Tₘₐₓ = %d, so no search here can return it: the length cap is at fault, not the beam width: raise Tₘₐₓ%s",
+				what, a, what, b, len(m.ref), m.cfg.MaxLen, which)
+		}
+		return fmt.Sprintf("%s(y*|x) = %s > %s(ŷ|x) = %s: the model prefers y* but the beam missed it, so the search is at fault: widen the beam%s", what, a, what, b, which)
 	}
-	return fmt.Sprintf("%s(y*|x) = %s ≤ %s(ŷ|x) = %s: the search found what the model prefers, so the model is at fault: more data, regularisation or a better architecture", what, a, what, b)
+	return fmt.Sprintf("%s(y*|x) = %s ≤ %s(ŷ|x) = %s: the search found what the model prefers, so the model is at fault: more data, regularisation or a better architecture%s", what, a, what, b, which)
 }
 
 // distribution is the table of what is being searched: the toy's tables, or the
@@ -596,7 +629,11 @@ func (m *beamModel) At(t int) sim.Frame {
 		}
 	} else {
 		meta["candidates"] = m.ranking()
-		meta["beam_result_ŷ"] = fmt.Sprintf("%s (P %s, score %s)", m.sentence(m.res.Best.Tokens), probText(m.res.Best.LogProb), beamNum(m.res.Best.Score))
+		cut := ""
+		if !m.res.Best.Finished {
+			cut = ", cut off at Tₘₐₓ: not a finished sentence"
+		}
+		meta["beam_result_ŷ"] = fmt.Sprintf("%s (P %s, score %s%s)", m.sentence(m.res.Best.Tokens), probText(m.res.Best.LogProb), beamNum(m.res.Best.Score), cut)
 	}
 	meta["error_analysis"] = m.verdict()
 	return sim.Frame{
@@ -687,8 +724,8 @@ var beamLesson = &Lesson{
 		`<b>Beam search</b> keeps the \(k\) best prefixes (the beam) at each step: it extends each of them by every word, ranks all the extensions by \(\log P\) so far, keeps the top \(k\) and prunes the rest. An extension ending in <code>&lt;eos&gt;</code> that makes the top \(k\) is a finished hypothesis and takes one of the \(k\) places. With \(k = 1\) this is greedy search; with \(k\) as large as the number of prefixes nothing is pruned and it is exhaustive search.`,
 		`The toy is the lecture's example: translating “Jane visite l'Afrique”, greedy search takes “goes” after “jane” (0.4 against 0.3 for “visits”) and ends with \(P = 0.5 \cdot 0.4 \cdot 0.4 \cdot 0.6 = 0.048\), while “jane visits africa” has \(0.5 \cdot 0.3 \cdot 0.6 \cdot 0.6 = 0.054\). Step through the tree with \(k = 2\): both prefixes survive step 2, and at step 3 “jane visits africa” overtakes. Blue boxes are kept, green ones finished, dashed grey ones pruned; greedy's path is dashed orange, and one step after the search ends ŷ, the finished sentence of best score, is outlined in red. Set \(k = 1\) to watch the beam become greedy.`,
 		`Products of many probabilities below 1 shrink with every word, so the search prefers short sentences. <b>Length normalisation</b> ranks finished sentences by \(\frac{1}{T_y^{\alpha}} \sum_t \log P\) instead: \(\alpha = 0\) is the plain log-probability, \(\alpha = 1\) the average per word; values around 0.7 are common. Move \(\alpha\) and watch the scores, and perhaps the winner, change.`,
-		`<b>Error analysis</b> (lecture 003): when the output ŷ is worse than a human's translation \(y^*\), compare \(P(y^* \mid x)\) with \(P(\hat y \mid x)\). If the model gives \(y^*\) the higher probability, the search missed a better sentence: widen the beam. Otherwise the search did its job and the model is at fault: it needs more data, regularisation or a better architecture. With \(\alpha > 0\) the page compares the normalised scores, the quantity the search maximises. Type \(y^*\) in the reference field; the verdict is among the facts.`,
-		`<b>Editing the toy.</b> The tables field lists entries separated by <code>;</code>. Each entry is a prefix, a colon, and the probabilities of the next word in the order of the words field followed by <code>&lt;eos&gt;</code>: <code>jane goes: 0.1 0.2 0.2 0.4 0.1</code> means \(P(\text{africa} \mid \text{jane goes}) = 0.4\). <code>&lt;bos&gt;</code> is the first step's prefix and <code>*</code> every prefix not listed (uniform if omitted). Probabilities may be decimals or fractions such as 2/5, and each row must sum to 1; a mistake is reported with the entry it is in, and nothing changes until it is fixed. The table panel shows the tables as the search reads them. In <b>trained</b> mode the same searches run on the bundled GRU translator (lecture 4.6); there exhaustive search is impossible, and the table shows the model's top five next words after each prefix of ŷ. On the default sentence greedy search says “nous avons le professeur .” while \(k = 2\) finds the reference “nous écoutons le professeur .”: at \(k = 1\) the error analysis blames the search. Try “does she lose the keys ?” with the reference “est-ce qu'elle perd les clés ?”: there a wider beam finds sentences the model likes better than the reference, so the model is at fault.`,
+		`<b>Error analysis</b> (lecture 003): when the output ŷ is worse than a human's translation \(y^*\), compare \(P(y^* \mid x)\) with \(P(\hat y \mid x)\). If the model gives \(y^*\) the higher probability, the search missed a better sentence: widen the beam. Otherwise the search did its job and the model is at fault: it needs more data, regularisation or a better architecture. With \(\alpha > 0\) the page compares the normalised scores, the quantity the search maximises. Both sides must be finished sentences: a hypothesis cut off at \(T_{\max}\) without <code>&lt;eos&gt;</code> is only a prefix, and a prefix is at least as probable as every sentence that begins with it, so ŷ here is the best hypothesis that finished, and when none finished within \(T_{\max}\) the page says the comparison cannot be made. Type \(y^*\) in the reference field; the verdict is among the facts.`,
+		`<b>Editing the toy.</b> The tables field lists entries separated by <code>;</code>. Each entry is a prefix, a colon, and the probabilities of the next word in the order of the words field followed by <code>&lt;eos&gt;</code>: <code>jane goes: 0.1 0.2 0.2 0.4 0.1</code> means \(P(\text{africa} \mid \text{jane goes}) = 0.4\). <code>&lt;bos&gt;</code> is the first step's prefix and <code>*</code> every prefix not listed (uniform if omitted). Probabilities may be decimals or fractions such as 2/5, and each row must sum to 1; a mistake is reported with the entry it is in, and nothing changes until it is fixed. The table panel shows the tables as the search reads them. In <b>trained</b> mode the same searches run on the bundled GRU translator (lecture 4.6); there exhaustive search is impossible, and the table shows the model's top five next words after each prefix of ŷ. On the default sentence greedy search says “nous avons le professeur .” while \(k = 2\) finds the reference “nous écoutons le professeur .”: at \(k = 1\) the error analysis blames the search. The longest sentence \(T_{\max}\) applies here too, up to the translator's 20 tokens. Try “does she lose the keys ?” with the reference “est-ce qu'elle perd les clés ?” and \(T_{\max} = 7\) or more (at the default 6 no hypothesis finishes, and the page says so): there a wider beam finds sentences the model likes better than the reference, so the model is at fault.`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-logp}{\log P(y \mid x)} = \sum_{t=1}^{T_y} \log P(y_t \mid x, y_1, \dots, y_{t-1})`,
@@ -724,8 +761,8 @@ var beamLesson = &Lesson{
 			Help: "prefix: P(next word) for each word, then <eos>; entries separated by ; (see the text)."},
 		{Name: "words", Label: "toy: words", Kind: sim.Text, MaxLen: 120, MaxLenWhy: "the toy has at most 6 words", Default: "jane visits goes africa", Advanced: true,
 			Help: "The toy vocabulary, 1 to 6 words; <eos> is the last word of every table."},
-		{Name: "max_len", Label: "toy: longest sentence", Symbol: `T_{\max}`, Kind: sim.Int, Default: "6", Min: 1, Max: toyMaxLen, Step: 1, Advanced: true,
-			Help: "Searches stop after this many words; exhaustive search runs up to 8 (five words)."},
+		{Name: "max_len", Label: "longest sentence", Symbol: `T_{\max}`, Kind: sim.Int, Default: "6", Min: 1, Max: beamMaxLen, Step: 1, Advanced: true,
+			Help: "Every search stops after this many tokens, <eos> included, in both modes (the translator writes at most 20); exhaustive search runs up to 8 (five words)."},
 		{Name: "sentence", Label: "trained: source sentence x", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "the model reads at most 20 words", Default: beamSentence,
 			Help: "English, at most 20 words."},
 		{Name: "target", Label: "trained: reference y*", Kind: sim.Text, MaxLen: 200, MaxLenWhy: "the model writes at most 20 words", Default: beamTarget,
@@ -737,7 +774,7 @@ var beamLesson = &Lesson{
 	},
 	Build:   buildBeam,
 	Facts:   beamFacts,
-	Largest: sim.Values{"mode": beamTrained, "k": "10", "sentence": longSentence},
+	Largest: sim.Values{"mode": beamTrained, "k": "10", "sentence": longSentence, "max_len": strconv.Itoa(beamMaxLen)},
 	// 351 KB measured on the trained model at k = 10 and a 20-token sentence, 28 KB at the defaults: the tree as drawn, not every expansion.
 	SessionBytes: 528 << 10,
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"unroll/data"
 	"unroll/models"
 	"unroll/sim"
+	"unroll/zoo"
 )
 
 // beamBuild builds the beam-search page from its defaults with the changes applied.
@@ -409,7 +411,7 @@ func TestBeamTreeGreedyPath(t *testing.T) {
 // TestBeamExhaustiveBound: exhaustive search runs only while Σ V^t stays within
 // models.MaxExhaustiveNodes, and the page says so otherwise.
 func TestBeamExhaustiveBound(t *testing.T) {
-	for maxLen := 1; maxLen <= toyMaxLen; maxLen++ {
+	for maxLen := 1; maxLen <= beamMaxLen; maxLen++ {
 		m := mustBeam(t, map[string]string{"max_len": fmt.Sprint(maxLen)})
 		ran := models.ExhaustiveNodes(5, maxLen) <= models.MaxExhaustiveNodes
 		if (m.exhaustive != nil) != ran || ran == strings.Contains(m.exhNote, "not run") {
@@ -441,9 +443,15 @@ func TestBeamTrainedExamples(t *testing.T) {
 	if got, want := m.sentence(m.res.Best.Tokens), "nous écoutons le professeur . <eos>"; got != want {
 		t.Errorf("default sentence, k = 2: ŷ %q want %q", got, want)
 	}
-	m = mustBeam(t, map[string]string{"mode": beamTrained, "k": "2", "sentence": "does she lose the keys ?", "target": "est-ce qu'elle perd les clés ?"})
+	keys := map[string]string{"mode": beamTrained, "k": "2", "sentence": "does she lose the keys ?", "target": "est-ce qu'elle perd les clés ?", "max_len": "7"}
+	m = mustBeam(t, keys)
 	if v := m.verdict(); !strings.Contains(v, "the model is at fault") {
-		t.Errorf("keys, k = 2: verdict %q want the model at fault", v)
+		t.Errorf("keys, k = 2, T_max = 7: verdict %q want the model at fault", v)
+	}
+	keys["max_len"] = "6" // the text: at the default T_max no hypothesis finishes, and the page says so
+	m = mustBeam(t, keys)
+	if v := m.verdict(); !strings.HasPrefix(v, "no comparison: no hypothesis of the beam finished") {
+		t.Errorf("keys, k = 2, T_max = 6: verdict %q want no comparison", v)
 	}
 }
 
@@ -549,4 +557,102 @@ func TestBeamReferenceNoteShown(t *testing.T) {
 		}
 	}
 	t.Errorf("the facts do not say the reference was dropped: %+v", m.Static().Facts)
+}
+
+// TestBeamVerdictFinishedOnly: the error analysis compares the finished y* with a
+// finished ŷ. At k = 2 and T_max = 1 on the toy nothing finishes and the page says the
+// comparison cannot be made (it blamed the model, comparing the prefix "jane" with
+// y*); when the beam's best is cut off at T_max but another hypothesis finished, ŷ is
+// the best finished one; and a cut-off prefix is at least as probable as every
+// sentence it begins, which is why it cannot stand for ŷ.
+func TestBeamVerdictFinishedOnly(t *testing.T) {
+	m := mustBeam(t, map[string]string{"k": "2", "max_len": "1"})
+	if m.res.Best.Finished || len(m.res.Finished) != 0 {
+		t.Fatalf("k = 2, T_max = 1: ŷ %q finished %v, %d finished; want nothing finished", m.sentence(m.res.Best.Tokens), m.res.Best.Finished, len(m.res.Finished))
+	}
+	v := m.verdict()
+	if !strings.HasPrefix(v, "no comparison: no hypothesis of the beam finished (said <eos>) within Tₘₐₓ = 1") || strings.Contains(v, "at fault") {
+		t.Errorf("k = 2, T_max = 1: verdict %q want no comparison and no blame", v)
+	}
+	if got := m.At(m.Steps()).Meta["error_analysis"]; got != v {
+		t.Errorf("the last frame's error analysis got %v want the verdict", got)
+	}
+	if got := m.At(m.Steps()).Meta["beam_result_ŷ"]; !strings.Contains(fmt.Sprint(got), "cut off at Tₘₐₓ: not a finished sentence") {
+		t.Errorf("the beam's result %q: want it marked cut off", got)
+	}
+	if row := m.compare().Rows[1]; !strings.Contains(row.Cells[0].Text, "cut off at Tₘₐₓ") {
+		t.Errorf("the beam's row %q: want it marked cut off", row.Cells[0].Text)
+	}
+
+	// the beam's best "a a" is cut off at T_max = 2; "<eos>" finished at step 1
+	mixed := map[string]string{"words": "a b", "tables": "<bos>: 0.6 0.1 0.3; *: 0.9 0.05 0.05", "reference": "a", "k": "2", "max_len": "2"}
+	m = mustBeam(t, mixed)
+	if got := m.sentence(m.res.Best.Tokens); got != "a a" || m.res.Best.Finished {
+		t.Fatalf("mixed toy: the beam's best %q (finished %v), want %q cut off", got, m.res.Best.Finished, "a a")
+	}
+	h, ok := m.bestFinished()
+	if !ok || m.sentence(h.Tokens) != "<eos>" || math.Abs(math.Exp(h.LogProb)-0.3) > 1e-12 {
+		t.Fatalf("mixed toy: best finished %q P %v (found %v), want <eos> with 0.3", m.sentence(h.Tokens), math.Exp(h.LogProb), ok)
+	}
+	want := "P(y*|x) = 0.03 ≤ P(ŷ|x) = 0.3: the search found what the model prefers, so the model is at fault"
+	if v := m.verdict(); !strings.HasPrefix(v, want) || !strings.Contains(v, `ŷ is the best finished hypothesis, "<eos>"`) {
+		t.Errorf("mixed toy: verdict %q want it to start %q and name the finished ŷ", v, want)
+	}
+
+	// every comparison quotes a finished ŷ: the best finished hypothesis's P
+	rng := rand.New(rand.NewPCG(1, 1))
+	for trial := range 40 {
+		maxLen := 1 + rng.IntN(4)
+		m, err := beamBuild(t, map[string]string{"k": fmt.Sprint(1 + rng.IntN(3)), "words": "a b c d", "tables": randomToyText(rng, maxLen),
+			"reference": "a b", "max_len": fmt.Sprint(maxLen)})
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		v := m.verdict()
+		h, ok := m.bestFinished()
+		switch {
+		case !ok && !strings.HasPrefix(v, "no comparison"):
+			t.Errorf("trial %d: nothing finished, verdict %q", trial, v)
+		case ok && !h.Finished:
+			t.Errorf("trial %d: best finished %+v is not finished", trial, h)
+		case ok && strings.Contains(v, "P(ŷ|x) = ") && !strings.Contains(v, "P(ŷ|x) = "+probText(h.LogProb)+":"):
+			t.Errorf("trial %d: verdict %q does not quote the finished ŷ's P %s", trial, v, probText(h.LogProb))
+		}
+	}
+
+	// the prefix "jane visits africa" (cut off at T_max = 3) against the sentences it begins
+	prefix := mustBeam(t, map[string]string{"k": "2", "max_len": "3"}).res.Best
+	full := mustBeam(t, map[string]string{"k": "10", "max_len": "6"})
+	for _, f := range full.res.Finished {
+		if len(f.Tokens) > len(prefix.Tokens) && slices.Equal(f.Tokens[:len(prefix.Tokens)], prefix.Tokens) && f.LogProb > prefix.LogProb {
+			t.Errorf("%q: log P %v > its prefix's %v", full.sentence(f.Tokens), f.LogProb, prefix.LogProb)
+		}
+	}
+}
+
+// TestBeamTrainedMaxLen: the longest sentence T_max applies in trained mode too,
+// bounded by the translator's MaxOutput (the parameter's maximum is that bound).
+func TestBeamTrainedMaxLen(t *testing.T) {
+	if got, want := beamMaxLen, zoo.CorpusTask().MaxOutput; got != want {
+		t.Fatalf("beamMaxLen %d, want the translator's MaxOutput %d", got, want)
+	}
+	for _, maxLen := range []int{1, 3, 6, beamMaxLen} {
+		m := mustBeam(t, map[string]string{"mode": beamTrained, "k": "3", "max_len": fmt.Sprint(maxLen), "sentence": "we are not eating the apples ."})
+		if m.cfg.MaxLen != maxLen || len(m.res.Steps) > maxLen || m.greedy.Length > maxLen {
+			t.Errorf("T_max %d: config %d, %d steps, greedy %d tokens", maxLen, m.cfg.MaxLen, len(m.res.Steps), m.greedy.Length)
+		}
+		for _, h := range append(slices.Clone(m.res.Finished), m.res.Capped...) {
+			if h.Length > maxLen {
+				t.Errorf("T_max %d: hypothesis %q has %d tokens", maxLen, m.sentence(h.Tokens), h.Length)
+			}
+		}
+		if got := m.Static().Meta["T_max"]; got != maxLen {
+			t.Errorf("T_max %d: the facts say %v", maxLen, got)
+		}
+	}
+	// the parameter refuses more than the translator writes
+	v := beamLesson.Params.Defaults()
+	if _, err := beamLesson.Params.Parse(url.Values{"mode": {beamTrained}, "max_len": {fmt.Sprint(beamMaxLen + 1)}}); err == nil {
+		t.Errorf("max_len %d accepted, want refused (defaults %v)", beamMaxLen+1, v["max_len"])
+	}
 }

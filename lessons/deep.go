@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -26,6 +27,10 @@ type deepModel struct {
 	scores *zoo.DeepScores // of the current weights on the held-out series
 
 	scratch // training from scratch: the first TrainStep starts a fresh model from seed
+	// of training from scratch: steps whose gradient was clipped, and ‖g‖ (before
+	// clipping) of the last step and the largest so far
+	clippedSteps      int
+	lastNorm, maxNorm float64
 }
 
 func buildDeep(v sim.Values) (sim.Model, error) {
@@ -106,6 +111,14 @@ func (m *deepModel) Static() sim.Frame {
 		"regime_switches":  switches(m.series.Regime[:T]),
 		"what_layers_show": layerSummary(slow, fast),
 	}
+	meta["shapes"] = m.weightShapes()
+	meta["initialisation"] = fmt.Sprintf("every weight and bias of the layers from U(−1/√h, 1/√h) = U(−%.3f, %.3f)", zoo.DeepInitBound(), zoo.DeepInitBound())
+	meta["optimiser"] = fmt.Sprintf("Adam, learning rate η = %g", zoo.DeepLR)
+	meta["clipping"] = fmt.Sprintf("the gradient's norm is cut to θ = %g before each step", float64(zoo.DeepClip))
+	if m.trained > 0 {
+		meta["gradient_norm"] = fmt.Sprintf("%.3g at the last step, %.3g at most (θ = %g)", m.lastNorm, m.maxNorm, float64(zoo.DeepClip))
+		meta["clipped_steps"] = fmt.Sprintf("%d of %d", m.clippedSteps, m.trained)
+	}
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
 		meta["held_out_regime_accuracy"] = round4(m.meta.Float("regime_accuracy"))
@@ -128,6 +141,71 @@ func (m *deepModel) Static() sim.Frame {
 		},
 		Meta: meta,
 	}
+}
+
+// weightShapes is the table of every layer's parameters and their shapes, read from
+// the live model: layer 1 reads X_t (d numbers), so its input weights W_x· are d×h;
+// every higher layer reads H_t^{(l−1)} (h numbers), so its W_x· are h×h; the
+// recurrent weights W_h· are h×h and the biases 1×h in every layer; the output layer's
+// W_hq is h×q and b_q 1×q.
+func (m *deepModel) weightShapes() mtTable {
+	d, h := m.net.Net.InputSize(), zoo.DeepHidden
+	size := func(n int) string { // a dimension in the lecture's letters
+		switch n {
+		case d:
+			return "d"
+		case h:
+			return "h"
+		}
+		return "q"
+	}
+	tab := mtTable{Title: fmt.Sprintf("the weights of each layer and their shapes (d = %d, h = %d, q = %d)", d, h, m.net.Out.W.Value.RawMatrix().Cols),
+		Head: []string{"input weights", "recurrent weights", "biases", "numbers"}}
+	group := func(ps models.Params, prefix string) (cells [3][]string, shape [3]string, count int) {
+		for _, p := range ps {
+			name := strings.TrimPrefix(p.Name, prefix)
+			r, c := p.Value.Dims()
+			count += r * c
+			k := 2 // a bias
+			switch {
+			case strings.HasPrefix(name, "W_x"), name == "W":
+				k = 0
+			case strings.HasPrefix(name, "W_h"):
+				k = 1
+			}
+			sym := name
+			switch name { // the output layer's, in the lecture's names
+			case "W":
+				sym = "W_hq"
+			case "b":
+				sym = "b_q"
+			}
+			cells[k] = append(cells[k], sym)
+			shape[k] = fmt.Sprintf("%d × %d (%s × %s)", r, c, size(r), size(c))
+			if k == 2 {
+				shape[k] = fmt.Sprintf("%d × %d", r, c)
+			}
+		}
+		return cells, shape, count
+	}
+	row := func(label string, ps models.Params, prefix string) {
+		cells, shape, count := group(ps, prefix)
+		r := mtRow{Label: label}
+		for k := range cells {
+			text := "—"
+			if len(cells[k]) > 0 {
+				text = strings.Join(cells[k], ", ")
+			}
+			r.Cells = append(r.Cells, mtCell{Text: text, Sub: shape[k]})
+		}
+		r.Cells = append(r.Cells, mtCell{Text: strconv.Itoa(count)})
+		tab.Rows = append(tab.Rows, r)
+	}
+	for l, c := range m.net.Net.Layers {
+		row(fmt.Sprintf("layer %d", l+1), c.Params(), "")
+	}
+	row("output", m.net.Out.Params(), "out.")
+	return tab
 }
 
 // firstForecast is x̂_1, the forecast of day 1 "made on day 0": the output from the
@@ -200,6 +278,10 @@ func (m *deepModel) At(t int) sim.Frame {
 func (m *deepModel) TrainStep() (sim.Frame, error) {
 	rng := m.stream(m.seed, func() { m.net = zoo.NewMarketModel(m.net.Kind, m.net.Layers(), m.seed) })
 	loss, acc := m.net.TrainStep(rng)
+	m.lastNorm, m.maxNorm = m.net.GradNorm, max(m.maxNorm, m.net.GradNorm)
+	if m.net.Clipped {
+		m.clippedSteps++
+	}
 	m.run, m.scores = nil, nil
 	return m.progress(loss, map[string]any{"regime_accuracy": round4(acc)})
 }
@@ -214,11 +296,13 @@ var deepLesson = &Lesson{
 		`A deep RNN stacks recurrent layers. Layer 1 reads the input \(X_t\); every higher layer reads the hidden state of the layer below at the same step, \(H_t^{(l-1)}\), and its own previous state \(H_{t-1}^{(l)}\). So each state \(H_t^{(l)}\) is sent two ways: to the right, to the same layer's next step, and up, to the next layer's same step. Only the top layer feeds the output. In the graph below each layer is a row; follow the arrows of the highlighted column.`,
 		`Why stack? Different layers can keep different kinds of information. The lecture's example is a market: whether we are in a bull or a bear market changes rarely, while prices move every day. The series here is generated that way: a slow regime \(r_t = \pm 1\) that flips on about one day in 25 and shifts the mean daily move to \(\pm 0.5\), plus a fast day-to-day component \(f_t\) that partly undoes the previous day's move, \(x_t = 0.5\,r_t + f_t\). The model reads one \(x_t\) per day and, from its top layer, forecasts tomorrow's move \(\hat x_{t+1}\) and the probability that today is a bull market.`,
 		`Which layer tracks which? The bars show, per layer, how closely its units follow the regime \(r_t\) and the fast component \(f_t\) (the mean of \(|\mathrm{corr}|\) over the units, measured on 20 held-out series). What the trained models actually do: every layer carries some of both, but in every stack of two or three layers the top layer's units follow the day-to-day component less than layer 1's do, and the regime as closely or more (higher in five of the six stacks): layer 1 mixes the fast moves into most of its units. It is a tendency, not a clean split: with \(h = 8\) units per layer nothing forces one layer per time scale, and a single layer already solves this task about as well (see the held-out scores in the facts).`,
-		`Change \(L\), the cell (the lecture's tanh RNN, a GRU or an LSTM replace \(\phi\) in the equation with their gated step) or the seed for a new series. <b>Train from scratch</b> retrains the chosen stack live.`,
+		`<b>The weights of each layer.</b> Layer 1 reads \(X_t\), \(d\) numbers a day (here \(d = 1\), the move \(x_t\)), so its input weights \(W_{xh}^{(1)}\) are \(d \times h\); every higher layer reads the \(h\) numbers of \(H_t^{(l-1)}\), so its \(W_{xh}^{(l)}\) is \(h \times h\) (lecture 000 writes \(h \times h\) for every layer, which holds only when \(d = h\)). The recurrent weights \(W_{hh}^{(l)}\) are \(h \times h\) and the biases \(b_h^{(l)}\) are \(1 \times h\) in every layer, and the output reads the top layer only: \(W_{hq}\) is \(h \times q\). A GRU has such a pair of weights and a bias for each gate and its candidate, an LSTM for each of its four. The table lists them, read from the model on the page.`,
+		`<b>Why a deep RNN needs care</b> (lecture 004). The gradient that trains layer 1 comes down through every layer above it at each step and back through time within each layer: a product of Jacobians along both axes, which can shrink to nothing or blow up faster than in one layer. So initialisation, learning rate and clipping matter more. The stacks here start from small weights, every weight and bias of a layer drawn from \(U(-1/\sqrt{h}, 1/\sqrt{h})\); they train with Adam at \(\eta = 0.01\); and before each step the gradient \(g\) is scaled down to norm \(\theta = 5\) if it is longer. On this small task with these settings the safety net is not needed: trained from scratch at seed 1, every cell and depth keeps \(\|g\|\) below 1 over its first 200 steps, far under \(\theta\). While you train, the facts give \(\|g\|\) and how many steps were clipped.`,
+		`Change \(L\), the cell or the seed for a new series. The lecture writes layer \(l\)'s step for the tanh RNN, \(\phi_l = \tanh\); a deep GRU or LSTM replaces it by the gated step of lectures 4.3 and 4.4, with \(H_t^{(l-1)}\) in place of \(X_t\), and the equation shows the chosen cell's. <b>Train from scratch</b> retrains the chosen stack live.`,
 	},
 	Equations: []Equation{
 		{TeX: `H_t^{(0)} = \htmlClass{sym-x}{X_t} = x_t`, Symbols: []Symbol{{ID: "x", Array: "x"}}},
-		{TeX: `\htmlClass{sym-H}{H_t^{(l)}} = \phi_l(H_t^{(l-1)} W_{xh}^{(l)} + H_{t-1}^{(l)} W_{hh}^{(l)} + b_h^{(l)}), \quad l = 1, \dots, L`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
+		{TeX: deepStepTeX[string(models.KindRNN)], Symbols: []Symbol{{ID: "H", Array: "H"}}, Param: "cell", Variants: deepStepTeX},
 		{TeX: `O_t = H_t^{(L)} W_{hq} + b_q = (\htmlClass{sym-x_hat}{\hat x_{t+1}},\ o_t), \qquad \htmlClass{sym-p_bull}{P(\mathrm{bull})} = \sigma(o_t)`, Symbols: []Symbol{{ID: "x_hat", Array: "x_hat_next"}, {ID: "p_bull", Array: "p_bull"}}},
 	},
 	Arrays: []Array{
@@ -244,6 +328,8 @@ var deepLesson = &Lesson{
 			Note: `The regime sets the mean; the fast part \(f_t\) swings around it and partly undoes the previous day's move.`},
 		{ID: "forecast", Static: []string{"axes"}, Kind: Line, Title: `the forecast \(\hat x_t\) made the day before, against the move \(x_t\) that came`, Arrays: []string{"x", "x_hat"}, Legend: []string{"move xₜ", "forecast x̂ₜ (made on day t−1)"}, Symbol: "x_hat",
 			Note: `\(\hat{x}_1\) is the forecast from the initial state \(H_0 = 0\), the bias \(b_q\).`},
+		{ID: "shapes", Static: []string{"shapes"}, Kind: Table, Title: `the parameters of each layer: \(W_{xh}^{(1)}\) is \(d \times h\), \(W_{xh}^{(l)}\) for \(l > 1\) is \(h \times h\)`,
+			Note: "Read from the live model. A GRU has three input and three recurrent weights per layer, an LSTM four of each."},
 		{ID: "regime", Static: []string{"axes"}, Kind: Line, Title: `bull market (1) or bear (0), and the model's \(P(\mathrm{bull})\)`, Arrays: []string{"regime_line", "p_bull"}, Legend: []string{"bull (1) or bear (0)", "P(bull)"}, Scale: []float64{0, 1}, Symbol: "p_bull"},
 	},
 	Params: sim.Specs{
@@ -293,6 +379,20 @@ var deepLesson = &Lesson{
 	TrainedBytes: 272 << 10,
 }
 
+// deepStepTeX is layer l's step H_t^{(l)} = f_l(H_t^{(l−1)}, H_{t−1}^{(l)}) for each
+// cell the page offers, in the lecture's symbols (4.3–4.5) and as models computes it:
+// eq. 6 with φ_l = tanh, or the GRU's or the LSTM's gated step reading H_t^{(l−1)} in
+// place of X_t (models.GRU is the lecture's form, the reset gate before W_hh).
+var deepStepTeX = map[string]string{
+	string(models.KindRNN): `\htmlClass{sym-H}{H_t^{(l)}} = \tanh(H_t^{(l-1)} W_{xh}^{(l)} + H_{t-1}^{(l)} W_{hh}^{(l)} + b_h^{(l)}), \quad l = 1, \dots, L`,
+	string(models.KindGRU): `\begin{aligned} R_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xr}^{(l)} + H_{t-1}^{(l)} W_{hr}^{(l)} + b_r^{(l)}) \\ Z_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xz}^{(l)} + H_{t-1}^{(l)} W_{hz}^{(l)} + b_z^{(l)}) \\ ` +
+		`\tilde H_t^{(l)} &= \tanh(H_t^{(l-1)} W_{xh}^{(l)} + (R_t^{(l)} \odot H_{t-1}^{(l)}) W_{hh}^{(l)} + b_h^{(l)}) \\ ` +
+		`\htmlClass{sym-H}{H_t^{(l)}} &= Z_t^{(l)} \odot H_{t-1}^{(l)} + (1 - Z_t^{(l)}) \odot \tilde H_t^{(l)}, \quad l = 1, \dots, L \end{aligned}`,
+	string(models.KindLSTM): `\begin{aligned} I_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xi}^{(l)} + H_{t-1}^{(l)} W_{hi}^{(l)} + b_i^{(l)}) \\ F_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xf}^{(l)} + H_{t-1}^{(l)} W_{hf}^{(l)} + b_f^{(l)}) \\ ` +
+		`O_t^{(l)} &= \sigma(H_t^{(l-1)} W_{xo}^{(l)} + H_{t-1}^{(l)} W_{ho}^{(l)} + b_o^{(l)}) \\ \tilde C_t^{(l)} &= \tanh(H_t^{(l-1)} W_{xc}^{(l)} + H_{t-1}^{(l)} W_{hc}^{(l)} + b_c^{(l)}) \\ ` +
+		`C_t^{(l)} &= F_t^{(l)} \odot C_{t-1}^{(l)} + I_t^{(l)} \odot \tilde C_t^{(l)} \\ \htmlClass{sym-H}{H_t^{(l)}} &= O_t^{(l)} \odot \tanh(C_t^{(l)}), \quad l = 1, \dots, L \end{aligned}`,
+}
+
 // deepFacts labels the page's facts in the lecture's words.
 var deepFacts = factTable{
 	static: []fact{
@@ -306,6 +406,11 @@ var deepFacts = factTable{
 		{key: "best_possible_mse", label: "best possible MSE", measured: true},
 		{key: "what_layers_show", label: "what the layers show"},
 		{key: "weights", label: "weights"},
+		{key: "initialisation", label: "initialisation"},
+		{key: "optimiser", label: "optimiser"},
+		{key: "clipping", label: "gradient clipping"},
+		{key: "gradient_norm", label: `gradient norm \(\|g\|\) before clipping`},
+		{key: "clipped_steps", label: "steps clipped"},
 	},
 	step: []fact{
 		{key: "day", label: "day t"},

@@ -1,8 +1,12 @@
 package lessons
 
 import (
+	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"unroll/zoo"
@@ -105,5 +109,143 @@ func TestDeepTrainFromScratch(t *testing.T) {
 	}
 	if _, fast, _ := m.layerScores(); len(fast) != 2 {
 		t.Errorf("layer scores after training: got %d layers want 2", len(fast))
+	}
+}
+
+// TestDeepWeightShapes (lecture 000, eq. 6, with its slip corrected): the table's
+// shapes are the live model's parameter shapes: layer 1's input weights W_x· are d×h,
+// every higher layer's h×h, the recurrent weights h×h and the biases 1×h in every
+// layer, the output's W_hq h×q and b_q 1×q; and the table's counts add up to the
+// model's parameters.
+func TestDeepWeightShapes(t *testing.T) {
+	gates := map[string]int{"rnn": 1, "gru": 3, "lstm": 4} // weight pairs per layer
+	for _, kind := range zoo.DeepKinds {
+		for L := 1; L <= zoo.DeepMaxLayers; L++ {
+			m := buildLesson[*deepModel](t, deepLesson, map[string]string{"cell": kind, "layers": strconv.Itoa(L)})
+			tab := m.Static().Meta["shapes"].(mtTable)
+			if len(tab.Rows) != L+1 {
+				t.Fatalf("%s L=%d: %d rows want %d", kind, L, len(tab.Rows), L+1)
+			}
+			d, h := m.net.Net.InputSize(), zoo.DeepHidden
+			total := 0
+			for l, c := range m.net.Net.Layers {
+				row := tab.Rows[l]
+				in := fmt.Sprintf("%d × %d (d × h)", d, h)
+				if l > 0 {
+					in = fmt.Sprintf("%d × %d (h × h)", h, h)
+				}
+				want := []string{in, fmt.Sprintf("%d × %d (h × h)", h, h), fmt.Sprintf("1 × %d", h)}
+				for k, w := range want {
+					if row.Cells[k].Sub != w {
+						t.Errorf("%s L=%d layer %d column %d: %q want %q", kind, L, l+1, k, row.Cells[k].Sub, w)
+					}
+				}
+				// the model's own shapes, parameter by parameter
+				count := 0
+				for _, p := range c.Params() {
+					r, cols := p.Value.Dims()
+					count += r * cols
+					k := 2
+					switch {
+					case strings.HasPrefix(p.Name, "W_x"):
+						k = 0
+						if (l == 0 && r != d) || (l > 0 && r != h) || cols != h {
+							t.Errorf("%s layer %d %s is %d×%d", kind, l+1, p.Name, r, cols)
+						}
+					case strings.HasPrefix(p.Name, "W_h"):
+						k = 1
+					}
+					if !slices.Contains(strings.Split(row.Cells[k].Text, ", "), p.Name) || row.Cells[k].Sub != want[k] {
+						t.Errorf("%s L=%d layer %d: %s (%d×%d) not in column %d: %q %q", kind, L, l+1, p.Name, r, cols, k, row.Cells[k].Text, row.Cells[k].Sub)
+					}
+				}
+				if n := len(strings.Split(row.Cells[0].Text, ", ")); n != gates[kind] {
+					t.Errorf("%s layer %d: %d input weights want %d", kind, l+1, n, gates[kind])
+				}
+				if row.Cells[3].Text != strconv.Itoa(count) {
+					t.Errorf("%s layer %d: %s numbers want %d", kind, l+1, row.Cells[3].Text, count)
+				}
+				total += count
+			}
+			if total != m.net.Net.Params().Count() {
+				t.Errorf("%s L=%d: the layers' numbers add to %d, the model has %d", kind, L, total, m.net.Net.Params().Count())
+			}
+			out := tab.Rows[L]
+			q := m.net.Out.W.Value.RawMatrix().Cols
+			if out.Cells[0].Text != "W_hq" || out.Cells[0].Sub != fmt.Sprintf("%d × %d (h × q)", h, q) || out.Cells[2].Text != "b_q" || out.Cells[2].Sub != fmt.Sprintf("1 × %d", q) {
+				t.Errorf("%s output row %+v", kind, out.Cells)
+			}
+		}
+	}
+}
+
+// TestDeepEquationFollowsCell: the displayed step of layer l is the chosen cell's,
+// and names exactly the weights the model of that cell has (W_xr … as W_{xr}^{(l)}).
+func TestDeepEquationFollowsCell(t *testing.T) {
+	eq := deepLesson.Equations[1]
+	for _, kind := range zoo.DeepKinds {
+		v := lessonValues(deepLesson, map[string]string{"cell": kind})
+		tex := eq.TeXFor(v)
+		m := buildLesson[*deepModel](t, deepLesson, map[string]string{"cell": kind, "layers": "2"})
+		var names []string
+		for _, p := range m.net.Net.Layers[1].Params() {
+			names = append(names, p.Name)
+			sym, sub, _ := strings.Cut(p.Name, "_")
+			if !strings.Contains(tex, sym+"_{"+sub+"}^{(l)}") && !strings.Contains(tex, sym+"_"+sub+"^{(l)}") {
+				t.Errorf("%s: the equation does not name %s: %s", kind, p.Name, tex)
+			}
+		}
+		for _, gate := range []string{`R_t^{(l)}`, `Z_t^{(l)}`, `I_t^{(l)}`, `F_t^{(l)}`, `O_t^{(l)}`, `C_t^{(l)}`, `\phi`} {
+			want := (kind == "gru" && (gate == `R_t^{(l)}` || gate == `Z_t^{(l)}`)) ||
+				(kind == "lstm" && (gate == `I_t^{(l)}` || gate == `F_t^{(l)}` || gate == `O_t^{(l)}` || gate == `C_t^{(l)}`))
+			if strings.Contains(tex, gate) != want {
+				t.Errorf("%s: the equation has %s: %v, want %v (weights %v)", kind, gate, !want, want, names)
+			}
+		}
+	}
+}
+
+// TestDeepTrainingCare (seed 004: deep RNNs need care with initialisation, learning
+// rate and clipping): the page states the recipe the models use: the layers' fresh
+// weights lie in U(−1/√h, 1/√h) and fill it; Adam at η; clipping at θ; and what the
+// prose says of it: from scratch at seed 1, every cell and depth keeps ‖g‖ below 1
+// over its first 200 steps, so no step is clipped, and the facts count them.
+func TestDeepTrainingCare(t *testing.T) {
+	a := 1 / math.Sqrt(float64(zoo.DeepHidden))
+	if zoo.DeepInitBound() != a {
+		t.Fatalf("init bound %v want 1/√h = %v", zoo.DeepInitBound(), a)
+	}
+	prose := strings.Join(deepLesson.Prose, " ")
+	for _, want := range []string{`U(-1/\sqrt{h}, 1/\sqrt{h})`, fmt.Sprintf(`\(\eta = %g\)`, zoo.DeepLR), fmt.Sprintf(`\(\theta = %g\)`, float64(zoo.DeepClip)), "first 200 steps"} {
+		if !strings.Contains(prose, want) {
+			t.Errorf("the prose does not say %s", want)
+		}
+	}
+	for _, kind := range zoo.DeepKinds {
+		for L := 1; L <= zoo.DeepMaxLayers; L++ {
+			fresh := zoo.NewMarketModel(kind, L, 1)
+			top := 0.0
+			for _, p := range fresh.Net.Params() {
+				for _, w := range p.Value.RawMatrix().Data {
+					top = max(top, math.Abs(w))
+				}
+			}
+			if top > a || top < 0.9*a {
+				t.Errorf("%s L=%d: fresh weights reach %v, want within and near a = %v", kind, L, top, a)
+			}
+			m := buildLesson[*deepModel](t, deepLesson, map[string]string{"cell": kind, "layers": strconv.Itoa(L), "seed": "1"})
+			for range 200 {
+				if _, err := m.TrainStep(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !(m.maxNorm > 0 && m.maxNorm < 1) || m.clippedSteps != 0 {
+				t.Errorf("%s L=%d: largest ‖g‖ %v, %d steps clipped; the prose says below 1 and none", kind, L, m.maxNorm, m.clippedSteps)
+			}
+			f := m.Static().Meta
+			if f["clipped_steps"] != "0 of 200" || !strings.Contains(f["gradient_norm"].(string), fmt.Sprintf("%.3g at most", m.maxNorm)) {
+				t.Errorf("%s L=%d: facts %q, %q", kind, L, f["clipped_steps"], f["gradient_norm"])
+			}
+		}
 	}
 }

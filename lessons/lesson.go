@@ -72,10 +72,25 @@ type Lesson struct {
 	TrainedBytes int
 }
 
-// Equation is one displayed equation.
+// Equation is one displayed equation. One that depends on a parameter (the cell a
+// deep RNN stacks) names it in Param and gives its TeX for some of that parameter's
+// values in Variants, TeX being the form for every other value: the page is rendered
+// with TeXFor the URL's values, and static/js/math.js switches the equation when the
+// parameter changes. Every variant marks the equation's Symbols.
 type Equation struct {
-	TeX     string
-	Symbols []Symbol
+	TeX      string
+	Symbols  []Symbol
+	Param    string            // the parameter the TeX depends on; "" for none
+	Variants map[string]string // the TeX for a value of Param, by value
+}
+
+// TeXFor is the equation's TeX at the parameter values v: its variant for v's value
+// of Param, else TeX.
+func (e Equation) TeXFor(v sim.Values) string {
+	if t, ok := e.Variants[v[e.Param]]; ok && e.Param != "" {
+		return t
+	}
+	return e.TeX
 }
 
 // Symbol ties a symbol of an equation to the per-step array it names: hovering it

@@ -126,10 +126,25 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 	}
 	symbols := map[string]bool{}
 	for _, eq := range l.Equations {
+		forms := []string{eq.TeX}
+		if eq.Param != "" || eq.Variants != nil { // a variant for a value of a choice the page offers
+			i := slices.IndexFunc(l.Params, func(p sim.ParamSpec) bool { return p.Name == eq.Param })
+			if i < 0 || l.Params[i].Kind != sim.Choice || len(eq.Variants) == 0 {
+				t.Errorf("equation %q depends on %q, which is not a choice of the lesson, or has no variants", eq.TeX, eq.Param)
+			}
+			for value, tex := range eq.Variants {
+				if i >= 0 && !slices.Contains(l.Params[i].Choices, value) {
+					t.Errorf("equation variant for %s = %q: not one of its choices", eq.Param, value)
+				}
+				forms = append(forms, tex)
+			}
+		}
 		for _, sym := range eq.Symbols {
 			symbols[sym.ID] = true
-			if !strings.Contains(eq.TeX, `\htmlClass{sym-`+sym.ID+`}`) {
-				t.Errorf("equation %q does not mark symbol %s", eq.TeX, sym.ID)
+			for _, tex := range forms {
+				if !strings.Contains(tex, `\htmlClass{sym-`+sym.ID+`}`) {
+					t.Errorf("equation %q does not mark symbol %s", tex, sym.ID)
+				}
 			}
 			if _, ok := shapes[sym.Array]; !ok {
 				t.Errorf("symbol %s names array %q, which no frame has", sym.ID, sym.Array)

@@ -36,7 +36,7 @@ func (m *SeqClassifier) Clone() *SeqClassifier {
 // Clone is a copy of the deep model and its optimiser.
 func (m *MarketModel) Clone() *MarketModel {
 	c := models.NewCopier()
-	return &MarketModel{Kind: m.Kind, Net: c.Deep(m.Net), Out: c.Dense(m.Out), opt: c.Adam(m.opt)}
+	return &MarketModel{Kind: m.Kind, Net: c.Deep(m.Net), Out: c.Dense(m.Out), opt: c.Adam(m.opt), GradNorm: m.GradNorm, Clipped: m.Clipped}
 }
 
 // Clone is a copy of the skip-gram model and its optimiser.

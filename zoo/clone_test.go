@@ -154,7 +154,7 @@ func TestCloneKnowsEveryField(t *testing.T) {
 		v      any
 		fields int
 	}{
-		{CharLM{}, 3}, {GRUClassifier{}, 5}, {SeqClassifier{}, 4}, {MarketModel{}, 4},
+		{CharLM{}, 3}, {GRUClassifier{}, 5}, {SeqClassifier{}, 4}, {MarketModel{}, 6},
 		{EmbedModel{}, 2}, {FillBlank{}, 4}, {Translator{}, 6},
 	} {
 		if n := reflect.TypeOf(c.v).NumField(); n != c.fields {

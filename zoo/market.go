@@ -40,7 +40,23 @@ type MarketModel struct {
 	Net  *models.Deep
 	Out  *models.Dense
 	opt  *models.Adam
+	// GradNorm is ‖g‖ of the last TrainStep's gradient before clipping, and Clipped
+	// whether it exceeded DeepClip and was scaled down to it.
+	GradNorm float64
+	Clipped  bool
 }
+
+// The training recipe of every market model, which the deep-RNN page states: Adam's
+// learning rate η, the gradient-clipping threshold θ, and the bound a of the initial
+// weights of the recurrent layers, each drawn from U(−a, a) with a = 1/√h
+// (models.NewCell).
+const (
+	DeepLR   = deepLR
+	DeepClip = deepClip
+)
+
+// DeepInitBound is a = 1/√h, the bound of the recurrent layers' initial weights.
+func DeepInitBound() float64 { return 1 / math.Sqrt(DeepHidden) }
 
 // NewMarketModel returns an untrained model of L layers of the given cell kind.
 func NewMarketModel(kind string, L int, seed uint64) *MarketModel {
@@ -108,7 +124,7 @@ func (m *MarketModel) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
 	ps := m.Params()
 	ps.ZeroGrad()
 	loss, accuracy = m.lossGrad(batch, deepTrainLen)
-	models.ClipGradNorm(ps, deepClip)
+	m.GradNorm, m.Clipped = models.ClipGradNorm(ps, deepClip)
 	m.opt.Step(ps)
 	return loss, accuracy
 }

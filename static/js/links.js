@@ -266,5 +266,7 @@ export function linkSymbols(panels, store, schedule, describePanel = () => []) {
       if (symbolHover) showSymbol(symbolHover);
       if (focusedPanel && !tip.hidden && document.activeElement === focusedPanel.canvas) showPanel(focusedPanel);
     },
+    // an equation rendered again (math.js syncEquations): its symbols are new elements
+    equationChanged: (eq) => { exposeSymbols(eq, symbolArray); if (symbolHover) hot(symbolHover, true); },
   };
 }

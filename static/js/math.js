@@ -14,6 +14,25 @@ export function renderEquation(el) {
   fitEquation(el);
 }
 
+// syncEquations switches each equation that depends on a parameter (data-tex-param,
+// rendered from lessons.Equation) to its form for the parameter's value in params:
+// the value's variant (data-tex-variants), else the default form. It re-renders only
+// the equations whose TeX changed and returns them (their symbols need exposing again).
+export function syncEquations(params) {
+  const changed = [];
+  for (const el of document.querySelectorAll(".equation[data-tex-param]")) {
+    const value = params[el.dataset.texParam];
+    if (value === undefined) continue;
+    const variants = JSON.parse(el.dataset.texVariants || "{}") || {};
+    const tex = Object.hasOwn(variants, value) ? variants[value] : el.dataset.texDefault;
+    if (tex === el.dataset.tex) continue;
+    el.dataset.tex = tex;
+    renderEquation(el);
+    changed.push(el);
+  }
+  return changed;
+}
+
 const MIN_SCALE = 0.7; // below this a projected equation is unreadable: scroll instead
 
 // fitEquation shrinks a display equation that is wider than its column, so the whole

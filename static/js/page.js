@@ -15,7 +15,7 @@
 //   a11y.js       the drawings in words (labels, tables) and the announcer, the one live region
 import { connect } from "./socket.js";
 import { createStore, applySnapshot, applyFrame, applyTrain, gaps } from "./store.js";
-import { renderEquation, renderInline, fitEquation, whenReady } from "./math.js";
+import { renderEquation, renderInline, fitEquation, syncEquations, whenReady } from "./math.js";
 import { linkSymbols } from "./links.js";
 import { bindA11y } from "./a11y.js";
 import { $, $$, tid } from "./dom.js";
@@ -82,6 +82,7 @@ function start(root) {
       if (state.set.inFlight && !params.accepted() && setToast) hideError(); // the refused value is fixed: its toast goes
       const entry = snapshotArrived(state, store);
       commands.flushSet(); syncControls();
+      syncEquations(store.params).forEach(links.equationChanged); // an equation that depends on a parameter
       url.write(entry);
     }
     else if (type === "frame") { applyFrame(store, msg); url.writeSoon(); if (gaps(store)) transport.fillGapsSoon(); }
