@@ -59,4 +59,27 @@ func TestBrowserTERShift(t *testing.T) {
 			}
 		})
 	}
+
+	// Snover et al. 2006's example: one shift, two substitutions and a deletion, 4 edits
+	// over 13 words, where WER counts 6
+	t.Run("paper", func(t *testing.T) {
+		q := url.Values{"example": {"typed"}, "candidate": {"this week the saudis denied information published in the new york times"},
+			"references": {"saudi arabia denied this week information published in the american new york times"}, "step": {"5"}}
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(srv.URL+"/lessons/bleu?"+q.Encode())); err != nil {
+			t.Fatal(err)
+		}
+		waitForJS(t, ctx, "the last step drawn", `document.body.dataset.stream === "live" && `+stepReadJS+` === 5 && `+drawnStepJS)
+		const canvas = `document.querySelector('[data-testid=canvas-ngrams]')`
+		waitForJS(t, ctx, "the TER description", canvas+`.getAttribute('aria-label').includes('TER')`)
+		if label := evalJS[string](t, ctx, canvas+`.getAttribute('aria-label')`); !strings.Contains(label, "TER: 4 edits, 1 shift (“this week” from word 1 to 4), then 3 word edits") {
+			t.Errorf("the panel's description %q does not give the paper's edits", label)
+		}
+		facts := evalJS[string](t, ctx, `document.querySelector('[data-testid=facts]').innerText`)
+		if !strings.Contains(facts, "(1 + 2 + 1 + 0)/13 = 0.3077") || !strings.Contains(facts, "(5 + 1 + 0)/13 = 0.4615") {
+			t.Errorf("the facts do not give TER 4/13 beside WER 6/13: %q", facts)
+		}
+		if shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`[data-testid=panel-ngrams]`))); err == nil && os.MkdirAll(screenshotDir, 0o755) == nil {
+			_ = os.WriteFile(filepath.Join(screenshotDir, "bleu-ter-paper-1280.png"), shot, 0o644)
+		}
+	})
 }

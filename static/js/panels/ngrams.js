@@ -238,14 +238,14 @@ function drawAlignment(canvas, width, st, meta) {
   // TER: the candidate as typed, its moved blocks numbered, arrows to where they land
   const moved = movedWords(ter);
   write(terHead, terTop);
-  label(ctx, "candidate", orig.boxes[0]?.y ?? terTop);
-  orig.boxes.forEach((b, i) => drawBox(ctx, b, moved.has(i) ? SHIFT_FILL : "#ffffff", moved.has(i) ? SHIFT : "#cbd5e1"));
   const hypOrigin = (e) => (e.hyp_pos >= 0 ? ter.origin[e.hyp_pos] : -1);
-  drawGrid(ctx, grid.cols, ["hyp", "ref"], ["shifted", "reference 1"], (e) => moved.has(hypOrigin(e)));
-  for (const c of grid.cols) {
+  for (const c of grid.cols) { // the arrows first: a wrapped row's words are drawn over them
     const o = hypOrigin(c.e), b = orig.boxes[o];
     if (o >= 0 && moved.has(o) && b) arrow(ctx, b.x + b.w / 2, b.y + BOX + 1, c.x + c.w / 2, c.y - 1);
   }
+  label(ctx, "candidate", orig.boxes[0]?.y ?? terTop);
+  orig.boxes.forEach((b, i) => drawBox(ctx, b, moved.has(i) ? SHIFT_FILL : "#ffffff", moved.has(i) ? SHIFT : "#cbd5e1"));
+  drawGrid(ctx, grid.cols, ["hyp", "ref"], ["shifted", "reference 1"], (e) => moved.has(hypOrigin(e)));
   ctx.font = SMALL; ctx.fillStyle = SHIFT;
   (ter.shifts || []).forEach((s, k) => { // the shift's number beside its first word's arrow
     const b = orig.boxes[s.block?.[0]];
