@@ -14,10 +14,11 @@ const (
 	// MaxTERCells bounds Σ (candidate words + 1)(reference words + 1) over every
 	// candidate–reference pair of a request: the greedy shift search tries at most
 	// models.TERMaxShiftCandidates (1000) shifts per pair, each an edit distance over
-	// that many cells, so a request costs at most about a second of one core (1.1 ns a
-	// cell measured, BenchmarkTERRandom256). The sentence form at its word and reference
-	// limits (16 × 257² = 1,056,784) fits, and so does a corpus of 1,000 sentences of
-	// 32 words with one reference each (1,089,000).
+	// that many cells, so a request costs at most about a second of one core
+	// (BenchmarkTERWorstRequest, the sentence form at its limits on a three-word
+	// vocabulary: 1.2 s of CPU, about 1.1 ns a cell). The sentence form at its word and
+	// reference limits (16 × 257² = 1,056,784) fits, and so does a corpus of 1,000
+	// sentences of 32 words with one reference each (1,089,000).
 	MaxTERCells = 1_100_000
 )
 

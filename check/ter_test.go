@@ -3,6 +3,7 @@ package check
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -82,5 +83,29 @@ func TestTERAnswers(t *testing.T) {
 	c := res.(*models.TERCorpusResult)
 	if c.Edits != 3 || c.RefLength != 4 || c.TER != 0.75 || len(c.Sentences) != 2 {
 		t.Errorf("corpus: %d edits over %v = %v, want 3 over 4 = 0.75", c.Edits, c.RefLength, c.TER)
+	}
+}
+
+// BenchmarkTERWorstRequest is the sentence form at its limits on a three-word
+// vocabulary, where the shift search is widest: 256 words against 16 references of 256
+// (MaxTERCells says a request stays near a second of one core).
+func BenchmarkTERWorstRequest(b *testing.B) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	sentence := func() string {
+		w := make([]string, MaxSentenceWords)
+		for i := range w {
+			w[i] = string(rune('a' + rng.IntN(3)))
+		}
+		return strings.Join(w, " ")
+	}
+	refs := make([]string, MaxReferences)
+	for i := range refs {
+		refs[i] = sentence()
+	}
+	req := &TERRequest{Candidate: ptr(sentence()), References: rawJSON(b, refs)}
+	for b.Loop() {
+		if _, err := TER(req); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

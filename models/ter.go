@@ -383,14 +383,19 @@ func distanceFrom(d [][]int, ref, hyp []int, first int) int {
 	for i := range prev {
 		prev[i] = d[i][first]
 	}
+	ref = ref[:n]
 	for j := first + 1; j <= len(hyp); j++ {
-		next[0] = j
-		for i := 1; i <= n; i++ {
-			sub := prev[i-1]
-			if ref[i-1] != hyp[j-1] {
+		w := hyp[j-1]
+		p, q := prev[:n+1], next[:n+1]
+		left := j // q[i-1], carried in a register
+		q[0] = left
+		for i, r := range ref {
+			sub := p[i]
+			if r != w {
 				sub++
 			}
-			next[i] = min(sub, prev[i]+1, next[i-1]+1)
+			left = min(sub, p[i+1]+1, left+1)
+			q[i+1] = left
 		}
 		prev, next = next, prev
 	}
