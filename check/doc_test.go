@@ -25,6 +25,8 @@ func TestAPIDocLimits(t *testing.T) {
 		"at most 16 references per candidate",
 		"at most 1,000 candidates and 100,000 words",
 		"`refs` lists its place in at most 16 references",
+		"over every candidate–reference pair at most 1,100,000",
+		"at most 10 words", "moving at most 50 words", "at most 1,000 shifts are tried",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("docs/api.md does not say %q", want)
@@ -32,7 +34,8 @@ func TestAPIDocLimits(t *testing.T) {
 	}
 	if MaxSize != 256 || MaxSteps != 512 || MaxCellNumbers != 787_968 || maxTokenBytes != 1024 || models.MaxBLEUOrder != 8 ||
 		MaxSentenceWords != 256 || MaxSentenceBytes != 4096 || MaxReferences != 16 || MaxCorpusSentences != 1000 ||
-		MaxCorpusWords != 100_000 || models.MaxNGramRefSpans != 16 {
+		MaxCorpusWords != 100_000 || models.MaxNGramRefSpans != 16 || MaxTERCells != 1_100_000 ||
+		models.TERMaxShiftSize != 10 || models.TERMaxShiftDist != 50 || models.TERMaxShiftCandidates != 1000 {
 		t.Error("a limit changed: update docs/api.md and this test")
 	}
 	if MaxReferences > models.MaxNGramRefSpans {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"unroll/models"
 )
 
 // FuzzCell feeds arbitrary bodies to the /api/v1/cell logic (DecodeCell, then Cell): it
@@ -72,6 +74,27 @@ func FuzzBLEU(f *testing.F) {
 		}
 		if err == nil && (res.BLEU < 0 || res.BLEU > 1) {
 			t.Fatalf("BLEU = %v, outside [0, 1]", res.BLEU)
+		}
+	})
+}
+
+// FuzzTER does the same for /api/v1/ter.
+func FuzzTER(f *testing.F) {
+	f.Add(`{"candidate":"sat on the mat the cat","references":["the cat sat on the mat"]}`)
+	f.Add(`{"candidates":["a b"],"references":[["a b c"]]}`)
+	f.Add(`{"candidate":"","references":[""]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var req TERRequest
+		if json.Unmarshal([]byte(body), &req) != nil {
+			return
+		}
+		res, err := TER(&req)
+		var bad *Error
+		if err != nil && !errors.As(err, &bad) {
+			t.Fatalf("TER returned %T %v, want *check.Error", err, err)
+		}
+		if s, ok := res.(*models.TERResult); ok && (s.TER < 0 || len(s.Operations) != s.Edits) {
+			t.Fatalf("TER = %v with %d operations for %d edits", s.TER, len(s.Operations), s.Edits)
 		}
 	})
 }

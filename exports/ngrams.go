@@ -17,8 +17,24 @@ type ngram = models.NGram
 // edit is one column of the word error rate's alignment (models.Edit).
 type edit struct {
 	Kind    string `json:"kind"`
+	HypPos  int    `json:"hyp_pos"`
 	RefWord string `json:"ref_word"`
 	HypWord string `json:"hyp_word"`
+}
+
+// terView is TER on the pair WER aligns, as the bleu lesson's static "ter" holds it
+// (lessons.terView): the shifts in order, each with its block's positions in the
+// original candidate, and the shifted candidate's alignment.
+type terView struct {
+	Shifts []struct {
+		Words []string `json:"words"`
+		From  int      `json:"from"`
+		To    int      `json:"to"`
+		Block []int    `json:"block"`
+	} `json:"shifts"`
+	Origin    []int  `json:"origin"`
+	Alignment []edit `json:"alignment"`
+	Edits     int    `json:"edits"`
 }
 
 // ngramMark is an n-gram's status as a mark: credited (matched within its clip),
@@ -43,7 +59,8 @@ var ngramKey = []figures.KeyEntry{
 // ngramsFigure draws BLEU's matching (ngrams.js). Step n ≤ max_n: the candidate with
 // its n-grams of order n in lanes under it (credited, clipped, in no reference), the
 // references with the words the credited ones matched, and the count, clip and
-// matched of each distinct n-gram with p_n; the step after: the WER alignment.
+// matched of each distinct n-gram with p_n; the step after: the WER alignment, then
+// TER's shifts and alignment on the same pair.
 func ngramsFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	var cand []string
 	if !staticOf(v, p, "candidate", &cand) {
@@ -53,6 +70,7 @@ func ngramsFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	var grams []ngram
 	var edits []edit
 	var maxN int
+	var ter terView
 	staticOf(v, p, "references", &refs)
 	staticOf(v, p, "ngrams", &grams)
 	staticOf(v, p, "edits", &edits)
@@ -60,6 +78,9 @@ func ngramsFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	f := figures.Figure{Title: stepTitle(v, p)}
 	if v.Step() > maxN {
 		f.Tables = []figures.Table{alignmentTable(v, p, edits)}
+		if staticOf(v, p, "ter", &ter) && ter.Alignment != nil {
+			f.Tables = append(f.Tables, terTable(v, p, cand, ter))
+		}
 		return f, nil
 	}
 	n := v.Step()
@@ -212,6 +233,49 @@ func alignmentTable(v View, p lessons.Panel, edits []edit) figures.Table {
 	}
 	t.Notes = []string{"word error rate " + wer, "C correct, S substituted, D deleted, I inserted"}
 	t.Key = []figures.KeyEntry{{Mark: figures.Wrong, Text: "S substituted"}, {Mark: figures.Cut | figures.Unknown, Text: "D deleted"}, {Mark: figures.Special, Text: "I inserted"}}
+	return t
+}
+
+// terTable draws TER on the same pair as ngrams.js does, in one table (so that it fits
+// beside WER's): the candidate with the blocks its shifts move (Accent, numbered),
+// then the shifted candidate's alignment with the first reference, an edit per column,
+// its moved words marked too; the notes name the shifts and give TER.
+func terTable(v View, p lessons.Panel, cand []string, ter terView) figures.Table {
+	moved := map[int]int{} // original position → shift number
+	var named []string
+	for k, s := range ter.Shifts {
+		for _, o := range s.Block {
+			moved[o] = k + 1
+		}
+		named = append(named, fmt.Sprintf("shift %d: “%s” from word %d to word %d", k+1, strings.Join(s.Words, " "), s.From+1, s.To+1))
+	}
+	t := alignmentTable(v, p, ter.Alignment)
+	t.Title = fmt.Sprintf("TER on the same pair: %d shift(s) first, then the edits of the shifted candidate", len(ter.Shifts))
+	before := figures.Row{Label: "candidate"}
+	for i, w := range cand {
+		c := figures.Cell{Text: shownToken(w)}
+		if k := moved[i]; k > 0 {
+			c.Mark, c.Text = figures.Accent, fmt.Sprintf("%s ⁽%d⁾", shownToken(w), k)
+		}
+		before.Cells = append(before.Cells, c)
+	}
+	shifted, ref := t.Rows[1], t.Rows[0]
+	shifted.Label = "shifted"
+	for i, e := range ter.Alignment {
+		if e.HypPos >= 0 && e.HypPos < len(ter.Origin) && moved[ter.Origin[e.HypPos]] > 0 {
+			shifted.Cells[i].Mark |= figures.Accent
+		}
+	}
+	t.Rows = []figures.Row{before, shifted, ref, t.Rows[2]}
+	if len(named) == 0 {
+		named = []string{"no shift lowers the edits: TER's edits are the word edits"}
+	}
+	var terFact string
+	if !metaAt(v, p, v.Step(), "TER", &terFact) {
+		terFact = "?"
+	}
+	t.Notes = []string{strings.Join(named, "; "), "TER " + terFact}
+	t.Key = append([]figures.KeyEntry{{Mark: figures.Accent, Text: "moved by a shift (1 edit per block)"}}, t.Key...)
 	return t
 }
 

@@ -74,3 +74,51 @@ func TestNGramsFigure(t *testing.T) {
 		}
 	}
 }
+
+// TestNGramsFigureTER: after max_n steps the bleu figure also shows TER on the same
+// pair, as ngrams.js does: "sat on the mat the cat" against "the cat sat on the mat"
+// moves "the cat" (marked, and named in a note) to the front, and the shifted
+// candidate's alignment with the reference is all matches.
+func TestNGramsFigureTER(t *testing.T) {
+	l := lessonNamed(t, "bleu")
+	p := panelNamed(t, l, "ngrams")
+	vals, err := l.Params.Apply(l.Params.Defaults(), map[string]string{"example": "typed", "candidate": "sat on the mat the cat", "references": "the cat sat on the mat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := l.Build(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Panel(viewAt(t, l, m, m.Steps()), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Tables) != 2 {
+		t.Fatalf("got %d tables, want WER's alignment and TER's", len(f.Tables))
+	}
+	ter := f.Tables[1]
+	for i, c := range ter.Rows[0].Cells {
+		if (i >= 4) != (c.Mark == figures.Accent) {
+			t.Errorf("candidate word %d (%q) is marked %b; only “the cat” (words 5 and 6) moves", i+1, c.Text, c.Mark)
+		}
+	}
+	var shifted []string
+	for i, c := range ter.Rows[1].Cells {
+		shifted = append(shifted, c.Text)
+		if (i < 2) != (c.Mark == figures.Accent) {
+			t.Errorf("shifted word %d (%q) is marked %b; only “the cat” (now words 1 and 2) moved", i+1, c.Text, c.Mark)
+		}
+	}
+	if got := strings.Join(shifted, " "); got != "the cat sat on the mat" {
+		t.Errorf("the shifted row reads %q", got)
+	}
+	if len(ter.Notes) != 2 || ter.Notes[0] != "shift 1: “the cat” from word 5 to word 1" || !strings.Contains(ter.Notes[1], "(1 + 0 + 0 + 0)/6 = 0.1667") {
+		t.Errorf("TER's notes are %q", ter.Notes)
+	}
+	for i, c := range ter.Rows[3].Cells {
+		if c.Text != "C" {
+			t.Errorf("TER's edit %d is %q, want C (a match)", i+1, c.Text)
+		}
+	}
+}

@@ -69,7 +69,7 @@ func splitReferences(s string) ([]string, error) {
 
 // bleuSentence is the bleu lesson's sim.Model: one candidate scored against its
 // references. Step n = 1..N shows the n-grams of order n; step N + 1 the brevity
-// penalty, both scores and the word error rate.
+// penalty, both scores, the word error rate and the translation edit rate.
 type bleuSentence struct {
 	example     string
 	source      string // the English sentence of the "model" example
@@ -81,7 +81,39 @@ type bleuSentence struct {
 	w           []float64         // the standard form's weights w_n; nil = 1/N
 	uniform, d2 models.BLEUResult // Papineni's weights against all references; eq. (7) against the first
 	wer         models.WERResult
-	corpus      mtTable // corpus BLEU of the bundled translators
+	ter         models.TERResult // against every reference: the closest counts
+	ter1        models.TERResult // against the first reference, the pair WER aligns
+	corpus      mtTable          // corpus BLEU of the bundled translators
+}
+
+// terView is the ngrams panel's view of TER on the pair WER aligns (the candidate and
+// the first reference): the shifts made, in order, and the shifted candidate's word
+// alignment. Shift positions count in the candidate as it stood before that shift;
+// block holds the moved words' positions in the original candidate, and origin[k] the
+// original position of shifted[k].
+type terView struct {
+	Shifts    []terShiftView `json:"shifts"`
+	Shifted   []string       `json:"shifted"`
+	Origin    []int          `json:"origin"`
+	Alignment []models.Edit  `json:"alignment"`
+	Edits     int            `json:"edits"`
+	N         int            `json:"n"` // the first reference's words
+}
+
+type terShiftView struct {
+	Words []string `json:"words"`
+	From  int      `json:"from"`
+	To    int      `json:"to"`
+	Block []int    `json:"block"`
+}
+
+// view is r (TER against one reference of n words) as the panel reads it.
+func terViewOf(r models.TERResult, n int) terView {
+	v := terView{Shifted: r.Shifted, Origin: r.Origin, Alignment: r.Alignment, Edits: r.Edits, N: n, Shifts: []terShiftView{}}
+	for _, op := range r.Operations[:r.Shifts] {
+		v.Shifts = append(v.Shifts, terShiftView{Words: op.Words, From: op.From, To: op.To, Block: op.Block})
+	}
+	return v
 }
 
 func buildBleu(v sim.Values) (sim.Model, error) {
@@ -131,6 +163,16 @@ func buildBleu(v sim.Values) (sim.Model, error) {
 		ref0, hyp = strings.ToLower(ref0), strings.ToLower(hyp)
 	}
 	m.wer = models.WER(ref0, hyp)
+	toks := make([][]string, len(refs))
+	for i, r := range refs {
+		toks[i] = m.tokens(r)
+	}
+	if m.ter, err = models.SentenceTERTokens(m.tokens(cand), toks); err != nil {
+		return nil, err
+	}
+	if m.ter1, err = models.SentenceTERTokens(m.tokens(cand), toks[:1]); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -171,7 +213,7 @@ func (m *bleuSentence) emptyOrders() string {
 
 func (m *bleuSentence) Steps() int { return m.maxN + 1 }
 
-// Passes: one step per n-gram order n = 1..N, then the word error rate.
+// Passes: one step per n-gram order n = 1..N, then the word error rates.
 func (m *bleuSentence) Passes() []sim.Pass {
 	return []sim.Pass{
 		{Name: "modified precision", Steps: m.maxN, Index: "n"},
@@ -194,7 +236,7 @@ func (m *bleuSentence) Static() sim.Frame {
 	}
 	meta := map[string]any{
 		"candidate": m.tokens(m.candidate), "references": refs,
-		"ngrams": m.uniform.NGrams, "edits": m.wer.Edits,
+		"ngrams": m.uniform.NGrams, "edits": m.wer.Edits, "ter": terViewOf(m.ter1, len(refs[0])),
 		"max_n": m.maxN, "candidate_length_c": m.uniform.CandidateLength,
 		"closest_reference_length_r":       m.uniform.RefLength,
 		"first_reference_length_len_label": m.d2.RefLength,
@@ -253,7 +295,23 @@ func (m *bleuSentence) At(t int) sim.Frame {
 	meta["BLEU_d2l"] = round4(m.d2.BLEU)
 	w := m.wer
 	meta["WER"] = fmt.Sprintf("(S + D + I)/N = (%d + %d + %d)/%d = %.4f", w.Substitutions, w.Deletions, w.Insertions, w.N, w.Rate)
+	meta["TER"] = m.terFact()
 	return sim.Frame{Arrays: arrays, Meta: meta}
+}
+
+// terFact writes TER with its count of each kind of edit: to the closest reference,
+// over the average reference length.
+func (m *bleuSentence) terFact() string {
+	t := m.ter
+	kinds := map[string]int{}
+	for _, op := range t.Operations {
+		kinds[op.Op]++
+	}
+	s := fmt.Sprintf("(shifts + S + D + I)/N̄ = (%d + %d + %d + %d)/%g = %.4f", kinds[models.TERShift], kinds[models.TERSubstitute], kinds[models.TERDelete], kinds[models.TERInsert], t.RefLength, t.TER)
+	if len(m.refs) > 1 {
+		s += fmt.Sprintf(", reference %d closest, N̄ the average of %d references", t.Reference+1, len(m.refs))
+	}
+	return s
 }
 
 // precisionSeries is p_n against n, the two weightings' scores in the label.
@@ -272,13 +330,14 @@ var bleuLesson = &Lesson{
 	Short:   "BLEU",
 	Section: "4.6",
 	Title:   "BLEU and word error rate",
-	Summary: `Score a translation against references: clipped n-gram matches, \(p_n\), the brevity penalty, BLEU under two weightings, and the word error rate's alignment.`,
+	Summary: `Score a translation against references: clipped n-gram matches, \(p_n\), the brevity penalty, BLEU under two weightings, the word error rate's alignment and the translation edit rate's shifts.`,
 	Prose: []string{
 		`A translation has no single right answer, so a machine translation is scored by how much it overlaps with one or more human <b>references</b>. BLEU counts the candidate's n-grams (runs of \(n\) words) that also occur in a reference. Counting plainly would reward “the the the the the the the”: every word is in the reference. So each n-gram's count is <b>clipped</b> to the most times it occurs in any single reference, and the <b>modified precision</b> \(p_n\) is the clipped matches over the candidate's n-grams. On that candidate “the” occurs 7 times but at most twice in a reference: \(p_1 = 2/7\).`,
-		`Step through: step \(n\) shows the candidate's n-grams of order \(n\). Green ones are credited (their words in the references are marked), orange ones occur in a reference but were clipped away, grey ones occur in no reference. The table beside them lists each distinct n-gram's count, clip and credited matches. After the last order come the brevity penalty, both scores and the word error rate.`,
+		`Step through: step \(n\) shows the candidate's n-grams of order \(n\). Green ones are credited (their words in the references are marked), orange ones occur in a reference but were clipped away, grey ones occur in no reference. The table beside them lists each distinct n-gram's count, clip and credited matches. After the last order come the brevity penalty, both scores, the word error rate and the translation edit rate.`,
 		`Precision alone rewards short candidates (“A B” has \(p_1 = p_2 = 1\) against A B C D E F), so BLEU multiplies by a <b>brevity penalty</b> below 1 when the candidate is shorter than the reference. The two forms shown differ in two ways. Papineni et al.'s standard BLEU weights the orders equally, \(\exp\sum_n \tfrac1N \log p_n\), the geometric mean, and takes \(r\) as the reference length closest to the candidate's. The lecture's eq. (7) (from d2l) raises \(p_n\) to \(1/2^n\): the exponents \(1/2, 1/4, 1/8, 1/16\) shrink with \(n\), so the same shortfall costs much less at \(n = 4\) than at \(n = 1\) (the lecture puts it as rewarding longer matches: for a fixed \(p_n < 1\) the factor \(p_n^{1/2^n}\) grows with \(n\)); the standard form charges every order alike. And eq. (7) compares with one reference, \(\mathrm{len}_{\text{label}}\) its length; with several references typed here it uses the first, so its \(p_n\) can be lower (the facts show both). Both are 0 as soon as one \(p_n\) is 0.`,
 		`That last rule is harsh on one sentence. “the cat” scored against “the cat” with \(N = 4\) gets 0: two words have no 3-grams or 4-grams, so \(p_3\) and \(p_4\) are 0/0 and count as 0. The paper defines BLEU for a whole test corpus, where every order has n-grams; for single sentences practice changes how zero precisions count. <b>Effective order</b> (sacreBLEU) averages only over the orders the candidate has, so a perfect match scores 1 again; NLTK's <b>epsilon</b> (Chen and Cherry's method 1) replaces a zero count by 0.1, and <b>add-one</b> (Lin and Och) adds 1 above and below for \(n \ge 2\). The unsmoothed score stays the default, as the paper defines it. The standard form also allows any weights \(w_n \ge 0\) that sum to 1 in place of \(1/N\): type them to weigh short matches more.`,
 		`The <b>word error rate</b> (lecture 002) comes from speech recognition: align the candidate to the (first) reference with the fewest edits and count substitutions \(S\), deletions \(D\) and insertions \(I\); WER \(= (S + D + I)/N\) over the reference's \(N\) words. Unlike BLEU it is an error (0 is perfect) and can exceed 1.`,
+		`The <b>translation edit rate</b> TER (Snover et al. 2006; the lecture calls it the translation error rate) counts the edits a person would make to turn the candidate into a reference: substitutions, deletions and insertions as in WER, plus <b>shifts</b>, each moving a run of words to another place at the cost of one edit. A translation that says the right things in the wrong order gets a few shifts instead of a deletion and an insertion for every misplaced word. TER divides the edits to the closest reference by the average length \(\bar N\) of the references, so like WER it is an error and can exceed 1. Finding the fewest edits with shifts is too hard to do exactly, so the page searches the way tercom, the authors' program, does: it tries every shift of up to 10 words to a place where the reference has the same words and both sides are wrong, keeps the one that lowers the other edits most, and repeats until no shift helps. The last step draws both alignments of the candidate with the first reference: WER's above, TER's shifts and then its alignment below. Type “sat on the mat the cat” against “the cat sat on the mat” to see one shift replace four edits.`,
 		`Pick a lecture example, or “typed” and type your own candidate and references (several references separated by |, at most 4, each at most 30 words). The 4.6 brevity example is worked with \(k = 2\): set max n to 2 to get \(\exp(1 - 6/2) = e^{-2}\).`,
 	},
 	Equations: []Equation{
@@ -290,6 +349,7 @@ var bleuLesson = &Lesson{
 		{TeX: `\text{eq. (7): } \mathrm{BLEU} = \htmlClass{sym-BP_d2l}{\exp\Big(\min\Big(0,\ 1 - \frac{\mathrm{len}_{\text{label}}}{\mathrm{len}_{\text{pred}}}\Big)\Big)} \prod_{n=1}^{k} p_n^{1/2^n}`,
 			Symbols: []Symbol{{ID: "BP_d2l", Array: "BP_d2l"}}},
 		{TeX: `\mathrm{WER} = \frac{S + D + I}{N}`},
+		{TeX: `\mathrm{TER} = \frac{\text{shifts} + S + D + I}{\bar N}, \qquad \bar N = \text{the references' average length}`},
 	},
 	Arrays: []Array{
 		{Name: "p", Label: `\(p_n\)`, Axes: []Axis{Ranks}, PerStep: true},
@@ -301,8 +361,8 @@ var bleuLesson = &Lesson{
 	Panels: []Panel{
 		{ID: "p", Static: []string{"axes"}, Kind: Bars, Title: `modified precisions \(p_n\), n = 1 … N`, Arrays: []string{"p"}, Scale: []float64{0, 1}, Symbol: "p",
 			Note: "Each step adds one order; orders not reached yet show 0."},
-		{ID: "ngrams", Static: []string{"candidate", "references", "max_n", "ngrams", "edits"}, Meta: []string{"WER"}, Kind: NGrams, Title: "n-gram matches, then the word alignment",
-			Note: "Green: credited; orange: in a reference but clipped; grey: in no reference."},
+		{ID: "ngrams", Static: []string{"candidate", "references", "max_n", "ngrams", "edits", "ter"}, Meta: []string{"WER", "TER"}, Kind: NGrams, Title: "n-gram matches, then the word alignments of WER and TER",
+			Note: "Green: credited; orange: in a reference but clipped; grey: in no reference. The last step aligns the candidate with the first reference twice: WER's edits, then TER's shifts (arrows) and edits."},
 		{ID: "corpus", Static: []string{"corpus"}, Kind: Table, Title: "corpus BLEU of the bundled translators on the held-out split",
 			Note: "Corpus BLEU adds up the clipped matches and lengths of all sentences before dividing, so it is not the mean of sentence scores."},
 		{ID: "scores", Static: []string{"axes"}, Kind: Bars, Title: `brevity penalties and scores`, Arrays: []string{"BP", "BP_d2l", "BLEU", "BLEU_d2l"}, Legend: []string{"BP (standard)", "BP in eq. (7)", "BLEU (standard)", "BLEU by eq. (7)"}, Scale: []float64{0, 1}, Symbol: "BP", Also: []string{"BP_d2l"},
@@ -332,7 +392,7 @@ var bleuLesson = &Lesson{
 	Build:   buildBleu,
 	Facts:   bleuFacts,
 	Largest: sim.Values{"example": bleuTyped, "candidate": strings.Repeat("the cat sat ", 10), "references": strings.Repeat("the cat is on the mat ", 5) + "| " + strings.Repeat("a cat sat on the mat ", 5) + "| " + strings.Repeat("the mat sat on a cat ", 5)},
-	// 81 KB measured on a 30-word candidate and three 30-word references, 26 KB at the defaults.
+	// 97 KB measured on a 30-word candidate and three 30-word references (with TER's alignment), 33 KB at the defaults stepped to the end.
 	SessionBytes: 128 << 10,
 }
 
@@ -356,6 +416,7 @@ var bleuFacts = factTable{
 		{key: "why_zero", label: "why BLEU is 0"},
 		{key: "BLEU_d2l", label: "BLEU (d2l)", measured: true},
 		{key: "WER", label: "word error rate", keep: true},
+		{key: "TER", label: "translation edit rate TER", keep: true},
 	},
 }
 

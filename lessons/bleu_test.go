@@ -268,3 +268,37 @@ func TestBleuShortCandidate(t *testing.T) {
 		}
 	}
 }
+
+// TestBleuTERShift: lecture 002 (seed 002) names TER as the edits that change an output
+// into a reference (Snover et al. 2006). On the page's shift example, "sat on the mat the
+// cat" against "the cat sat on the mat", one shift of "the cat" replaces WER's four
+// edits: TER = 1/6 where WER = 4/6, and the panel's data holds that shift.
+func TestBleuTERShift(t *testing.T) {
+	m, err := bleuLesson.Build(bleuValues(t, map[string]string{"example": "typed", "candidate": "sat on the mat the cat", "references": "the cat sat on the mat"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := m.At(m.Steps()).Meta
+	if got, want := last["TER"].(string), "(1 + 0 + 0 + 0)/6 = 0.1667"; !strings.Contains(got, want) {
+		t.Errorf("TER fact: got %q want it to contain %q", got, want)
+	}
+	if got, want := last["WER"].(string), "(0 + 2 + 2)/6 = 0.6667"; !strings.Contains(got, want) {
+		t.Errorf("WER fact: got %q want it to contain %q", got, want)
+	}
+	view := m.Static().Meta["ter"].(terView)
+	if len(view.Shifts) != 1 || strings.Join(view.Shifts[0].Words, " ") != "the cat" || view.Shifts[0].From != 4 || view.Shifts[0].To != 0 ||
+		!reflect.DeepEqual(view.Shifts[0].Block, []int{4, 5}) || view.Edits != 1 {
+		t.Errorf("the panel's TER: got %+v, want one shift of “the cat” from 4 to 0", view)
+	}
+	if !reflect.DeepEqual(view.Origin, []int{4, 5, 0, 1, 2, 3}) || strings.Join(view.Shifted, " ") != "the cat sat on the mat" {
+		t.Errorf("shifted candidate: got %v from %v", view.Shifted, view.Origin)
+	}
+	// several references: TER takes the closest and the average length; the panel the first
+	m, err = bleuLesson.Build(bleuValues(t, map[string]string{"example": "typed", "candidate": "sat on the mat the cat", "references": "a b | the cat sat on the mat"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.At(m.Steps()).Meta["TER"].(string), "(1 + 0 + 0 + 0)/4 = 0.2500, reference 2 closest"; !strings.Contains(got, want) {
+		t.Errorf("TER fact with two references: got %q want it to contain %q", got, want)
+	}
+}

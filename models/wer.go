@@ -1,5 +1,7 @@
 package models
 
+import "slices"
+
 // EditKind names one step of a word alignment.
 type EditKind string
 
@@ -52,8 +54,28 @@ func WER(reference, hypothesis string) WERResult {
 // hypothesis words, which is 0 when both are empty. This keeps the rate finite and
 // still counts every inserted word as one error.
 func WERTokens(ref, hyp []string) WERResult {
+	res := WERResult{N: len(ref), Edits: alignWords(wordDistances(ref, hyp), ref, hyp, ref, hyp, EditDelete)}
+	for _, e := range res.Edits {
+		switch e.Kind {
+		case EditMatch:
+			res.Correct++
+		case EditSubstitute:
+			res.Substitutions++
+		case EditDelete:
+			res.Deletions++
+		default:
+			res.Insertions++
+		}
+	}
+	res.Rate = float64(res.Substitutions+res.Deletions+res.Insertions) / float64(max(len(ref), 1))
+	return res
+}
+
+// wordDistances is the Levenshtein table on words: d[i][j] is the edit distance between
+// ref[:i] and hyp[:j], substitution, deletion and insertion each costing 1. WER and TER
+// both align with it.
+func wordDistances[W comparable](ref, hyp []W) [][]int {
 	n, m := len(ref), len(hyp)
-	// d[i][j] is the edit distance between ref[:i] and hyp[:j].
 	d := make([][]int, n+1)
 	for i := range d {
 		d[i] = make([]int, m+1)
@@ -71,33 +93,33 @@ func WERTokens(ref, hyp []string) WERResult {
 			d[i][j] = min(sub, d[i-1][j]+1, d[i][j-1]+1)
 		}
 	}
+	return d
+}
 
-	res := WERResult{N: n}
+// alignWords traces a minimum-cost alignment back through d (wordDistances of ref and
+// hyp, words or their ids; refWords and hypWords are the words) from the ends of both sentences: a match is taken whenever the words agree, else
+// a substitution, else the gap named by prefer (EditDelete or EditInsert), else the
+// other gap, if that step lies on a minimum-cost path. Edits are listed in sentence order.
+func alignWords[W comparable](d [][]int, ref, hyp []W, refWords, hypWords []string, prefer EditKind) []Edit {
 	var back []Edit
-	for i, j := n, m; i > 0 || j > 0; {
+	for i, j := len(ref), len(hyp); i > 0 || j > 0; {
+		canDelete := i > 0 && d[i][j] == d[i-1][j]+1
+		canInsert := j > 0 && d[i][j] == d[i][j-1]+1
 		switch {
 		case i > 0 && j > 0 && ref[i-1] == hyp[j-1] && d[i][j] == d[i-1][j-1]:
 			i, j = i-1, j-1
-			back = append(back, Edit{EditMatch, i, j, ref[i], hyp[j]})
-			res.Correct++
+			back = append(back, Edit{EditMatch, i, j, refWords[i], hypWords[j]})
 		case i > 0 && j > 0 && d[i][j] == d[i-1][j-1]+1:
 			i, j = i-1, j-1
-			back = append(back, Edit{EditSubstitute, i, j, ref[i], hyp[j]})
-			res.Substitutions++
-		case i > 0 && d[i][j] == d[i-1][j]+1:
+			back = append(back, Edit{EditSubstitute, i, j, refWords[i], hypWords[j]})
+		case canDelete && (prefer == EditDelete || !canInsert):
 			i--
-			back = append(back, Edit{EditDelete, i, -1, ref[i], ""})
-			res.Deletions++
+			back = append(back, Edit{EditDelete, i, -1, refWords[i], ""})
 		default:
 			j--
-			back = append(back, Edit{EditInsert, -1, j, "", hyp[j]})
-			res.Insertions++
+			back = append(back, Edit{EditInsert, -1, j, "", hypWords[j]})
 		}
 	}
-	res.Edits = make([]Edit, len(back))
-	for k, e := range back {
-		res.Edits[len(back)-1-k] = e
-	}
-	res.Rate = float64(res.Substitutions+res.Deletions+res.Insertions) / float64(max(n, 1))
-	return res
+	slices.Reverse(back)
+	return back
 }

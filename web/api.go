@@ -20,6 +20,9 @@ const (
 	// maxBLEUBody is generous for a page of sentences; a corpus is sent in pieces.
 	// check.BLEU's limits bound the work and the answer (see check.MaxSentenceWords).
 	maxBLEUBody = 4 << 20
+	// maxTERBody is maxBLEUBody: the same sentences, bounded by the same limits
+	// (check.MaxSentenceWords) and by check.MaxTERCells.
+	maxTERBody = maxBLEUBody
 )
 
 // cell serves POST /api/v1/cell: decode while checking the limits, check.Cell, encode.
@@ -66,6 +69,25 @@ func (s *Server) bleu(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, err := check.BLEU(&req)
+	release()
+	s.answer(w, resp, err)
+}
+
+// ter serves POST /api/v1/ter: decode, check.TER (limits first, then the score) in a
+// compute slot, encode.
+func (s *Server) ter(w http.ResponseWriter, r *http.Request) {
+	if bodyTooLarge(w, r, maxTERBody) {
+		return
+	}
+	var req check.TERRequest
+	if !decodeBody(w, r, maxTERBody, &req) {
+		return
+	}
+	release, ok := s.acquire(w, r)
+	if !ok {
+		return
+	}
+	resp, err := check.TER(&req)
 	release()
 	s.answer(w, resp, err)
 }

@@ -37,6 +37,15 @@ func FuzzAPIBLEU(f *testing.F) {
 	fuzzAPI(f, "/api/v1/bleu")
 }
 
+// FuzzAPITER: the same contract for POST /api/v1/ter.
+func FuzzAPITER(f *testing.F) {
+	f.Add([]byte(`{"candidate":"this week the saudis denied information published in the new york times","references":["saudi arabia denied this week information published in the american new york times"]}`))
+	f.Add([]byte(`{"candidates":["d e f g h a b c","x"],"references":[["a b c d e f g h"],["y","x y z"]]}`))
+	f.Add([]byte(`{"candidate":"","references":[""]}`))
+	f.Add([]byte(`{"candidate":"a b","references":[]}`))
+	fuzzAPI(f, "/api/v1/ter")
+}
+
 // fuzzAPI runs the API contract for path over one server built for the whole target.
 func fuzzAPI(f *testing.F, path string) {
 	var logs lockedBuffer // a 500 is a panic in a handler: its stack is logged here

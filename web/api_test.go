@@ -64,6 +64,7 @@ func TestUnknownPathAndMethod(t *testing.T) {
 		{"GET", "/api/v1/nope", 404},
 		{"GET", "/api/v1/cell", 405},
 		{"PUT", "/api/v1/bleu", 405},
+		{"GET", "/api/v1/ter", 405},
 		{"DELETE", "/api/v1/cell", 405},
 		{"POST", "/healthz", 405},
 	} {

@@ -5,7 +5,8 @@
 // n-grams of order n under the candidate (green solid bars credited, orange dashed
 // clipped, thin grey in no reference: they differ by shape as well as colour), the
 // reference words the credited ones matched (underlined), and a table of count,
-// clip and matched per distinct n-gram; the step after shows the WER alignment. All
+// clip and matched per distinct n-gram; the step after shows the WER alignment and,
+// from static "ter" (lessons.terView), TER's shifts and alignment on the same pair. All
 // numbers come from the server; this module only lays them out.
 import { fit, room, empty, token, FONT, SMALL, INK, MUTED } from "./common.js";
 import { CORRECT, WRONG } from "../colors.js";
@@ -15,6 +16,7 @@ const GREEN = CORRECT.line, ORANGE = WRONG.line, GREY = "#9ca3af";
 const FILL = { credited: CORRECT.fill, none: "#ffffff" };
 const EDIT = { match: "#ffffff", substitute: "#fed7aa", delete: "#fecaca", insert: "#bfdbfe" };
 const EDIT_LETTER = { match: "C", substitute: "S", delete: "D", insert: "I" };
+const SHIFT = "#7c3aed", SHIFT_FILL = "#ede9fe"; // TER's shifted words: violet, framed thick as well
 
 function status(g) {
   if (g.credited) return "credited";
@@ -66,7 +68,7 @@ export function draw(canvas, cfg, view) {
   probe.font = FONT;
   const width = room(canvas);
   if (!cand) { const { ctx } = fit(canvas, 50); empty(ctx, width, 50, "no candidate"); return null; }
-  if (view.step > maxN) return drawAlignment(canvas, width, st.edits || [], view.meta);
+  if (view.step > maxN) return drawAlignment(canvas, width, st, view.meta);
 
   const n = view.step;
   const grams = n > 0 ? (st.ngrams || []).filter((g) => g.n === n) : [];
@@ -148,49 +150,146 @@ export function draw(canvas, cfg, view) {
   };
 }
 
-// drawAlignment shows the word error rate's alignment: reference above, candidate
-// below, each column one edit.
-function drawAlignment(canvas, width, edits, meta) {
-  const probe = canvas.getContext("2d");
-  probe.font = FONT;
+// gridLayout lays out an alignment's columns from y0, wrapping at width: each line
+// three rows (two of words, one of edit letters).
+function gridLayout(probe, edits, width, y0) {
   const cols = [];
-  let x = LABEL, y = 4;
+  let x = LABEL, y = y0;
   for (const e of edits) {
     const w = Math.max(BOX, probe.measureText(e.ref_word).width + 12, probe.measureText(e.hyp_word).width + 12);
     if (x + w > width - 4 && cols.length) { x = LABEL; y += 3 * BOX + 3 * GAP + ROWGAP; }
     cols.push({ e, x, y, w });
     x += w + GAP;
   }
-  const height = y + 3 * BOX + 2 * GAP + ROWGAP + 2 * LINE;
-  const { ctx } = fit(canvas, height);
-  const rowsAt = new Set(cols.map((c) => c.y));
-  for (const ry of rowsAt) {
-    label(ctx, "reference 1", ry); label(ctx, "candidate", ry + BOX + GAP); label(ctx, "edit", ry + 2 * (BOX + GAP));
+  return { cols, end: (cols.length ? cols[cols.length - 1].y : y0) + 3 * BOX + 2 * GAP };
+}
+
+// drawGrid draws an alignment's columns: rows[0] and rows[1] name the word rows
+// ("ref" or "hyp" each), the third row the edit letters. moved(e) marks a candidate
+// word that a shift moved (TER): a violet frame.
+function drawGrid(ctx, cols, rows, names, moved) {
+  for (const ry of new Set(cols.map((c) => c.y))) {
+    label(ctx, names[0], ry); label(ctx, names[1], ry + BOX + GAP); label(ctx, "edit", ry + 2 * (BOX + GAP));
   }
   for (const { e, x: cx, y: cy, w } of cols) {
     const fill = EDIT[e.kind] || "#ffffff";
-    drawBox(ctx, { x: cx, y: cy, w, s: e.ref_word || "—" }, e.kind === "insert" ? "#f8fafc" : fill, "#cbd5e1");
-    drawBox(ctx, { x: cx, y: cy + BOX + GAP, w, s: e.hyp_word || "—" }, e.kind === "delete" ? "#f8fafc" : fill, "#cbd5e1");
+    rows.forEach((side, r) => {
+      const word = side === "ref" ? e.ref_word : e.hyp_word;
+      const gap = side === "ref" ? e.kind === "insert" : e.kind === "delete";
+      const shifted = side === "hyp" && moved(e);
+      drawBox(ctx, { x: cx, y: cy + r * (BOX + GAP), w, s: word || "—" }, gap ? "#f8fafc" : fill, shifted ? SHIFT : "#cbd5e1");
+      if (shifted) { ctx.strokeStyle = SHIFT; ctx.lineWidth = 2; ctx.beginPath(); ctx.roundRect(cx + 1.5, cy + r * (BOX + GAP) + 1.5, w - 2, BOX - 2, 5); ctx.stroke(); ctx.lineWidth = 1; }
+    });
     ctx.fillStyle = e.kind === "match" ? MUTED : INK; ctx.textAlign = "center"; ctx.font = SMALL;
     ctx.fillText(EDIT_LETTER[e.kind] || "?", cx + w / 2, cy + 2 * (BOX + GAP) + BOX / 2);
     ctx.textAlign = "left"; ctx.font = FONT;
   }
-  ctx.fillStyle = INK;
-  ctx.fillText(`word error rate ${meta.WER ?? ""}`, 0, height - 1.5 * LINE);
-  ctx.font = SMALL; ctx.fillStyle = MUTED;
-  ctx.fillText("C correct, S substituted (orange), D deleted (red), I inserted (blue)", 0, height - LINE / 2);
+}
+
+// arrow draws a line from (x0, y0) down to (x1, y1) with a head at the end.
+function arrow(ctx, x0, y0, x1, y1) {
+  ctx.strokeStyle = SHIFT; ctx.fillStyle = SHIFT; ctx.lineWidth = 1.5;
+  ctx.beginPath(); ctx.moveTo(x0, y0); ctx.bezierCurveTo(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2, x1, y1 - 5); ctx.stroke();
+  ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x1 - 4, y1 - 7); ctx.lineTo(x1 + 4, y1 - 7); ctx.closePath(); ctx.fill();
+  ctx.lineWidth = 1;
+}
+
+// movedWords maps each original candidate position a TER shift moved to the shift's
+// number (1, 2, …).
+function movedWords(ter) {
+  const moved = new Map();
+  (ter?.shifts || []).forEach((s, k) => { for (const o of s.block || []) moved.set(o, k + 1); });
+  return moved;
+}
+
+// drawAlignment shows the word error rate's alignment (reference above, candidate
+// below, each column one edit), then TER's on the same pair: the candidate with the
+// blocks its shifts move (violet, numbered, arrows to where they land), and the
+// shifted candidate's alignment with the reference.
+function drawAlignment(canvas, width, st, meta) {
+  const probe = canvas.getContext("2d");
+  const ter = st.ter && Array.isArray(st.ter.alignment) ? st.ter : null;
+  // the text under each grid, wrapped to the width: [font, colour, text] lines
+  const para = (font, colour, text) => { probe.font = font; return wrapLines(probe, text, width).map((l) => [font, colour, l]); };
+  const werNotes = [...para(FONT, INK, `word error rate ${meta.WER ?? ""}`), ...para(SMALL, MUTED, "C correct, S substituted (orange), D deleted (red), I inserted (blue)")];
+  probe.font = FONT;
+  const wer = gridLayout(probe, st.edits || [], width, 4);
+  let y = wer.end + ROWGAP + werNotes.length * LINE;
+  let orig = null, grid = null, terHead = [], terNotes = [], terTop = 0;
+  if (ter) {
+    const n = ter.shifts.length;
+    terHead = para(SMALL, INK, `TER on the same pair: ${n} shift${n === 1 ? "" : "s"} first (violet, numbered), then the edits of the shifted candidate`);
+    terNotes = [...para(FONT, INK, `TER ${meta.TER ?? ""}`), ...para(SMALL, MUTED, "a shift moves a block of words for 1 edit; the search is tercom's greedy one")];
+    probe.font = FONT;
+    terTop = y + 6;
+    orig = wordRow(probe, st.candidate, terTop + terHead.length * LINE, width, 0);
+    grid = gridLayout(probe, ter.alignment, width, orig.end + 34);
+    y = grid.end + ROWGAP + terNotes.length * LINE;
+  }
+  const { ctx } = fit(canvas, y);
+  const write = (lines, top) => {
+    lines.forEach(([font, colour, text], i) => { ctx.font = font; ctx.fillStyle = colour; ctx.fillText(text, 0, top + i * LINE + LINE / 2); });
+    ctx.font = FONT;
+  };
+  drawGrid(ctx, wer.cols, ["ref", "hyp"], ["reference 1", "candidate"], () => false);
+  write(werNotes, wer.end + ROWGAP);
+  if (!ter) return { hit: (px, py) => hitGrid(wer.cols, px, py) };
+
+  // TER: the candidate as typed, its moved blocks numbered, arrows to where they land
+  const moved = movedWords(ter);
+  write(terHead, terTop);
+  const hypOrigin = (e) => (e.hyp_pos >= 0 ? ter.origin[e.hyp_pos] : -1);
+  for (const c of grid.cols) { // the arrows first: a wrapped row's words are drawn over them
+    const o = hypOrigin(c.e), b = orig.boxes[o];
+    if (o >= 0 && moved.has(o) && b) arrow(ctx, b.x + b.w / 2, b.y + BOX + 1, c.x + c.w / 2, c.y - 1);
+  }
+  label(ctx, "candidate", orig.boxes[0]?.y ?? terTop);
+  orig.boxes.forEach((b, i) => drawBox(ctx, b, moved.has(i) ? SHIFT_FILL : "#ffffff", moved.has(i) ? SHIFT : "#cbd5e1"));
+  drawGrid(ctx, grid.cols, ["hyp", "ref"], ["shifted", "reference 1"], (e) => moved.has(hypOrigin(e)));
+  ctx.font = SMALL; ctx.fillStyle = SHIFT;
+  (ter.shifts || []).forEach((s, k) => { // the shift's number beside its first word's arrow
+    const b = orig.boxes[s.block?.[0]];
+    if (b) ctx.fillText(String(k + 1), b.x + b.w / 2 + 5, b.y + BOX + 10);
+  });
+  ctx.font = FONT;
+  write(terNotes, grid.end + ROWGAP);
   return {
     hit(px, py) {
-      for (const c of cols) {
-        if (px >= c.x && px <= c.x + c.w && py >= c.y && py <= c.y + 3 * BOX) return { lines: [`${c.e.kind}: ${c.e.ref_word || "—"} → ${c.e.hyp_word || "—"}`] };
+      const w = hitGrid(wer.cols, px, py);
+      if (w) return w;
+      for (const [i, b] of orig.boxes.entries()) {
+        if (px >= b.x && px <= b.x + b.w && py >= b.y && py <= b.y + BOX) {
+          const k = moved.get(i);
+          return { lines: [`candidate word ${i + 1}: ${b.s}`, k ? `moved by shift ${k}` : "not moved"] };
+        }
       }
-      return null;
+      return hitGrid(grid.cols, px, py);
     },
   };
 }
 
+// wrapLines breaks text at spaces into lines no wider than width (in ctx's font).
+function wrapLines(ctx, text, width) {
+  const lines = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && ctx.measureText(next).width > width - 4) { lines.push(line); line = word; } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+function hitGrid(cols, px, py) {
+  for (const c of cols) {
+    if (px >= c.x && px <= c.x + c.w && py >= c.y && py <= c.y + 3 * BOX) return { lines: [`${c.e.kind}: ${c.e.ref_word || "—"} → ${c.e.hyp_word || "—"}`] };
+  }
+  return null;
+}
+
 // In words (a11y.js): at order n the n-grams' counts, clips and matches; after the
-// last order the word error rate's edits. The tables are the same numbers.
+// last order the word error rate's edits and TER's shifts and edits. The tables are the
+// same numbers.
 function distinct(st, n) {
   const seen = new Map();
   for (const g of st.ngrams || []) if (g.n === n && !seen.has(g.words.join(" "))) seen.set(g.words.join(" "), g);
@@ -205,7 +304,11 @@ export function describe(cfg, view) {
   if (view.step === 0) return `${cand}; step forward to match its n-grams`;
   if (view.step > maxN) {
     const edits = st.edits || [], count = (k) => edits.filter((e) => e.kind === k).length;
-    return `${cand}; word error rate alignment: ${count("substitute")} substitutions, ${count("delete")} deletions, ${count("insert")} insertions, ${count("match")} matches`;
+    const werText = `${cand}; word error rate alignment: ${count("substitute")} substitutions, ${count("delete")} deletions, ${count("insert")} insertions, ${count("match")} matches`;
+    const ter = st.ter;
+    if (!ter || !Array.isArray(ter.alignment)) return werText;
+    const shifts = (ter.shifts || []).map((s) => `“${s.words.map(token).join(" ")}” from word ${s.from + 1} to ${s.to + 1}`);
+    return `${werText}; TER: ${ter.edits} edits, ${shifts.length} shift${shifts.length === 1 ? "" : "s"}${shifts.length ? ` (${shifts.join("; ")})` : ""}, then ${ter.edits - shifts.length} word edits`;
   }
   const gs = distinct(st, view.step);
   const total = (k) => gs.reduce((a, g) => a + (g[k] || 0), 0);
@@ -216,8 +319,15 @@ export function table(cfg, view) {
   const st = view.static;
   if (!Array.isArray(st.candidate) || view.step === 0) return null;
   if (view.step > (st.max_n || 0)) {
-    return { caption: "Word error rate: the alignment of reference 1 and the candidate", head: ["position", "reference 1", "candidate", "edit"],
+    const wer = { caption: "Word error rate: the alignment of reference 1 and the candidate", head: ["position", "reference 1", "candidate", "edit"],
       rows: (st.edits || []).map((e, i) => [String(i + 1), e.ref_word || "—", e.hyp_word || "—", e.kind]) };
+    const ter = st.ter;
+    if (!ter || !Array.isArray(ter.alignment)) return wer;
+    const shifts = { caption: "TER: the shifts, in order (positions count from 1 in the candidate as it stood)", head: ["shift", "words", "from", "to"],
+      rows: (ter.shifts || []).map((s, i) => [String(i + 1), s.words.map(token).join(" "), String(s.from + 1), String(s.to + 1)]) };
+    const edits = { caption: "TER: the shifted candidate aligned with reference 1", head: ["position", "shifted candidate", "reference 1", "edit"],
+      rows: ter.alignment.map((e, i) => [String(i + 1), e.hyp_word || "—", e.ref_word || "—", e.kind]) };
+    return shifts.rows.length ? [wer, shifts, edits] : [wer, edits];
   }
   return { caption: `The candidate's ${view.step}-grams`, head: ["n-gram", "count", "clip", "matched"],
     rows: distinct(st, view.step).map((g) => [g.words.map(token).join(" "), String(g.count), String(g.clip), String(g.matched)]) };
