@@ -203,6 +203,7 @@ def models():
         m = Wrap("rnn", nn.GRU(3, 4, num_layers=2, bidirectional=True))
         m.load_state_dict(gru_state)
         fixture("gru_bi2_" + nm, m, "gru", "rnn", "rnn.", x, dtype=dt)
+    strided("gru_bi2_strided", gru.state_dict())
     fixture("lstm_bi1", Wrap("encoder", nn.LSTM(3, 4, bidirectional=True)), "lstm", "encoder", "encoder.", x)
     # A bare nn.LSTM: no prefix at all.
     lstm2 = Wrap("m", nn.LSTM(3, 4, num_layers=2, bidirectional=True))
@@ -217,6 +218,24 @@ def models():
     ids = [vocab.index(ch) for ch in text]
     fixture("char_gru", CharGRU(len(vocab), 5, 6), "gru", "gru", "gru.", None, embed="embed", head="head",
             ids=ids, text=text, vocab=vocab)
+
+
+def strided(name, sd):
+    """The state_dict of gru_bi2 with every tensor a view into one shared storage, after 3
+    padding elements: 2-D tensors stored transposed (stride (1, rows)), so the reader must
+    follow offsets and strides. Its numbers are gru_bi2.json's."""
+    parts, views, off = [torch.zeros(3)], {}, 3
+    for k, v in sd.items():
+        parts.append(v.t().flatten() if v.dim() == 2 else v.flatten())
+        views[k] = (off, v.shape)
+        off += v.numel()
+    flat = torch.cat(parts)
+    out = collections.OrderedDict()
+    for k, (o, shape) in views.items():
+        n = shape.numel()
+        out[k] = flat[o:o + n].view(shape[1], shape[0]).t() if len(shape) == 2 else flat[o:o + n]
+        assert torch.equal(out[k], sd[k])
+    torch.save(out, os.path.join(OUT, name + ".pt"))
 
 
 def fixture_bare(name, lstm, kind, x):
@@ -245,8 +264,8 @@ def fixture_nested(name, n, x):
 def zip_pickle(path, pkl):
     """A torch.save-shaped zip (archive/data.pkl, archive/version) around pkl."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
-        z.writestr("archive/data.pkl", pkl)
-        z.writestr("archive/version", "3\n")
+        for name, data in (("archive/data.pkl", pkl), ("archive/version", b"3\n")):
+            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data)
 
 
 def hostile():
