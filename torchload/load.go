@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Limits on what Load accepts. Every one is a named bound with its reason; a file past
@@ -121,23 +122,28 @@ func Load(data []byte) ([]*Tensor, Format, error) {
 }
 
 // elements checks a shape (rank, non-negative dimensions) and returns its element count,
-// refusing more than budget.
+// refusing more than budget. An empty name is "a tensor".
 func elements(name string, shape []int, budget int) (int, error) {
+	if name == "" {
+		name = "a tensor"
+	} else {
+		name = strconv.Quote(name)
+	}
 	if len(shape) > MaxRank {
-		return 0, fmt.Errorf("tensor %q has rank %d, over MaxRank %d", name, len(shape), MaxRank)
+		return 0, fmt.Errorf("tensor %s has rank %d, over MaxRank %d", name, len(shape), MaxRank)
 	}
 	n := 1
 	for _, d := range shape {
 		if d < 0 {
-			return 0, fmt.Errorf("tensor %q has a negative dimension in %v", name, shape)
+			return 0, fmt.Errorf("tensor %s has a negative dimension in %v", name, shape)
 		}
 		if d > 0 && n > budget/d {
-			return 0, fmt.Errorf("tensor %q of shape %v has more elements than the %d left of MaxElements", name, shape, budget)
+			return 0, fmt.Errorf("tensor %s of shape %v has more elements than the %d left of MaxElements", name, shape, budget)
 		}
 		n *= d
 	}
 	if n > budget {
-		return 0, fmt.Errorf("tensor %q of shape %v has more elements than the %d left of MaxElements", name, shape, budget)
+		return 0, fmt.Errorf("tensor %s of shape %v has more elements than the %d left of MaxElements", name, shape, budget)
 	}
 	return n, nil
 }

@@ -440,6 +440,9 @@ func (r *tensorRebuilder) Call(args ...any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if k > s.numel { // only overlapping strides (0, or expand()) make a view larger than its storage
+		return nil, fmt.Errorf("a tensor view of size %v has more elements than storage %s (%d); overlapping views are refused", size, s.key, s.numel)
+	}
 	r.l.budget -= k
 	t := &Tensor{Dtype: s.dtype, Shape: size, Data: make([]float64, k)}
 	if k == 0 {

@@ -181,6 +181,8 @@ func TestStorageBounds(t *testing.T) {
 			map[string][]byte{"0": f32(6)}, "MaxElements"},
 		"huge-stride": {tensorPickle("w", "FloatStorage", 6, 0, []int{2, 3}, []int{1 << 30, 1}),
 			map[string][]byte{"0": f32(6)}, "stride"},
+		"overlapping": {tensorPickle("w", "FloatStorage", 6, 0, []int{1000, 1000}, []int{0, 0}),
+			map[string][]byte{"0": f32(6)}, "overlapping views are refused"},
 		"no-entry": {tensorPickle("w", "FloatStorage", 6, 0, []int{2, 3}, []int{3, 1}), nil, "no zip entry"},
 		"bad-storage-type": {tensorPickle("w", "LongStorage", 6, 0, []int{2, 3}, []int{3, 1}),
 			map[string][]byte{"0": f32(6)}, "torch.LongStorage"},
