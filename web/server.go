@@ -96,6 +96,7 @@ func (s *Server) routes() {
 	s.get("/api/v1/version", s.version)
 	s.post("/api/v1/cell", s.cell)
 	s.post("/api/v1/bleu", s.bleu)
+	s.post("/api/v1/models/run", s.modelsRun)
 	s.lessonRoutes()
 	s.roomRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

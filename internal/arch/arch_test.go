@@ -33,8 +33,8 @@ var mayImport = map[string][]string{
 	"lessons":          {"zoo", "data", "sim", "models"},
 	"templates":        {"exports", "figures", "palette", "lessons", "zoo", "data", "sim", "models"},
 	"exports":          {"figures", "palette", "lessons", "zoo", "data", "sim", "models"},
-	"web":              {"exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "sim", "models", "static"},
-	"cmd/server":       {"web", "exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "sim", "models", "static"},
+	"web":              {"exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "torchload", "sim", "models", "static"},
+	"cmd/server":       {"web", "exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "torchload", "sim", "models", "static"},
 	"cmd/train":        {"zoo", "data", "models"},
 	"cmd/loadtest":     {"sim"}, // a client of the server, over its websockets: never web
 }
