@@ -367,8 +367,10 @@ func (l *torchLoader) unpickle(p []byte) (v any, err error) {
 	return v, nil
 }
 
-// findClass is gopickle's hook: the allowlist again, after the scan (gopickle resolves
-// collections.OrderedDict itself before calling it).
+// findClass is gopickle's hook: the allowlist again, after the scan. gopickle v0.2.0
+// resolves three names itself without calling it: collections.OrderedDict (allowed),
+// __builtin__.object and copy_reg._reconstructor (inert Go values, but not a state_dict's:
+// the scan refuses them before gopickle runs).
 func (l *torchLoader) findClass(module, name string) (any, error) {
 	g := module + "." + name
 	if d, ok := storageTypes[g]; ok {

@@ -11,6 +11,10 @@ import (
 	"unicode/utf8"
 )
 
+// maxSafetensorsHeader bounds the JSON header: MaxTensors entries take about 100 bytes
+// each, and __metadata__ is a few short strings; 1 MiB also bounds what parsing it costs.
+const maxSafetensorsHeader = 1 << 20
+
 // safetensorsTensor is one entry of a safetensors header.
 type safetensorsTensor struct {
 	Dtype       string   `json:"dtype"`
@@ -27,6 +31,9 @@ func loadSafetensors(data []byte) ([]*Tensor, error) {
 	n := binary.LittleEndian.Uint64(data)
 	if n < 2 || n > uint64(len(data)-8) {
 		return nil, fmt.Errorf("header length %d, but the file has %d bytes after the length", n, len(data)-8)
+	}
+	if n > maxSafetensorsHeader {
+		return nil, fmt.Errorf("header of %d bytes, over %d (maxSafetensorsHeader)", n, maxSafetensorsHeader)
 	}
 	raw, body := data[8:8+n], data[8+n:]
 	if !utf8.Valid(raw) {

@@ -260,3 +260,16 @@ func TestFileLimits(t *testing.T) {
 		t.Errorf("TorchScript: %v", err)
 	}
 }
+
+// TestSafetensorsHeaderLimit: a header over maxSafetensorsHeader is refused by name
+// before it is parsed.
+func TestSafetensorsHeaderLimit(t *testing.T) {
+	n := maxSafetensorsHeader + 8
+	data := binary.LittleEndian.AppendUint64(nil, uint64(n))
+	data = append(data, '{')
+	data = append(data, bytes.Repeat([]byte(" "), n-2)...)
+	data = append(data, '}')
+	if _, _, err := Load(data); err == nil || !strings.Contains(err.Error(), "maxSafetensorsHeader") {
+		t.Errorf("a %d-byte header: %v", n, err)
+	}
+}
