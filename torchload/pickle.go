@@ -296,6 +296,15 @@ func loadTorch(data []byte) ([]*Tensor, error) {
 		return nil, fmt.Errorf("a torch.save zip has one <name>/data.pkl; this one has %d (%s)", len(pkls), strings.Join(pkls, ", "))
 	}
 	l.root = path.Dir(pkls[0])
+	if _, ok := l.entries[l.root+"/byteorder"]; ok { // PyTorch ≥ 2.1 records it
+		order, err := l.entry(l.root+"/byteorder", 16, "16 bytes")
+		if err != nil {
+			return nil, err
+		}
+		if string(order) != "little" {
+			return nil, fmt.Errorf("the storages are %q-endian; Unroll reads little-endian ones", order)
+		}
+	}
 	p, err := l.entry(pkls[0], MaxPickleBytes, "MaxPickleBytes")
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -271,5 +272,48 @@ func TestSafetensorsHeaderLimit(t *testing.T) {
 	data = append(data, '}')
 	if _, _, err := Load(data); err == nil || !strings.Contains(err.Error(), "maxSafetensorsHeader") {
 		t.Errorf("a %d-byte header: %v", n, err)
+	}
+}
+
+// TestHalfAndBFloat16: binary16 and bfloat16 decode exactly, subnormals and signs
+// included, and a non-finite value in a tensor is refused by name.
+func TestHalfAndBFloat16(t *testing.T) {
+	for h, want := range map[uint16]float64{
+		0x3c00: 1, 0xc000: -2, 0x0001: math.Ldexp(1, -24), 0x03ff: 1023 * math.Ldexp(1, -24),
+		0x0400: math.Ldexp(1, -14), 0x7bff: 65504, 0x3555: 0.333251953125, 0x0000: 0,
+	} {
+		if got := decode(F16, []byte{byte(h), byte(h >> 8)}); got != want {
+			t.Errorf("F16 %#04x = %v, want %v", h, got, want)
+		}
+	}
+	if v := decode(F16, []byte{0x00, 0x80}); v != 0 || !math.Signbit(v) {
+		t.Errorf("F16 0x8000 = %v, want −0", v)
+	}
+	if !math.IsInf(decode(F16, []byte{0x00, 0x7c}), 1) || !math.IsInf(decode(F16, []byte{0x00, 0xfc}), -1) || !math.IsNaN(decode(F16, []byte{0x00, 0x7e})) {
+		t.Error("F16 infinities or NaN decode wrongly")
+	}
+	for b, want := range map[uint16]float64{0x3f80: 1, 0xc000: -2, 0x3eab: 0.333984375, 0x0001: math.Ldexp(1, -133)} {
+		if got := decode(BF16, []byte{byte(b), byte(b >> 8)}); got != want {
+			t.Errorf("BF16 %#04x = %v, want %v", b, got, want)
+		}
+	}
+	data := []byte{0, 0, 0, 0, 0, 0, 0xc0, 0x7f} // F32 0, NaN
+	_, _, err := Load(torchZip(t, tensorPickle("rnn.w", "FloatStorage", 2, 0, []int{2}, []int{1}), map[string][]byte{"0": data}))
+	if err == nil || !strings.Contains(err.Error(), `"rnn.w" holds NaN`) {
+		t.Errorf("a NaN: %v", err)
+	}
+}
+
+// TestByteOrder: a torch.save zip that records big-endian storages is refused.
+func TestByteOrder(t *testing.T) {
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	for name, data := range map[string]string{"archive/data.pkl": "\x80\x02}.", "archive/byteorder": "big"} {
+		w, _ := z.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		w.Write([]byte(data))
+	}
+	z.Close()
+	if _, _, err := Load(b.Bytes()); err == nil || !strings.Contains(err.Error(), "little-endian") {
+		t.Errorf("big-endian: %v", err)
 	}
 }
