@@ -66,6 +66,8 @@ func TestMapRefuses(t *testing.T) {
 			"MaxLayers"},
 		"unknown-tensor": {append(gru, &Tensor{Name: "norm.gamma", Dtype: F32, Shape: []int{8}, Data: make([]float64, 8)}),
 			"norm.gamma [8] has no place"},
+		"vocab": {append(gru, &Tensor{Name: "head.weight", Dtype: F32, Shape: []int{MaxVocab + 1, 8}, Data: make([]float64, 8*(MaxVocab+1))}),
+			"MaxVocab"},
 		"gate-count": {edited(gru, func(x *Tensor) *Tensor {
 			if x.Name == "rnn.weight_hh_l0" {
 				x.Shape, x.Data = []int{8, 4}, x.Data[:32]

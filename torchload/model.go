@@ -312,6 +312,9 @@ func findEmbeddingAndHead(rest []*Tensor, d, out int) (emb, head, headBias *Tens
 		b := byName[module+"bias"]
 		V, cols := t.Shape[0], t.Shape[1]
 		if V < 1 || V > MaxVocab {
+			if cols == d || cols == out {
+				return nil, nil, nil, fmt.Errorf("%s %v: an embedding or head of %d rows; Unroll maps 1 to %d (MaxVocab)", t.Name, t.Shape, V, MaxVocab)
+			}
 			continue
 		}
 		fitsEmb := cols == d && b == nil
