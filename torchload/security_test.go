@@ -203,9 +203,16 @@ func TestStorageBounds(t *testing.T) {
 }
 
 // TestStridedStorage: gru_bi2_strided.pt holds gru_bi2's tensors as views into one shared
-// storage, 2-D ones transposed (stride (1, rows)) after an offset; they read back equal to
-// gru_bi2.pt's.
+// storage, 2-D ones transposed (stride (1, rows)) after an offset, and lstm_bi1_params.pt
+// holds lstm_bi1's as a plain dict of nn.Parameters (_rebuild_parameter); they read back
+// equal to the state_dicts'.
 func TestStridedStorage(t *testing.T) {
+	sameTensors(t, "gru_bi2.pt", "gru_bi2_strided.pt")
+	sameTensors(t, "lstm_bi1.pt", "lstm_bi1_params.pt")
+}
+
+// sameTensors fails unless the two fixture files hold the same tensors, bit for bit.
+func sameTensors(t *testing.T, wantFile, gotFile string) {
 	read := func(name string) []*Tensor {
 		raw, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
@@ -217,7 +224,7 @@ func TestStridedStorage(t *testing.T) {
 		}
 		return ts
 	}
-	want, got := read("gru_bi2.pt"), read("gru_bi2_strided.pt")
+	want, got := read(wantFile), read(gotFile)
 	if len(got) != len(want) {
 		t.Fatalf("%d tensors, want %d", len(got), len(want))
 	}

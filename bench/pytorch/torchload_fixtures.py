@@ -204,7 +204,10 @@ def models():
         m.load_state_dict(gru_state)
         fixture("gru_bi2_" + nm, m, "gru", "rnn", "rnn.", x, dtype=dt)
     strided("gru_bi2_strided", gru.state_dict())
-    fixture("lstm_bi1", Wrap("encoder", nn.LSTM(3, 4, bidirectional=True)), "lstm", "encoder", "encoder.", x)
+    lstm1 = Wrap("encoder", nn.LSTM(3, 4, bidirectional=True))
+    fixture("lstm_bi1", lstm1, "lstm", "encoder", "encoder.", x)
+    # The same weights as a plain dict of nn.Parameters (torch._utils._rebuild_parameter).
+    torch.save(dict(lstm1.named_parameters()), os.path.join(OUT, "lstm_bi1_params.pt"))
     # A bare nn.LSTM: no prefix at all.
     lstm2 = Wrap("m", nn.LSTM(3, 4, num_layers=2, bidirectional=True))
     lstm2_sd = lstm2.m
