@@ -459,6 +459,9 @@ func (r *tensorRebuilder) Call(args ...any) (any, error) {
 	if k == 0 {
 		return t, nil
 	}
+	if offset >= s.numel { // and so every sum below stays far from overflowing
+		return nil, fmt.Errorf("a tensor view starts at element %d of storage %s of %d elements", offset, s.key, s.numel)
+	}
 	last := offset // the largest element index the view reads
 	for d := range size {
 		if stride[d] < 0 || stride[d] > s.numel {

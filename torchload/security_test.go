@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nlpodyssey/gopickle/types"
 )
 
 // marker is the file the hostile fixtures' commands would create (MARKER in
@@ -184,6 +186,8 @@ func TestStorageBounds(t *testing.T) {
 			map[string][]byte{"0": f32(6)}, "stride"},
 		"overlapping": {tensorPickle("w", "FloatStorage", 6, 0, []int{1000, 1000}, []int{0, 0}),
 			map[string][]byte{"0": f32(6)}, "overlapping views are refused"},
+		"offset-overflow": {tensorPickle("w", "FloatStorage", 6, 1<<31-1, []int{2}, []int{6}),
+			map[string][]byte{"0": f32(6)}, "starts at element 2147483647"},
 		"no-entry": {tensorPickle("w", "FloatStorage", 6, 0, []int{2, 3}, []int{3, 1}), nil, "no zip entry"},
 		"bad-storage-type": {tensorPickle("w", "LongStorage", 6, 0, []int{2, 3}, []int{3, 1}),
 			map[string][]byte{"0": f32(6)}, "torch.LongStorage"},
@@ -322,5 +326,17 @@ func TestByteOrder(t *testing.T) {
 	z.Close()
 	if _, _, err := Load(b.Bytes()); err == nil || !strings.Contains(err.Error(), "little-endian") {
 		t.Errorf("big-endian: %v", err)
+	}
+}
+
+// TestRebuildOffsetOverflow: an offset near the largest int (as an 8-byte LONG1 could
+// give) is refused before any index arithmetic could wrap around.
+func TestRebuildOffsetOverflow(t *testing.T) {
+	l := &torchLoader{budget: MaxElements}
+	s := &storage{key: "0", dtype: F32, numel: 6, data: make([]byte, 24)}
+	size, stride := types.Tuple{2}, types.Tuple{100}
+	_, err := (&tensorRebuilder{l}).Call(s, math.MaxInt-10, &size, &stride, false, nil)
+	if err == nil || !strings.Contains(err.Error(), "starts at element") {
+		t.Errorf("offset MaxInt−10: %v", err)
 	}
 }
