@@ -21,6 +21,10 @@ const (
 	// maxRunBody is the whole multipart body: the model file, the input and the parts'
 	// headers and boundaries.
 	maxRunBody = torchload.MaxFileBytes + maxRunInputBytes + 64<<10
+	// maxModelUploads bounds the uploads read at once: each may hold maxRunBody bytes
+	// and its float64 tensors (up to 32 MB more), so 4 cost at most about 360 MB; a fifth
+	// is a 503 to retry, not a queue of 58 MB buffers.
+	maxModelUploads = 4
 )
 
 // modelsRun serves POST /api/v1/models/run (docs/api.md): a multipart body with the parts
@@ -30,6 +34,14 @@ const (
 // message. The pickle is never executed (package torchload).
 func (s *Server) modelsRun(w http.ResponseWriter, r *http.Request) {
 	if bodyTooLarge(w, r, maxRunBody) {
+		return
+	}
+	select {
+	case s.models <- struct{}{}:
+		defer func() { <-s.models }()
+	default:
+		w.Header().Set("Retry-After", "2")
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("%d models are being read already; try again in a moment", maxModelUploads))
 		return
 	}
 	model, input, status, msg := readRunParts(w, r)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"math"
 	"mime/multipart"
 	"net/http"
@@ -175,5 +176,30 @@ func TestModelsRunRefuses(t *testing.T) {
 	status, body := post(t, ts, "/api/v1/models/run", `{"x": [[1]]}`)
 	if status != 400 || !strings.Contains(body["error"].(string), "multipart/form-data") {
 		t.Errorf("JSON body: %d %v", status, body)
+	}
+}
+
+// TestModelsRunUploadSlots: while maxModelUploads uploads are being read, another is a
+// 503, and a slot given back serves the next.
+func TestModelsRunUploadSlots(t *testing.T) {
+	h, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	for range maxModelUploads {
+		h.models <- struct{}{}
+	}
+	status, body := postModel(t, ts, [][2]string{{"model", "x"}, {"input", "{}"}})
+	if status != http.StatusServiceUnavailable || !strings.Contains(string(body), "try again") {
+		t.Errorf("with every slot taken: %d %s, want 503", status, body)
+	}
+	<-h.models
+	if status, body := postModel(t, ts, [][2]string{{"model", "x"}, {"input", "{}"}}); status != http.StatusBadRequest {
+		t.Errorf("with a slot free: %d %s, want the 400 of a bad file", status, body)
+	}
+	if len(h.models) != maxModelUploads-1 {
+		t.Errorf("%d slots taken after the request, want %d", len(h.models), maxModelUploads-1)
 	}
 }
