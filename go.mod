@@ -12,6 +12,7 @@ require (
 	github.com/google/renameio/v2 v2.0.2
 	github.com/gorilla/websocket v1.5.3
 	github.com/makiuchi-d/gozxing v0.1.1
+	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/piglig/go-qr v1.1.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/image v0.30.0

@@ -38,6 +38,7 @@ type Server struct {
 	listen   net.Addr          // Options.Listen: where the server listens, for the rooms' join URLs
 	static   http.Handler      // package static's files with caching headers
 	build    buildInfo         // what GET /api/v1/version answers
+	models   chan struct{}     // a token per model upload being read (maxModelUploads, torch.go)
 }
 
 // Options are a server's settings beyond its defaults.
@@ -79,6 +80,7 @@ func newServer(logger *slog.Logger, catalog []*lessons.Lesson, opts Options) (*S
 		machine: runtime.GOARCH + "-" + models.Fingerprint(),
 		build:   newBuildInfo(opts.Version, opts.Commit),
 		listen:  opts.Listen,
+		models:  make(chan struct{}, maxModelUploads),
 	}
 	s.rooms = newRoomSet(s, opts.RoomIdle)
 	st, err := newStaticHandler()
@@ -97,6 +99,7 @@ func (s *Server) routes() {
 	s.post("/api/v1/cell", s.cell)
 	s.post("/api/v1/bleu", s.bleu)
 	s.post("/api/v1/ter", s.ter)
+	s.post("/api/v1/models/run", s.modelsRun)
 	s.lessonRoutes()
 	s.roomRoutes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -28,12 +28,13 @@ var mayImport = map[string][]string{
 	"cmd/release":      {},
 	"data":             {"models"},
 	"check":            {"models"},
+	"torchload":        {"models"},
 	"zoo":              {"data", "models"},
 	"lessons":          {"zoo", "data", "sim", "models"},
 	"templates":        {"exports", "figures", "palette", "lessons", "zoo", "data", "sim", "models"},
 	"exports":          {"figures", "palette", "lessons", "zoo", "data", "sim", "models"},
-	"web":              {"exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "sim", "models", "static"},
-	"cmd/server":       {"web", "exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "sim", "models", "static"},
+	"web":              {"exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "torchload", "sim", "models", "static"},
+	"cmd/server":       {"web", "exports", "templates", "lessons", "zoo", "data", "figures", "palette", "check", "torchload", "sim", "models", "static"},
 	"cmd/train":        {"zoo", "data", "models"},
 	"cmd/loadtest":     {"sim"}, // a client of the server, over its websockets: never web
 }
@@ -50,6 +51,8 @@ var thirdParty = map[string][]string{
 	"sim":    {},
 	"data":   numeric,
 	"zoo":    append([]string{"github.com/google/renameio/"}, numeric...), // renameio: atomic checkpoint writes
+	// gopickle: reads a torch.save state_dict's pickle, under torchload's allowlist.
+	"torchload": append([]string{"github.com/nlpodyssey/gopickle/"}, numeric...),
 }
 
 // numeric is what models imports, and every package that imports models with it:

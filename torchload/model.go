@@ -1,0 +1,441 @@
+package torchload
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+)
+
+// Limits on the models Map accepts, each with its reason.
+const (
+	// MaxLayers is PyTorch's num_layers at most: the page draws every layer.
+	MaxLayers = 4
+	// MaxHidden bounds hidden_size: the page draws every unit of every gate, and a run's
+	// trace grows with it.
+	MaxHidden = 1024
+	// MaxInput bounds input_size (and an embedding's width).
+	MaxInput = 4096
+	// MaxVocab bounds an embedding's rows and a head's outputs.
+	MaxVocab = 1 << 16
+)
+
+// The kinds of Architecture.Kind, as API.md names them.
+const (
+	KindRNNTanh = "rnn_tanh"
+	KindRNNReLU = "rnn_relu"
+	KindGRU     = "gru"
+	KindLSTM    = "lstm"
+)
+
+// Architecture is what Map found, as API.md's "architecture" object.
+type Architecture struct {
+	Kind          string `json:"kind"`
+	Layers        int    `json:"layers"`
+	Bidirectional bool   `json:"bidirectional"`
+	InputSize     int    `json:"input_size"`
+	HiddenSize    int    `json:"hidden_size"`
+	Bias          bool   `json:"bias"`
+	Embedding     []int  `json:"embedding"` // [V, d], or nil
+	Head          []int  `json:"head"`      // [V, directions·h] as PyTorch stores it, or nil
+	Parameters    int    `json:"parameters"`
+	// Prefix is the name prefix of the recurrent module's tensors ("rnn.", "" …);
+	// EmbeddingName and HeadName the embedding's and head's weight names.
+	Prefix        string `json:"prefix"`
+	EmbeddingName string `json:"embedding_name,omitempty"`
+	HeadName      string `json:"head_name,omitempty"`
+}
+
+// Directions is 2 for a bidirectional model, else 1.
+func (a Architecture) Directions() int {
+	if a.Bidirectional {
+		return 2
+	}
+	return 1
+}
+
+// Model is a PyTorch recurrent model mapped onto package models: Cells[l][d] is layer l's
+// cell of direction d (0 forward, 1 reverse), a *models.RNN, a reset-after *models.GRU or
+// a *models.LSTM, with PyTorch's weights transposed and split per gate
+// (docs/checkpoints.md, "Your own PyTorch model").
+type Model struct {
+	Arch  Architecture
+	Cells [][]models.Cell
+	Embed *models.Embedding // nil without an nn.Embedding
+	Head  *models.Dense     // nil without an nn.Linear head
+}
+
+// Options are what a state_dict does not say.
+type Options struct {
+	// Nonlinearity is nn.RNN's, "tanh" (the default, also for "") or "relu"; a state_dict
+	// does not record it. It is ignored for a GRU or LSTM.
+	Nonlinearity string
+}
+
+// rnnName is one of nn.RNN/GRU/LSTM's own tensor names, after the prefix.
+var rnnName = regexp.MustCompile(`^(weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)_l([0-9]+)(_reverse)?$`)
+
+// Map finds one nn.RNN, nn.GRU or nn.LSTM among ts (any name prefix before weight_ih_l0),
+// with at most one nn.Embedding feeding it and one nn.Linear head reading its output,
+// found by shape and name, and builds the Model. Every tensor must have its place: an
+// unknown name, a missing tensor or a shape that disagrees is an error that lists what
+// was found.
+func Map(ts []*Tensor, opt Options) (*Model, error) {
+	m, err := mapModel(ts, opt)
+	if err != nil {
+		return nil, fmt.Errorf("torchload: %w\nthe file holds: %s", err, listTensors(ts))
+	}
+	return m, nil
+}
+
+// listTensors is "name [shape] dtype, …" in file order, at most 40 of them.
+func listTensors(ts []*Tensor) string {
+	parts := make([]string, 0, min(len(ts), 41))
+	for i, t := range ts {
+		if i == 40 {
+			parts = append(parts, fmt.Sprintf("… and %d more", len(ts)-40))
+			break
+		}
+		parts = append(parts, t.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+func mapModel(ts []*Tensor, opt Options) (*Model, error) {
+	byName := make(map[string]*Tensor, len(ts))
+	var prefixes []string
+	for _, t := range ts {
+		byName[t.Name] = t
+		if p, ok := strings.CutSuffix(t.Name, "weight_ih_l0"); ok {
+			prefixes = append(prefixes, p)
+		}
+	}
+	if len(prefixes) != 1 {
+		if len(prefixes) == 0 {
+			return nil, errors.New("no nn.RNN, nn.GRU or nn.LSTM: no tensor is called <prefix>weight_ih_l0")
+		}
+		return nil, fmt.Errorf("%d recurrent modules (prefixes %q); Unroll runs one", len(prefixes), prefixes)
+	}
+	prefix := prefixes[0]
+
+	// The recurrent module's own tensors.
+	own := map[string]*Tensor{}
+	layers, reverse, bias := 0, false, false
+	for _, t := range ts {
+		rest, ok := strings.CutPrefix(t.Name, prefix)
+		if !ok {
+			continue
+		}
+		g := rnnName.FindStringSubmatch(rest)
+		if g == nil {
+			continue
+		}
+		if g[1] == "weight_hr" {
+			return nil, fmt.Errorf("%s: an LSTM with proj_size > 0, which Unroll does not map", t.Name)
+		}
+		l, err := strconv.Atoi(g[2])
+		if err != nil || l >= MaxLayers {
+			return nil, fmt.Errorf("%s: layer %s; Unroll maps 1 to %d layers (MaxLayers)", t.Name, g[2], MaxLayers)
+		}
+		own[rest] = t
+		layers = max(layers, l+1)
+		reverse = reverse || g[3] != ""
+		bias = bias || strings.HasPrefix(g[1], "bias")
+	}
+
+	hh := own["weight_hh_l0"]
+	if hh == nil || len(hh.Shape) != 2 {
+		return nil, fmt.Errorf("%sweight_hh_l0 is missing or not 2-D", prefix)
+	}
+	h := hh.Shape[1]
+	if h < 1 || h > MaxHidden || hh.Shape[0]%h != 0 {
+		return nil, fmt.Errorf("%sweight_hh_l0 has shape %v: want [G·h, h] with 1 ≤ h ≤ %d (MaxHidden)", prefix, hh.Shape, MaxHidden)
+	}
+	gates := hh.Shape[0] / h
+	arch := Architecture{Layers: layers, Bidirectional: reverse, HiddenSize: h, Bias: bias, Prefix: prefix}
+	switch gates {
+	case 1:
+		switch opt.Nonlinearity {
+		case "", "tanh":
+			arch.Kind = KindRNNTanh
+		case "relu":
+			arch.Kind = KindRNNReLU
+		default:
+			return nil, fmt.Errorf("nonlinearity %q: nn.RNN has tanh or relu", opt.Nonlinearity)
+		}
+	case 3:
+		arch.Kind = KindGRU
+	case 4:
+		arch.Kind = KindLSTM
+	default:
+		return nil, fmt.Errorf("%sweight_hh_l0 has shape %v: %d blocks of h = %d rows, but nn.RNN has 1, nn.GRU 3 and nn.LSTM 4", prefix, hh.Shape, gates, h)
+	}
+	ih := own["weight_ih_l0"]
+	if len(ih.Shape) != 2 || ih.Shape[0] != gates*h || ih.Shape[1] < 1 || ih.Shape[1] > MaxInput {
+		return nil, fmt.Errorf("%sweight_ih_l0 has shape %v, want [%d, d] with 1 ≤ d ≤ %d (MaxInput)", prefix, ih.Shape, gates*h, MaxInput)
+	}
+	arch.InputSize = ih.Shape[1]
+
+	// Every expected tensor with its shape, and nothing else under these names.
+	dirs := arch.Directions()
+	want := map[string][]int{}
+	for l := range layers {
+		in := arch.InputSize
+		if l > 0 {
+			in = dirs * h
+		}
+		for d := range dirs {
+			sfx := fmt.Sprintf("_l%d", l)
+			if d == 1 {
+				sfx += "_reverse"
+			}
+			want["weight_ih"+sfx] = []int{gates * h, in}
+			want["weight_hh"+sfx] = []int{gates * h, h}
+			if bias {
+				want["bias_ih"+sfx] = []int{gates * h}
+				want["bias_hh"+sfx] = []int{gates * h}
+			}
+		}
+	}
+	for _, name := range sortedKeys(want) {
+		t := own[name]
+		if t == nil {
+			return nil, fmt.Errorf("a %d-layer %s%s needs %s%s, which is missing", layers, bidiName(reverse), arch.Kind, prefix, name)
+		}
+		if !slices.Equal(t.Shape, want[name]) {
+			return nil, fmt.Errorf("%s%s has shape %v, want %v for a %s with input size %d and hidden size %d", prefix, name, t.Shape, want[name], arch.Kind, arch.InputSize, h)
+		}
+	}
+	for _, name := range sortedKeys(own) {
+		if want[name] == nil {
+			return nil, fmt.Errorf("%s%s does not fit a %d-layer %s%s", prefix, name, layers, bidiName(reverse), arch.Kind)
+		}
+	}
+
+	// The rest: an embedding [V, d] and a head [V, dirs·h] (+ bias [V]), by shape and name.
+	var rest []*Tensor
+	for _, t := range ts {
+		if r, ok := strings.CutPrefix(t.Name, prefix); !ok || own[r] == nil {
+			rest = append(rest, t)
+		}
+	}
+	emb, head, headBias, err := findEmbeddingAndHead(rest, arch.InputSize, dirs*h)
+	if err != nil {
+		return nil, err
+	}
+
+	m := &Model{Arch: arch}
+	rng := rand.New(rand.NewPCG(0, 0)) // every value is then overwritten
+	for l := range layers {
+		in := arch.InputSize
+		if l > 0 {
+			in = dirs * h
+		}
+		var row []models.Cell
+		for d := range dirs {
+			sfx := fmt.Sprintf("_l%d", l)
+			if d == 1 {
+				sfx += "_reverse"
+			}
+			p := pytorchCell{wih: own["weight_ih"+sfx], whh: own["weight_hh"+sfx], bih: own["bias_ih"+sfx], bhh: own["bias_hh"+sfx], h: h}
+			row = append(row, p.cell(arch.Kind, in, rng))
+		}
+		m.Cells = append(m.Cells, row)
+	}
+	if emb != nil {
+		V, e := emb.Shape[0], emb.Shape[1]
+		m.Embed = &models.Embedding{E: models.NewParam("E", V, e)}
+		copy(m.Embed.E.Value.RawMatrix().Data, emb.Data)
+		m.Arch.Embedding, m.Arch.EmbeddingName = []int{V, e}, emb.Name
+	}
+	if head != nil {
+		V, in := head.Shape[0], head.Shape[1]
+		m.Head = &models.Dense{W: models.NewParam("W", in, V), B: models.NewBias("b", V)}
+		m.Head.W.Value.Copy(transposed(head, 0, V))
+		if headBias != nil {
+			copy(m.Head.B.Value.RawRowView(0), headBias.Data)
+		}
+		m.Arch.Head, m.Arch.HeadName = []int{V, in}, head.Name
+	}
+	for _, t := range ts {
+		m.Arch.Parameters += len(t.Data)
+	}
+	return m, nil
+}
+
+func bidiName(b bool) string {
+	if b {
+		return "bidirectional "
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// headNames and embeddingNames are module names that settle a tensor whose shape fits
+// both an embedding and a head.
+var (
+	headNames      = []string{"head", "fc", "out", "linear", "decoder", "proj", "classifier", "output", "lm_head"}
+	embeddingNames = []string{"emb", "embed", "embedding", "embeddings", "encoder", "tok", "token"}
+)
+
+// findEmbeddingAndHead places the tensors outside the recurrent module: an embedding is a
+// 2-D "<module>.weight" [V, d] with no "<module>.bias"; a head is a 2-D "<module>.weight"
+// [V, dirs·h] with an optional "<module>.bias" [V]. A tensor that fits both (d = dirs·h,
+// no bias) is settled by its module's name. Anything else is refused.
+func findEmbeddingAndHead(rest []*Tensor, d, out int) (emb, head, headBias *Tensor, err error) {
+	byName := map[string]*Tensor{}
+	for _, t := range rest {
+		byName[t.Name] = t
+	}
+	used := map[string]bool{}
+	for _, t := range rest {
+		module, ok := strings.CutSuffix(t.Name, "weight")
+		if !ok || len(t.Shape) != 2 || (module != "" && !strings.HasSuffix(module, ".")) {
+			continue
+		}
+		b := byName[module+"bias"]
+		V, cols := t.Shape[0], t.Shape[1]
+		if V < 1 || V > MaxVocab {
+			if cols == d || cols == out {
+				return nil, nil, nil, fmt.Errorf("%s %v: an embedding or head of %d rows; Unroll maps 1 to %d (MaxVocab)", t.Name, t.Shape, V, MaxVocab)
+			}
+			continue
+		}
+		fitsEmb := cols == d && b == nil
+		fitsHead := cols == out && (b == nil || slices.Equal(b.Shape, []int{V}))
+		if fitsEmb && fitsHead {
+			base := strings.ToLower(strings.TrimSuffix(module, "."))
+			if i := strings.LastIndexByte(base, '.'); i >= 0 {
+				base = base[i+1:]
+			}
+			switch {
+			case slices.Contains(embeddingNames, base):
+				fitsHead = false
+			case slices.Contains(headNames, base):
+				fitsEmb = false
+			default:
+				return nil, nil, nil, fmt.Errorf("%s %v could be the embedding or the head; name its module embed… or head/fc/out… to say which", t.Name, t.Shape)
+			}
+		}
+		switch {
+		case fitsEmb:
+			if emb != nil {
+				return nil, nil, nil, fmt.Errorf("two embeddings: %s and %s", emb.Name, t.Name)
+			}
+			emb = t
+			used[t.Name] = true
+		case fitsHead:
+			if head != nil {
+				return nil, nil, nil, fmt.Errorf("two heads: %s and %s", head.Name, t.Name)
+			}
+			head, headBias = t, b
+			used[t.Name] = true
+			if b != nil {
+				used[b.Name] = true
+			}
+		}
+	}
+	for _, t := range rest {
+		if !used[t.Name] {
+			return nil, nil, nil, fmt.Errorf("%s %v has no place: besides the recurrent module Unroll maps an nn.Embedding [V, %d] and an nn.Linear head [V, %d] (+ bias [V])", t.Name, t.Shape, d, out)
+		}
+	}
+	return emb, head, headBias, nil
+}
+
+// pytorchCell is one layer and direction of a PyTorch module: weight_ih [G·h, in],
+// weight_hh [G·h, h] and the biases [G·h] (nil without bias).
+type pytorchCell struct {
+	wih, whh, bih, bhh *Tensor
+	h                  int
+}
+
+// cell builds the models cell of kind with PyTorch's weights (docs/checkpoints.md):
+// gate block k of weight_ih is rows k·h to (k+1)·h, transposed to in×h.
+func (p pytorchCell) cell(kind string, in int, rng *rand.Rand) models.Cell {
+	h := p.h
+	wx := func(k int) *mat.Dense { return transposed(p.wih, k*h, (k+1)*h) }
+	wh := func(k int) *mat.Dense { return transposed(p.whh, k*h, (k+1)*h) }
+	bias := func(t *Tensor, k int) []float64 {
+		if t == nil {
+			return make([]float64, h)
+		}
+		return t.Data[k*h : (k+1)*h]
+	}
+	sum := func(k int) []float64 { // b_ih + b_hh of block k
+		out := make([]float64, h)
+		for j, v := range bias(p.bih, k) {
+			out[j] = v + bias(p.bhh, k)[j]
+		}
+		return out
+	}
+	set := func(dst *models.Param, src *mat.Dense) { dst.Value.Copy(src) }
+	setB := func(dst *models.Param, v []float64) { copy(dst.Value.RawRowView(0), v) }
+	switch kind {
+	case KindGRU: // blocks r, z, n; reset-after, so b_hn = bias_hh's n block stays inside R ⊙ (·)
+		c := models.NewGRUResetAfter(in, h, rng)
+		set(c.Wxr, wx(0))
+		set(c.Whr, wh(0))
+		setB(c.Br, sum(0))
+		set(c.Wxz, wx(1))
+		set(c.Whz, wh(1))
+		setB(c.Bz, sum(1))
+		set(c.Wxh, wx(2))
+		set(c.Whh, wh(2))
+		setB(c.Bh, bias(p.bih, 2))
+		setB(c.Bhn, bias(p.bhh, 2))
+		return c
+	case KindLSTM: // blocks i, f, g (= C̃), o
+		c := models.NewLSTM(in, h, rng)
+		set(c.Wxi, wx(0))
+		set(c.Whi, wh(0))
+		setB(c.Bi, sum(0))
+		set(c.Wxf, wx(1))
+		set(c.Whf, wh(1))
+		setB(c.Bf, sum(1))
+		set(c.Wxc, wx(2))
+		set(c.Whc, wh(2))
+		setB(c.Bc, sum(2))
+		set(c.Wxo, wx(3))
+		set(c.Who, wh(3))
+		setB(c.Bo, sum(3))
+		return c
+	}
+	act := models.ActTanh
+	if kind == KindRNNReLU {
+		act = models.ActReLU
+	}
+	c := models.NewRNN(in, h, act, rng)
+	set(c.Wxh, wx(0))
+	set(c.Whh, wh(0))
+	setB(c.Bh, sum(0))
+	return c
+}
+
+// transposed is rows r0..r1 of the 2-D tensor t, transposed: (r1−r0) columns.
+func transposed(t *Tensor, r0, r1 int) *mat.Dense {
+	cols := t.Shape[1]
+	out := mat.NewDense(cols, r1-r0, nil)
+	for r := r0; r < r1; r++ {
+		for c, v := range t.Data[r*cols : (r+1)*cols] {
+			out.Set(c, r-r0, v)
+		}
+	}
+	return out
+}

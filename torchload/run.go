@@ -1,0 +1,207 @@
+package torchload
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/models"
+)
+
+// Limits on one run.
+const (
+	// MaxSteps bounds T: the page steps through every t, and the response holds every
+	// gate at every step.
+	MaxSteps = 256
+	// MaxTraceValues bounds the numbers of one run's steps (layers × directions × T ×
+	// recorded values × h), about 20 MB of JSON: a 4-layer bidirectional LSTM with h = 64
+	// over 256 steps records 0.79 M.
+	MaxTraceValues = 1 << 20
+)
+
+// Input is API.md's input JSON: either X, a T × input_size sequence for batch 1, or Text
+// with Vocab, whose characters' indices in Vocab are token ids fed through the embedding.
+type Input struct {
+	X     [][]float64 `json:"x,omitempty"`
+	Text  string      `json:"text,omitempty"`
+	Vocab []string    `json:"vocab,omitempty"`
+	// Nonlinearity is nn.RNN's ("tanh" or "relu"), which a state_dict does not record.
+	Nonlinearity string `json:"nonlinearity,omitempty"`
+}
+
+// Steps is one layer and direction's trace in natural time order: Gates["R"][t] is R at
+// step t+1 (for the reverse direction too, which reads t = T..1). The names are the
+// cells' trace names: "H" for every kind; "R", "Z", "H_tilde" for a GRU (H_tilde is
+// PyTorch's n); "I", "F", "O", "C_tilde", "C" for an LSTM (C_tilde is PyTorch's g).
+type Steps struct {
+	Layer     int                    `json:"layer"`
+	Direction int                    `json:"direction"` // 0 forward, 1 reverse
+	Gates     map[string][][]float64 `json:"gates"`
+}
+
+// Result is a run as API.md's response: PyTorch's output, h_n, c_n for batch 1, the
+// head's logits, and every gate.
+type Result struct {
+	Architecture Architecture `json:"architecture"`
+	Output       [][]float64  `json:"output"`           // T × (directions·h), the last layer's
+	HN           [][]float64  `json:"h_n"`              // (layers·directions) × h
+	CN           [][]float64  `json:"c_n,omitempty"`    // LSTM only
+	Logits       [][]float64  `json:"logits,omitempty"` // T × V with a head
+	Steps        []Steps      `json:"steps"`
+}
+
+// Sequence turns in into the T input vectors X_t (1×input_size each): the rows of X, or
+// the embedding's rows of the text's token ids.
+func (m *Model) Sequence(in Input) ([]*mat.Dense, error) {
+	d := m.Arch.InputSize
+	switch {
+	case in.X != nil && in.Text != "":
+		return nil, errors.New("give x or text, not both")
+	case in.X != nil:
+		if len(in.X) == 0 || len(in.X) > MaxSteps {
+			return nil, fmt.Errorf("x has %d steps; give 1 to %d (MaxSteps)", len(in.X), MaxSteps)
+		}
+		xs := make([]*mat.Dense, len(in.X))
+		for t, row := range in.X {
+			if len(row) != d {
+				return nil, fmt.Errorf("x[%d] has %d numbers; the model's input_size is %d", t, len(row), d)
+			}
+			for j, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("x[%d][%d] is %v", t, j, v)
+				}
+			}
+			xs[t] = mat.NewDense(1, d, append([]float64(nil), row...))
+		}
+		return xs, nil
+	case in.Text != "":
+		if m.Embed == nil {
+			return nil, errors.New("text needs an nn.Embedding in the file; this model has none, give x")
+		}
+		V, _ := m.Embed.E.Value.Dims()
+		if len(in.Vocab) != V {
+			return nil, fmt.Errorf("vocab has %d entries; the embedding has %d rows", len(in.Vocab), V)
+		}
+		id := make(map[rune]int, V)
+		for i, s := range in.Vocab {
+			r, n := utf8.DecodeRuneInString(s)
+			if n == 0 || n != len(s) || r == utf8.RuneError {
+				return nil, fmt.Errorf("vocab[%d] is %q; each entry is one character", i, s)
+			}
+			if _, dup := id[r]; dup {
+				return nil, fmt.Errorf("vocab has %q twice", s)
+			}
+			id[r] = i
+		}
+		if !utf8.ValidString(in.Text) {
+			return nil, errors.New("text is not UTF-8")
+		}
+		n := utf8.RuneCountInString(in.Text)
+		if n > MaxSteps {
+			return nil, fmt.Errorf("text has %d characters; give at most %d (MaxSteps)", n, MaxSteps)
+		}
+		xs := make([]*mat.Dense, 0, n)
+		for i, r := range []rune(in.Text) {
+			k, ok := id[r]
+			if !ok {
+				return nil, fmt.Errorf("text[%d] is %q, which is not in vocab", i, r)
+			}
+			xs = append(xs, m.Embed.Forward([]int{k}))
+		}
+		return xs, nil
+	}
+	return nil, errors.New("give x (a T × input_size list) or text with vocab")
+}
+
+// Run runs the model on xs (T matrices 1×input_size) from zero states, as PyTorch's
+// module does for batch 1: each layer's directions read the layer below's output (the
+// forward and reverse hidden states concatenated), through models.Forward and
+// models.Bidirectional, so the numbers are the models cells' own.
+func (m *Model) Run(xs []*mat.Dense) (*Result, error) {
+	a := m.Arch
+	dirs, h, T := a.Directions(), a.HiddenSize, len(xs)
+	if T == 0 || T > MaxSteps {
+		return nil, fmt.Errorf("torchload: %d steps; give 1 to %d (MaxSteps)", T, MaxSteps)
+	}
+	perStep := map[string]int{KindGRU: 4, KindLSTM: 6}[a.Kind]
+	if perStep == 0 {
+		perStep = 1
+	}
+	if n := a.Layers * dirs * T * perStep * h; n > MaxTraceValues {
+		return nil, fmt.Errorf("torchload: the run would record %d numbers, over %d (MaxTraceValues); give fewer steps", n, MaxTraceValues)
+	}
+	res := &Result{Architecture: a}
+	in := xs
+	for l, row := range m.Cells {
+		var traces []*models.Trace // per direction, in the cell's reading order
+		var out []*mat.Dense
+		if dirs == 2 {
+			bt, err := (&models.Bidirectional{Fwd: row[0], Bwd: row[1]}).Forward(in, models.State{}, models.State{})
+			if err != nil {
+				return nil, fmt.Errorf("torchload: layer %d: %w", l, err)
+			}
+			traces, out = []*models.Trace{bt.Fwd, bt.Bwd}, bt.Outputs()
+		} else {
+			tr, err := models.Forward(row[0], in, models.State{})
+			if err != nil {
+				return nil, fmt.Errorf("torchload: layer %d: %w", l, err)
+			}
+			traces, out = []*models.Trace{tr}, tr.Outputs()
+		}
+		for d, tr := range traces {
+			st := Steps{Layer: l, Direction: d, Gates: map[string][][]float64{}}
+			for k, s := range tr.Steps {
+				t := k // the reverse direction's k-th step is time T−1−k
+				if d == 1 {
+					t = T - 1 - k
+				}
+				put := func(name string, v *mat.Dense) {
+					if st.Gates[name] == nil {
+						st.Gates[name] = make([][]float64, T)
+					}
+					st.Gates[name][t] = append([]float64(nil), v.RawRowView(0)...)
+				}
+				for _, g := range s.Gates {
+					put(g.Name, g.Value)
+				}
+				put("H", s.Next.H)
+				if s.Next.C != nil {
+					put("C", s.Next.C)
+				}
+			}
+			last := tr.Last()
+			res.HN = append(res.HN, append([]float64(nil), last.H.RawRowView(0)...))
+			if last.C != nil {
+				res.CN = append(res.CN, append([]float64(nil), last.C.RawRowView(0)...))
+			}
+			res.Steps = append(res.Steps, st)
+		}
+		in = out
+	}
+	for _, o := range in {
+		res.Output = append(res.Output, append([]float64(nil), o.RawRowView(0)...))
+	}
+	if m.Head != nil {
+		stacked := mat.NewDense(T, dirs*h, nil)
+		for t, o := range in {
+			stacked.SetRow(t, o.RawRowView(0))
+		}
+		logits := m.Head.Forward(stacked)
+		for t := range T {
+			res.Logits = append(res.Logits, append([]float64(nil), logits.RawRowView(t)...))
+		}
+	}
+	return res, nil
+}
+
+// RunInput is Sequence then Run.
+func (m *Model) RunInput(in Input) (*Result, error) {
+	xs, err := m.Sequence(in)
+	if err != nil {
+		return nil, fmt.Errorf("torchload: input: %w", err)
+	}
+	return m.Run(xs)
+}
