@@ -74,7 +74,7 @@ var bpttLesson = &Lesson{
 		{TeX: `\htmlClass{sym-H}{H_t} = \phi(X_t W_{xh} + H_{t-1} W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
 		{TeX: `\htmlClass{sym-dH}{\frac{\partial L}{\partial H_{t-1}}} = \frac{\partial L}{\partial H_t}\,\htmlClass{sym-J}{\frac{\partial H_t}{\partial H_{t-1}}}, \qquad \frac{\partial H_t}{\partial H_{t-1}} = \mathrm{diag}(\phi'(A_t))\,W_{hh}^\top`,
 			Symbols: []Symbol{{ID: "dH", Array: bpttGradArray}, {ID: "J", Array: "jacobian_norm"}}},
-		{TeX: `\left\lVert \frac{\partial L}{\partial H_t} \right\rVert \le \htmlClass{sym-P}{\left\lVert \prod_{r=t+1}^{T} \frac{\partial H_r}{\partial H_{r-1}} \right\rVert_2} \le \htmlClass{sym-PN}{\prod_{r=t+1}^{T} \left\lVert \frac{\partial H_r}{\partial H_{r-1}} \right\rVert_2} \le \htmlClass{sym-bound}{(\rho(W_{hh})\,\gamma)^{T-t}}`,
+		{TeX: `\left\lVert \frac{\partial L}{\partial H_t} \right\rVert \le \htmlClass{sym-P}{\lVert J_T \cdots J_{t+1} \rVert_2} \le \htmlClass{sym-PN}{\lVert J_T \rVert_2 \cdots \lVert J_{t+1} \rVert_2} \le \htmlClass{sym-bound}{(\rho(W_{hh})\,\gamma)^{T-t}}, \qquad J_r = \frac{\partial H_r}{\partial H_{r-1}}`,
 			Symbols: []Symbol{{ID: "P", Array: bpttProdNormArray}, {ID: "PN", Array: bpttNormProdArray}, {ID: "bound", Array: "bound"}}},
 		{TeX: `\frac{\partial L}{\partial W_{hh}} = \sum_{t=1}^{T} \htmlClass{sym-term}{H_{t-1}^\top \frac{\partial L}{\partial A_t}}, \qquad \frac{\partial L}{\partial A_t} = \frac{\partial L}{\partial H_T} \prod_{r=T}^{t+1} \frac{\partial H_r}{\partial H_{r-1}} \, \mathrm{diag}(\phi'(A_t))`,
 			Symbols: []Symbol{{ID: "term", Array: bpttTermArray}}},
