@@ -482,7 +482,7 @@ var bpttFacts = factTable{
 		{key: "term", label: `term \(\|H_{t-1}^\top \partial L/\partial A_t\|\) of \(\partial L/\partial W_{hh}\)`, measured: true},
 		{key: "jacobian_norm", label: `\(\|\partial H_t/\partial H_{t-1}\|_2\)`, measured: true},
 		{key: "bound", label: `bound \(\beta^{T-t}\)`, measured: true},
-		{key: "clipped", label: "clipped"},
+		{key: "clipped", label: `\(\partial L/\partial H_t\) clipped`},
 		{key: "cut", label: "cut by truncation"},
 	},
 }
