@@ -66,7 +66,7 @@ var bpttLesson = &Lesson{
 		`The loss here reads only the last state, \(L = H_T u^\top\) with a fixed unit vector \(u\), so \(\partial L / \partial H_T = u\) has norm exactly 1 and every other norm you see is the product of Jacobians itself. The norms are absolute and drawn on a log scale: nothing is rescaled.`,
 		`The recurrent matrix is a random orthogonal matrix times \(\rho\), so its spectral radius is exactly \(\rho(W_{hh}) = \rho\) and so is its norm. Each Jacobian is \(\mathrm{diag}(\phi'(A_t))\,W_{hh}^\top\), whose norm is at most \(\rho\gamma\), where \(\gamma\) is the activation's largest slope (1 for identity, tanh and ReLU). Over \(T - t\) steps the gradient of the plain RNN (\(\alpha = 1\) below, so \(\beta = \rho\gamma\)) can therefore grow or shrink by at most \((\rho\gamma)^{T-t}\): below 1 it vanishes geometrically, above 1 it can explode. With the identity activation the bound is met exactly; tanh and ReLU stay below it, because their slope is often less than 1 (tanh saturates, ReLU cuts off negative units).`,
 		`Why does the gradient fall with tanh at \(\rho = 1\) when every factor has \(\lVert \partial H_t/\partial H_{t-1} \rVert_2 \approx 1\)? A matrix norm is the largest stretch in any direction, and the norm of a product is at most the product of the norms, \(\lVert \prod J \rVert \le \prod \lVert J \rVert\), not equal to it. Each factor \(\mathrm{diag}(\phi'(A_t))\,W_{hh}^\top\) keeps length along the few directions where the units are not saturated (\(\tanh' \approx 1\)) and shrinks the others (\(\tanh' < 1\)); \(W_{hh}\) then turns the vector, so the next factor shrinks a different part of it. The log plot draws both: \(\prod \lVert J \rVert\) stays near 1 while \(\lVert \partial H_T/\partial H_t \rVert_2 = \lVert \prod J \rVert\) falls, and \(\lVert \partial L/\partial H_t \rVert\) lies under it.`,
-		`The gradient of a weight collects one term from every step: \(\partial L/\partial W_{hh} = \sum_t H_{t-1}^\top\,(\partial L/\partial A_t)\), where the factor at step \(t\) has come back through the product of the Jacobians from \(T\) down to \(t\). (The notes sum over every loss term and every earlier step; this loss has only the one at \(T\).) Terms with \(t\) near \(T\) are the short-term contributions, those far back the long-term ones; when the gradient vanishes, the long-term terms are tiny and the weight update learns only from the last few steps. The terms panel draws each term's size as the backward pass reaches it, and the facts give the norm of the last five steps' sum against the rest.`,
+		`The gradient of a weight collects one term from every step: \(\partial L/\partial W_{hh} = \sum_t H_{t-1}^\top\,(\partial L/\partial A_t)\), where the factor at step \(t\) has come back through the product of the Jacobians from \(T\) down to \(t\). (The notes sum over every loss term and every earlier step; this loss has only the one at \(T\).) Terms with \(t\) near \(T\) are the short-term contributions, those far back the long-term ones; when the gradient vanishes, the long-term terms are tiny and the weight update learns only from the last few steps. The terms panel draws each term's size as the backward pass reaches it, the facts give the norm of the last five steps' sum against the rest, and, at each step of the backward pass, the norm of what the sum has collected so far.`,
 		`Two remedies are on the sliders. Truncated BPTT with window \(k\) stops the gradient after \(k\) steps: the earlier steps get nothing at all (they are missing from the log plot, and the gradient heatmap hatches their columns, unlike steps not computed yet). Clipping with threshold \(\theta\), \(g \leftarrow \min(1, \theta/\lVert g \rVert)\,g\), acts on one of two vectors, as the <i>clip what</i> setting chooses: <i>params</i> is the usual form, the d2l course's that lecture 000 builds on, where \(g\) is the gradient of all the weights together, clipped once after the backward pass, leaving \(\partial L/\partial H_t\) untouched; <i>state</i> clips \(g = \partial L/\partial H_t\) at every step of the walk back, so a marker shows each step where it fired. The facts say which is on. Clipping tames explosion but cannot bring back a gradient that has vanished.`,
 		`The notes list three ways to let a recurrent network work on several time scales: skip connections through time (a connection from \(H_{t-d}\) straight to \(H_t\), so the gradient crosses \(d\) steps in one factor), leaky units, and removing the short connections so that some units only see far steps. Leaky units are live here, on the slider \(\alpha\) (the other two are not): \(H_t = (1-\alpha) H_{t-1} + \alpha\,\phi(X_t W_{xh} + H_{t-1} W_{hh} + b_h)\). Their Jacobian is \((1-\alpha) I + \alpha\,\mathrm{diag}(\phi'(A_t))\,W_{hh}^\top\): the identity part carries every direction back unshrunk, so with tanh at \(\rho = 1\) a small \(\alpha\) keeps \(\lVert \partial L/\partial H_1 \rVert\) far from zero, and the bound becomes \(\beta^{T-t}\) with \(\beta = 1 - \alpha + \alpha\rho\gamma\). At \(\alpha = 1\) this is the plain RNN.`,
 	},
@@ -181,6 +181,7 @@ type bpttModel struct {
 	normProd      []float64   // ∏_{r>t} ‖∂H_r/∂H_{r−1}‖₂, the product of their norms
 	bound         []float64   // β^{T−t}
 	term          []float64   // ‖step t's term of ∂L/∂W_hh‖_F (0 where truncated)
+	collected     []float64   // ‖Σ_{s ≥ t} term_s‖_F: what ∂L/∂W_hh has collected when the walk reaches t
 	clipped, cut  []bool
 	paramGradNorm float64 // ‖∂L/∂W_hh‖_F as the update would use it (after clipping the parameters)
 	paramRawNorm  float64 // ‖g‖ over W_xh, W_hh, b_h before clipping the parameters
@@ -261,6 +262,12 @@ func (m *bpttModel) backward(cell *models.RNN, tr *models.Trace, u *mat.Dense) {
 	whh := slices.Index(ps, cell.Whh)
 	m.term = make([]float64, m.T)
 	short, long := mat.NewDense(bpttHidden, bpttHidden, nil), mat.NewDense(bpttHidden, bpttHidden, nil)
+	m.collected = make([]float64, m.T)
+	sum := mat.NewDense(bpttHidden, bpttHidden, nil)
+	for t := m.T - 1; t >= 0; t-- {
+		sum.Add(sum, g.Terms[t][whh])
+		m.collected[t] = mat.Norm(sum, 2)
+	}
 	for t, terms := range g.Terms {
 		m.term[t] = mat.Norm(terms[whh], 2)
 		if t+1 > m.T-bpttShortTerm {
@@ -431,6 +438,7 @@ func (m *bpttModel) At(s int) sim.Frame {
 		meta["prod_norm"] = m.prodNorm[i]
 		meta["norm_prod"] = m.normProd[i]
 		meta["term"] = m.term[i]
+		meta["collected"] = m.collected[i]
 		meta["bound"] = m.bound[i]
 		meta["clipped"] = m.clipped[i]
 		meta["cut"] = m.cut[i]
@@ -480,6 +488,7 @@ var bpttFacts = factTable{
 		{key: "prod_norm", label: `norm of the product \(\|\partial H_T/\partial H_t\|_2\)`, measured: true},
 		{key: "norm_prod", label: `product of the norms \(\prod_{r>t}\|\partial H_r/\partial H_{r-1}\|_2\)`, measured: true},
 		{key: "term", label: `term \(\|H_{t-1}^\top \partial L/\partial A_t\|\) of \(\partial L/\partial W_{hh}\)`, measured: true},
+		{key: "collected", label: `\(\partial L/\partial W_{hh}\) collected so far, \(\|\sum_{s \ge t} H_{s-1}^\top \partial L/\partial A_s\|\)`, measured: true},
 		{key: "jacobian_norm", label: `\(\|\partial H_t/\partial H_{t-1}\|_2\)`, measured: true},
 		{key: "bound", label: `bound \(\beta^{T-t}\)`, measured: true},
 		{key: "clipped", label: `\(\partial L/\partial H_t\) clipped`},

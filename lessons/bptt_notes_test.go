@@ -223,6 +223,20 @@ func TestBPTTTerms(t *testing.T) {
 			}
 		}
 	}
+	// what the walk has collected when it reaches t = 1 is the whole ∂L/∂W_hh; when
+	// it reaches T − 5 + 1, the short-term part
+	for _, c := range []map[string]string{{}, {"rho": "1.3"}, {"alpha": "0.2"}} {
+		m := buildBPTTWith(t, c)
+		if got, want := m.collected[0], m.paramGradNorm; math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%v: collected at t = 1 got %v want ‖∂L/∂W_hh‖ = %v", c, got, want)
+		}
+		if got, want := m.collected[m.T-bpttShortTerm], m.shortTerm; math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%v: collected at t = T − %d + 1 got %v want the short-term part %v", c, bpttShortTerm, got, want)
+		}
+		if got := m.At(2*m.T + 1 - 3).Meta["collected"]; got != m.collected[2] {
+			t.Errorf("%v: the frame of t = 3 says collected %v, want %v", c, got, m.collected[2])
+		}
+	}
 	m := buildBPTTWith(t, map[string]string{"rho": "0.5"})
 	if !(m.longTerm < 0.1*m.shortTerm) {
 		t.Errorf("ρ = 0.5: long-term part %v, short-term %v; want the long-term part under a tenth", m.longTerm, m.shortTerm)
