@@ -44,7 +44,23 @@ func heatmapFigure(v View, p lessons.Panel) (figures.Figure, error) {
 		}
 		cols = max(cols, width)
 	}
+	var hatched []bool // columns a Marker array is 1 in (BPTT's cut steps), hatched as on the page
+	var hatchLabels []string
 	for _, name := range p.Arrays {
+		if decl, _ := v.Lesson.ArrayNamed(name); decl.Marker {
+			hatchLabels = append(hatchLabels, Text(v.label(name)))
+			if hatched == nil {
+				hatched = make([]bool, T)
+			}
+			for s := 1; s <= v.Step(); s++ {
+				if a, ok := v.At(name, s); ok && len(a.Data) > 0 && a.Data[0] != 0 {
+					if t := v.TimeOf(name, s); t > 0 && t <= T {
+						hatched[t-1] = true
+					}
+				}
+			}
+			continue
+		}
 		byTime := make([][]float64, T+1)
 		n, shape := 0, []int(nil)
 		for s := 1; s <= v.Step(); s++ {
@@ -91,7 +107,7 @@ func heatmapFigure(v View, p lessons.Panel) (figures.Figure, error) {
 		all = append(all, r...)
 	}
 	lo, hi := rangeOf(v, p, all)
-	g := &figures.Grid{Rows: rows, Cols: numbered(cols), Values: values, Lo: lo, Hi: hi}
+	g := &figures.Grid{Rows: rows, Cols: numbered(cols), Values: values, Lo: lo, Hi: hi, Hatched: hatched}
 	xLabel := "column"
 	if timed {
 		xLabel = "time step t"
@@ -104,6 +120,9 @@ func heatmapFigure(v View, p lessons.Panel) (figures.Figure, error) {
 				}
 			}
 		}
+	}
+	for _, l := range hatchLabels { // the key of the hatch, in words
+		xLabel += "; hatched: " + l
 	}
 	return figures.Figure{Title: stepTitle(v, p), XLabel: xLabel, YLabel: "unit", Grid: g}, nil
 }

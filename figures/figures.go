@@ -198,6 +198,10 @@ type Grid struct {
 	// Mark frames column Mark−1, the current time step, and MarkRow row MarkRow−1,
 	// the current step of a matrix that grows a row a step (0: none).
 	Mark, MarkRow int
+	// Hatched[c] draws column c hatched instead of filled: a column with no value on
+	// purpose (BPTT's steps cut by truncation), told apart from one not computed yet
+	// (blank) by pattern, not colour. The figure's axis label should say what it means.
+	Hatched []bool
 }
 
 // Draw draws the figure in the given format with the given options and returns the

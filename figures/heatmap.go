@@ -39,6 +39,33 @@ func (f cellsFrame) Plot(c draw.Canvas, pl *plot.Plot) {
 	c.StrokeLines(draw.LineStyle{Color: f.colour, Width: vg.Points(2.5)}, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
 }
 
+// hatchedCells covers a rectangle of a heatmap's cells (data coordinates) with the
+// background and diagonal lines in the text colour: Grid.Hatched's columns.
+type hatchedCells struct {
+	x0, x1, y0, y1 float64
+	ink, ground    color.Color
+}
+
+// hatchGap is the distance between a hatch's lines.
+const hatchGap = vg.Length(4)
+
+func (h hatchedCells) Plot(c draw.Canvas, pl *plot.Plot) {
+	tx, ty := pl.Transforms(&c)
+	x0, x1, y0, y1 := tx(h.x0), tx(h.x1), ty(h.y0), ty(h.y1)
+	if y0 > y1 {
+		y0, y1 = y1, y0
+	}
+	c.SetColor(h.ground)
+	c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}.Path())
+	style := draw.LineStyle{Color: h.ink, Width: vg.Points(0.6)}
+	for k := x0 - y1; k < x1-y0; k += hatchGap { // the line x − y = k inside the rectangle
+		lo, hi := max(x0, y0+k), min(x1, y1+k)
+		if lo < hi {
+			c.StrokeLine2(style, lo, lo-k, hi, hi-k)
+		}
+	}
+}
+
 // gridXYZ is a Grid as gonum's grid: column c at x = c, row r at y = −r, so the
 // first row is at the top.
 type gridXYZ struct{ g Grid }
@@ -100,6 +127,17 @@ func drawHeatmap(f Figure, g Grid, o Options) (func(draw.Canvas), error) {
 		hm.Min, hm.Max = g.Lo, g.Hi
 		hm.NaN = th.background // not computed yet (or a gap between blocks): blank, as on the page
 		pl.Add(hm)
+		for c := 0; c < len(g.Hatched) && c < len(g.Cols); c++ { // one hatch a run of columns, so its lines meet
+			if !g.Hatched[c] {
+				continue
+			}
+			end := c
+			for end+1 < len(g.Hatched) && end+1 < len(g.Cols) && g.Hatched[end+1] {
+				end++
+			}
+			pl.Add(hatchedCells{x0: float64(c) - 0.5, x1: float64(end) + 0.5, y0: 0.5, y1: -float64(len(g.Rows)) + 0.5, ink: th.foreground, ground: th.background})
+			c = end
+		}
 		if g.Mark > 0 && g.Mark <= len(g.Cols) {
 			pl.Add(cellsFrame{x0: float64(g.Mark-1) - 0.5, x1: float64(g.Mark-1) + 0.5, y0: 0.5, y1: -float64(len(g.Rows)) + 0.5, colour: th.foreground})
 		}

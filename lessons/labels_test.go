@@ -89,6 +89,7 @@ func TestPlainLabel(t *testing.T) {
 		`\(\mathrm{BLEU}\) (d2l)`:                             "BLEU (d2l)",
 		`\(\mathrm{softmax}(QK^\top/\sqrt{d_k})\)`:            "softmax(QKᵀ/√dₖ)",
 		`decoder input \((\langle\mathrm{bos}\rangle, y_1)\)`: "decoder input (⟨bos⟩, y₁)",
+		`\(\prod_{r>t} \|J_r\|_2\)`:                           "∏₍r>t₎ ‖Jᵣ‖₂",
 		"no TeX_here":                                         "no TeX_here",
 	} {
 		if got := PlainLabel(tex); got != want {

@@ -169,7 +169,9 @@ type Array struct {
 	// (a softmax's vocabulary, a classifier's classes); "" numbers them.
 	Labels string `json:"labels,omitempty"`
 	// Marker: a line panel draws the per-step value as a marker where it is non-zero
-	// (BPTT: where clipping fired) rather than as a curve.
+	// (BPTT: where clipping fired) rather than as a curve; a heatmap hatches the time
+	// steps where it is non-zero, with a key, instead of filling them (BPTT: the steps
+	// truncation cut off), and so does its export.
 	Marker bool `json:"marker,omitempty"`
 }
 

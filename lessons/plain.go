@@ -35,7 +35,7 @@ var texWords = map[string]string{
 	"partial": "∂", "top": "ᵀ", "odot": "⊙", "cdot": "·", "times": "×", "dots": "…", "ldots": "…", "cdots": "⋯",
 	"langle": "⟨", "rangle": "⟩", "lVert": "‖", "rVert": "‖", "|": "‖", "infty": "∞", "log": "log", "exp": "exp",
 	"max": "max", "min": "min", "sqrt": "√", ",": " ", ";": " ", ":": " ", "!": "", "quad": " ", "left": "", "right": "",
-	"{": "{", "}": "}", "mid": "| ", "to": "→ ", "sum": "Σ", "le": "≤", "ge": "≥", "in": "∈", "approx": "≈", "mathbf": "", "mathrm": "", "text": "",
+	"{": "{", "}": "}", "mid": "| ", "to": "→ ", "sum": "Σ", "prod": "∏", "le": "≤", "ge": "≥", "in": "∈", "approx": "≈", "mathbf": "", "mathrm": "", "text": "",
 }
 
 // texAccents are the accents the labels use, as combining marks after their letter.

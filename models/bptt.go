@@ -378,6 +378,11 @@ type ClippedGrads struct {
 	RawNorm []float64    // ‖G_t‖_F before clipping (0 where cut)
 	Clipped []bool       // clipping fired at t
 	Cut     []bool       // t is outside the truncation window: no gradient reaches it
+	// Terms[t-1][i] is step t's term of ∂L/∂p for p = c.Params()[i]: lecture 002's
+	// J_{H_t}(L) J_θ(H_t), what StepBack adds at t (zero where cut). They sum to the
+	// gradient BackwardClipped adds; a term with t far below T is a long-term
+	// contribution, one with t near T a short-term one.
+	Terms [][]*mat.Dense
 }
 
 // BackwardClipped is BPTT for a loss that reads only the last state,
@@ -403,13 +408,22 @@ func BackwardClipped(c Cell, tr *Trace, dHT *mat.Dense, k int, theta float64) *C
 	mustDims("∂L/∂H_T", dHT, B, h)
 	out := &ClippedGrads{
 		DH: make([]*mat.Dense, T), Norm: make([]float64, T), RawNorm: make([]float64, T),
-		Clipped: make([]bool, T), Cut: make([]bool, T),
+		Clipped: make([]bool, T), Cut: make([]bool, T), Terms: make([][]*mat.Dense, T),
 	}
+	ps := c.Params()
 	g := State{H: mat.DenseCopyOf(dHT)}
 	for t := T - 1; t >= 0; t-- {
+		before := make([]*mat.Dense, len(ps))
+		for i, p := range ps {
+			before[i] = mat.DenseCopyOf(p.Grad)
+		}
+		out.Terms[t] = before // overwritten below with the step's term
 		if k > 0 && T-1-t >= k {
 			out.Cut[t] = true
 			out.DH[t] = mat.NewDense(B, h, nil)
+			for i := range before {
+				before[i].Zero()
+			}
 			continue
 		}
 		n := mat.Norm(g.H, 2)
@@ -422,8 +436,44 @@ func BackwardClipped(c Cell, tr *Trace, dHT *mat.Dense, k int, theta float64) *C
 		out.Norm[t] = n
 		out.DH[t] = mat.DenseCopyOf(g.H)
 		_, g = c.StepBack(tr.Steps[t], g.H, g.C)
+		for i, p := range ps {
+			before[i].Sub(p.Grad, before[i])
+		}
 	}
 	return out
+}
+
+// ProductNorms compares, for batch row b and t = 1..T, the norm of the product of
+// the Jacobians from H_t to H_T with the product of their norms:
+//
+//	normOfProduct[t-1] = ‖∂H_T/∂H_t‖₂ = ‖J_T J_{T−1} ⋯ J_{t+1}‖₂,  J_r = ∂H_r/∂H_{r−1}
+//	productOfNorms[t-1] = ‖J_T‖₂ ‖J_{T−1}‖₂ ⋯ ‖J_{t+1}‖₂
+//
+// (both 1 at t = T, the empty product). Since ‖AB‖ ≤ ‖A‖‖B‖, normOfProduct ≤
+// productOfNorms: the product of the norms only bounds the norm of the product, and
+// falls far short of it when the factors shrink different directions. The Jacobians
+// are Jacobian's (for an LSTM, with C held fixed). It leaves every Param.Grad alone.
+func ProductNorms(c Cell, tr *Trace, b int) (normOfProduct, productOfNorms []float64) {
+	T := tr.Len()
+	normOfProduct, productOfNorms = make([]float64, T), make([]float64, T)
+	h := c.HiddenSize()
+	P := mat.NewDense(h, h, nil) // ∂H_T/∂H_t
+	for i := range h {
+		P.Set(i, i, 1)
+	}
+	prod := 1.0
+	for t := T - 1; t >= 0; t-- {
+		normOfProduct[t], productOfNorms[t] = SpectralNorm(P), prod
+		if t == 0 {
+			break
+		}
+		J := Jacobian(c, tr.Steps[t], b) // ∂H_{t+1}/∂H_t (0-based step t is time t+1)
+		var next mat.Dense
+		next.Mul(P, J)
+		P = &next
+		prod *= SpectralNorm(J)
+	}
+	return normOfProduct, productOfNorms
 }
 
 // addOrNew returns a + b as a new matrix shaped like like; nil operands are zero.

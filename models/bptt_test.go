@@ -136,6 +136,8 @@ var cellKinds = []struct {
 	{"rnn-tanh", func(d, h int, rng *rand.Rand) Cell { return NewRNN(d, h, ActTanh, rng) }},
 	{"rnn-relu", func(d, h int, rng *rand.Rand) Cell { return NewRNN(d, h, ActReLU, rng) }},
 	{"rnn-identity", func(d, h int, rng *rand.Rand) Cell { return NewRNN(d, h, ActIdentity, rng) }},
+	// lecture 002's leaky unit, H_t = (1 − α) H_{t−1} + α tanh(A_t)
+	{"rnn-leaky-tanh", func(d, h int, rng *rand.Rand) Cell { c := NewRNN(d, h, ActTanh, rng); c.SetLeak(0.3); return c }},
 	{"gru", func(d, h int, rng *rand.Rand) Cell { return NewGRU(d, h, rng) }},
 	{"gru-reset-after", func(d, h int, rng *rand.Rand) Cell { return NewGRUResetAfter(d, h, rng) }},
 	{"lstm", func(d, h int, rng *rand.Rand) Cell { return NewLSTM(d, h, rng) }},

@@ -59,7 +59,7 @@ func (c *Copier) Params(ps Params) Params {
 	return out
 }
 
-// RNN is a copy of the vanilla cell.
+// RNN is a copy of the vanilla cell, its leak α kept.
 func (c *Copier) RNN(r *RNN) *RNN {
 	out := *r
 	out.Wxh, out.Whh, out.Bh = c.Param(r.Wxh), c.Param(r.Whh), c.Param(r.Bh)

@@ -172,7 +172,7 @@ func TestCopierKnowsEveryField(t *testing.T) {
 		v      any
 		fields int
 	}{
-		{RNN{}, 4}, {GRU{}, 12}, {LSTM{}, 13}, {Dense{}, 2}, {Embedding{}, 1}, {AdditiveAttention{}, 3},
+		{RNN{}, 5}, {GRU{}, 12}, {LSTM{}, 13}, {Dense{}, 2}, {Embedding{}, 1}, {AdditiveAttention{}, 3},
 		{Deep{}, 1}, {SkipGram{}, 2}, {EncoderDecoder{}, 8}, {Adam{}, 5}, {adamMoments{}, 3}, {Param{}, 4},
 	} {
 		if n := reflect.TypeOf(c.v).NumField(); n != c.fields {

@@ -94,12 +94,40 @@ func (a Activation) Backward(g, h *mat.Dense) {
 	}
 }
 
-// RNN is the vanilla recurrent cell H_t = φ(X_t W_xh + H_{t-1} W_hh + b_h).
+// RNN is the vanilla recurrent cell H_t = φ(X_t W_xh + H_{t-1} W_hh + b_h), or,
+// with a leak α ∈ (0, 1) set by SetLeak, the leaky unit of lecture 002's
+// strategies for multiple time scales,
+//
+//	H_t = (1 − α) H_{t-1} + α φ(X_t W_xh + H_{t-1} W_hh + b_h),
+//
+// which keeps a share 1 − α of its state each step (α = 1 is the plain cell).
 type RNN struct {
 	Act Activation // φ
 	Wxh *Param     // W_xh, d×h
 	Whh *Param     // W_hh, h×h
 	Bh  *Param     // b_h, 1×h
+
+	leak float64 // α of a leaky unit; 0 is the plain cell (α = 1)
+}
+
+// SetLeak makes the cell a leaky unit with α ∈ (0, 1] (α = 1 is the plain cell);
+// any other α panics.
+func (c *RNN) SetLeak(alpha float64) {
+	if !(alpha > 0 && alpha <= 1) {
+		panic(fmt.Sprintf("models: leak α = %v, want 0 < α ≤ 1", alpha))
+	}
+	c.leak = alpha
+	if alpha == 1 {
+		c.leak = 0
+	}
+}
+
+// Leak is α of a leaky unit, 1 for the plain cell.
+func (c *RNN) Leak() float64 {
+	if c.leak == 0 {
+		return 1
+	}
+	return c.leak
 }
 
 // NewRNN returns a vanilla RNN cell with input size d and hidden size h, its
@@ -133,7 +161,20 @@ func (c *RNN) Step(x *mat.Dense, prev State) *StepTrace {
 	affineInto(&s.h, x, c.Wxh, prev.H, c.Whh, c.Bh)
 	applyEach(&s.h, c.Act.apply)
 	s.tr = StepTrace{X: x, Prev: prev, Next: State{H: &s.h}}
+	if c.leak != 0 { // H̃_t = φ(A_t) kept for the backward pass; H_t = (1 − α) H_{t-1} + α H̃_t
+		cand := mat.DenseCopyOf(&s.h)
+		s.h.Scale(c.leak, cand)
+		s.h.Add(&s.h, scaled(1-c.leak, prev.H))
+		s.tr.aux = []*mat.Dense{cand}
+	}
 	return &s.tr
+}
+
+// scaled is a·m as a new matrix.
+func scaled(a float64, m *mat.Dense) *mat.Dense {
+	var out mat.Dense
+	out.Scale(a, m)
+	return &out
 }
 
 // rnnStep is one RNN step's trace with H_t, allocated together.
@@ -145,6 +186,7 @@ type rnnStep struct {
 // StepBack is the backward pass of Step: with A_t = X_t W_xh + H_{t-1} W_hh + b_h,
 // ∂L/∂A_t = ∂L/∂H_t ⊙ φ'(A_t); ∂L/∂W_xh += X_tᵀ ∂L/∂A_t, ∂L/∂W_hh += H_{t-1}ᵀ ∂L/∂A_t,
 // ∂L/∂b_h += Σ_rows ∂L/∂A_t; ∂L/∂X_t = ∂L/∂A_t W_xhᵀ, ∂L/∂H_{t-1} = ∂L/∂A_t W_hhᵀ.
+// For a leaky unit ∂L/∂A_t = α ∂L/∂H_t ⊙ φ'(A_t) and ∂L/∂H_{t-1} gains (1 − α) ∂L/∂H_t.
 // A nil dH is zero; dC is ignored.
 func (c *RNN) StepBack(tr *StepTrace, dH, dC *mat.Dense) (*mat.Dense, State) {
 	return c.backward(tr, dH, dC, true)
@@ -158,17 +200,24 @@ func (c *RNN) backward(tr *StepTrace, dH, _ *mat.Dense, accumulate bool) (*mat.D
 	m := make([]mat.Dense, 3)
 	dA, dPrev, dX := &m[0], &m[1], &m[2]
 	carveDense(carveDense(make([]float64, 2*B*h+B*d), B, h, dA, dPrev), B, d, dX)
+	out, alpha := tr.Next.H, 1.0 // φ(A_t), read through for φ'
+	if c.leak != 0 {
+		out, alpha = tr.aux[0], c.leak
+	}
 	if dH != nil {
 		mustDims("dH", dH, B, h)
-		hRaw, dRaw, aRaw := tr.Next.H.RawMatrix(), dH.RawMatrix(), dA.RawMatrix()
+		hRaw, dRaw, aRaw := out.RawMatrix(), dH.RawMatrix(), dA.RawMatrix()
 		for i := range B {
 			y, g, a := hRaw.Data[i*hRaw.Stride:][:h], dRaw.Data[i*dRaw.Stride:][:h], aRaw.Data[i*aRaw.Stride:][:h]
 			for j := range a {
-				a[j] = g[j] * c.Act.slope(y[j])
+				a[j] = alpha * g[j] * c.Act.slope(y[j])
 			}
 		}
 	}
 	affineBack(dA, tr.X, c.Wxh, tr.Prev.H, c.Whh, c.Bh, dX, dPrev, accumulate)
+	if c.leak != 0 && dH != nil {
+		dPrev.Add(dPrev, scaled(1-c.leak, dH))
+	}
 	return dX, State{H: dPrev}
 }
 

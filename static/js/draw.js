@@ -69,7 +69,9 @@ export function createDraw({ store, state, panels, showError }) {
     play.textContent = store.playing ? "❚❚" : "▶";
     play.setAttribute("aria-pressed", String(store.playing));
     drawTraining(store, state);
-    facts(tid("facts-now"), store.step > 0 ? store.facts : [], `step ${store.step}`);
+    // on a model whose steps are passes (BPTT), the heading says the pass and its t, as the transport does
+    const where = position(store);
+    facts(tid("facts-now"), store.step > 0 ? store.facts : [], where ? `${where} (step ${store.step})` : `step ${store.step}`);
     if (staticShown !== store.staticFacts) { staticShown = store.staticFacts; facts(tid("facts-model"), store.staticFacts, ""); }
     for (const f of extra) f();
     document.body.dataset.drawMs = (performance.now() - began).toFixed(2); // the whole page's redraw (tests report it)
@@ -139,19 +141,35 @@ function facts(dl, list, heading) {
 // URL's step=), and, when the model's steps are not simply t = 1..T, first the pass and
 // its own index, "backward pass, t = 15 / 30" or "pipeline, tokens (3 / 7)", with the
 // scrubber's step small under it.
+// The scrubber's aria-valuetext says the same, so a screen reader hears the pass and its
+// t rather than the bare step number.
 function readout(store) {
   tid("step").textContent = String(store.step);
   tid("steps").textContent = String(store.steps);
+  const pass = tid("pass-readout"), of = tid("step-of"), scrubber = tid("scrubber");
+  const where = position(store), plain = where === null;
+  of.dataset.plain = String(plain);
+  if (plain) {
+    pass.replaceChildren(Object.assign(document.createElement("i"), { textContent: "t" }), " = ");
+    scrubber.setAttribute("aria-valuetext", `t = ${store.step} / ${store.steps}`);
+    return;
+  }
+  pass.textContent = where;
+  scrubber.setAttribute("aria-valuetext", `${where}, step ${store.step} / ${store.steps}`);
+}
+
+// position is where the scrubber's step falls in the model's passes, "backward pass,
+// t = 15 / 30" or "pipeline, tokens (3 / 7)", or null when the steps are simply
+// t = 1..T.
+function position(store) {
   const passes = store.passes || [];
   const plain = passes.length <= 1 && !passes[0]?.name && !passes[0]?.stages && (passes[0]?.index || "t") === "t";
-  const pass = tid("pass-readout"), of = tid("step-of");
-  of.dataset.plain = String(plain);
-  if (plain) { pass.replaceChildren(Object.assign(document.createElement("i"), { textContent: "t" }), " = "); return; }
+  if (plain) return null;
   const at = passAt({ passes }, store.step);
-  if (!at) { pass.textContent = "before the first step"; return; }
+  if (!at) return "before the first step";
   const p = at.pass, name = p.name ? `${p.name}, ` : "";
-  if (p.stages) pass.textContent = `${name}${p.stages[at.k - 1]}${p.steps > 1 ? ` (${at.k} / ${p.steps})` : ""}`;
-  else pass.textContent = `${name}${p.index || "step"} = ${at.index} / ${at.of}`;
+  if (p.stages) return `${name}${p.stages[at.k - 1]}${p.steps > 1 ? ` (${at.k} / ${p.steps})` : ""}`;
+  return `${name}${p.index || "step"} = ${at.index} / ${at.of}`;
 }
 
 // describeMachine writes a trained_on value ("arm64-c8506759") for people.

@@ -6,7 +6,10 @@
 // columns, and a step whose value is off the axis (H during the backward pass) fills
 // none. A static matrix of the same name is drawn as it is
 // (rows × columns). A per-step array of shape [L, h] (a deep RNN's layers) is drawn as
-// one block per layer.
+// one block per layer. A per-step 0/1 array declared Marker (BPTT's "cut by
+// truncation") is no block: the columns where it is 1 are hatched, not filled, and a key
+// under the time axis names the hatch, so they differ from columns not computed yet
+// (plain grey) without relying on colour.
 import { fit, fmt, empty, token, colourBar, optStatic, timeSteps, hasTimeAxis, timeOf, stepOf, nowTime, inputShown, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor, roleOf } from "../colors.js";
 
@@ -24,6 +27,7 @@ function blocks(cfg, view) {
   const out = [];
   const T = timeSteps(view);
   for (const name of cfg.arrays) {
+    if (view.decl(name)?.marker) continue; // a mask (masks below), not a block
     const byTime = [];
     let rows = 0;
     for (let s = 1; s <= view.steps; s++) {
@@ -50,13 +54,41 @@ function blocks(cfg, view) {
   return out;
 }
 
+// masks lists the panel's Marker arrays: each with its label and the set of time steps
+// t where it is 1 at the current step.
+function masks(cfg, view) {
+  return cfg.arrays.filter((name) => view.decl(name)?.marker).map((name) => {
+    const on = new Set();
+    for (let s = 1; s <= view.step; s++) {
+      const a = view.at(name, s), t = timeOf(view, name, s);
+      if (a && t && a.data[0]) on.add(t);
+    }
+    return { label: plain(view, name), on };
+  });
+}
+
+const KEY = 18; // the height of the hatch key under the time axis
+
+// hatch draws diagonal lines over the box (x, y, w, h) on a light ground.
+function hatch(ctx, x, y, w, h) {
+  ctx.save();
+  ctx.beginPath(); ctx.rect(x, y, w, h); ctx.clip();
+  ctx.fillStyle = "#ffffff"; ctx.fillRect(x, y, w, h);
+  ctx.strokeStyle = MUTED; ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let d = -h; d < w + h; d += 5) { ctx.moveTo(x + d, y + h); ctx.lineTo(x + d + h, y); }
+  ctx.stroke();
+  ctx.restore();
+}
+
 export function draw(canvas, cfg, view) {
-  const bs = blocks(cfg, view);
+  const bs = blocks(cfg, view), ms = masks(cfg, view);
+  const masked = (c) => ms.some((m) => m.on.has(c + 1));
   const rowH = bs.map((b) => Math.max(MIN_ROW, Math.min(MAX_ROW, Math.floor(MAX_BLOCK / b.rows))));
   const layered = bs.length > 1 && bs.every((b) => b.layer);
   const named = bs.length > 1 && !layered;
   const gap = (i) => (named ? GAP : layered && i > 0 ? LAYER_GAP : 0);
-  const height = TOP + AXIS + bs.reduce((s, b, i) => s + b.rows * rowH[i] + gap(i), 0) + (bs.length ? 0 : 60);
+  const height = TOP + AXIS + (ms.length ? KEY : 0) + bs.reduce((s, b, i) => s + b.rows * rowH[i] + gap(i), 0) + (bs.length ? 0 : 60);
   const { ctx, width } = fit(canvas, Math.max(90, height));
   if (!bs.length || view.steps === 0) { empty(ctx, width, 90, view.steps ? "step forward to fill the heatmap" : "waiting for the model…"); return null; }
 
@@ -76,6 +108,7 @@ export function draw(canvas, cfg, view) {
     else if (layered && bi > 0) y += LAYER_GAP;
     for (let c = 0; c < b.cols; c++) {
       const live = !b.timed || b.arrives(c) <= view.step;
+      if (live && b.timed && masked(c)) { hatch(ctx, LEFT + c * cw, y, Math.ceil(cw), b.rows * h); continue; }
       for (let r = 0; r < b.rows; r++) {
         const v = live ? b.value(r, c) : undefined;
         ctx.fillStyle = v === undefined ? "#f3f4f6" : scale.color(v);
@@ -121,6 +154,20 @@ export function draw(canvas, cfg, view) {
     }
   }
   ctx.textAlign = "left";
+  // the key: what a hatched column and a plain grey one mean
+  if (ms.length) {
+    const ky = y + AXIS + 6;
+    let kx = LEFT;
+    ctx.save(); ctx.font = SMALL; ctx.textBaseline = "middle";
+    for (const m of ms) {
+      hatch(ctx, kx, ky - 6, 14, 12); ctx.strokeStyle = GRID; ctx.strokeRect(kx + 0.5, ky - 5.5, 13, 11);
+      ctx.fillStyle = INK; ctx.fillText(m.label, kx + 18, ky);
+      kx += 24 + ctx.measureText(m.label).width;
+    }
+    ctx.fillStyle = "#f3f4f6"; ctx.fillRect(kx, ky - 6, 14, 12); ctx.strokeStyle = GRID; ctx.strokeRect(kx + 0.5, ky - 5.5, 13, 11);
+    ctx.fillStyle = INK; ctx.fillText("not computed yet", kx + 18, ky);
+    ctx.restore();
+  }
   // the current time step: an outlined column
   if (cur >= 1 && cur <= T) {
     const x = LEFT + (cur - 1) * cw;
@@ -138,6 +185,8 @@ export function draw(canvas, cfg, view) {
         const t = col + 1;
         const when = hasTimeAxis(view) ? `t = ${t}` : `step ${t}`; // BPTT's columns are time steps, not the scrubber's
         if (g.b.timed && g.b.arrives(col) > view.step) return { lines: [`${g.b.name}: unit ${row + 1}, ${when}`, `not computed yet (step ${g.b.arrives(col)})`], block: i, row };
+        const mask = g.b.timed && ms.find((m) => m.on.has(t));
+        if (mask) return { lines: [`${g.b.name}: unit ${row + 1}, ${when}`, `${mask.label}: no value (hatched)`], block: i, row, t };
         const v = g.b.value(row, col);
         const where = g.b.timed ? `unit ${row + 1}, ${when}` : `row ${row + 1}, column ${col + 1}`;
         return { lines: [`${g.b.name}: ${where}`, `value ${fmt(v)}`], block: i, row, t };
@@ -170,11 +219,13 @@ export function describe(cfg, view) {
     const col = cur >= 1 && cur <= b.cols && liveCol(b, view, cur - 1) ? colOf(b, view, cur - 1) : [];
     return `${size}; ` + (col.length ? `at t = ${cur}: ${summary(col)}` : view.step === 0 ? "step forward to compute it" : cur ? `nothing at t = ${cur}` : `nothing yet at step ${view.step}`);
   });
-  return words.join(". ") + (bs.length > A11Y_BLOCKS ? `. ${bs.length - A11Y_BLOCKS} more in the table` : "");
+  const hatched = masks(cfg, view).filter((m) => m.on.size).map((m) => `${plural(m.on.size, "column")} hatched: ${m.label}`);
+  return [...words, ...hatched].join(". ") + (bs.length > A11Y_BLOCKS ? `. ${bs.length - A11Y_BLOCKS} more in the table` : "");
 }
 
 export function table(cfg, view) {
-  const tokens = optStatic(view, "tokens");
+  const tokens = optStatic(view, "tokens"), ms = masks(cfg, view);
+  const maskOf = (c) => ms.find((m) => m.on.has(c + 1));
   return blocks(cfg, view).map((b) => {
     const cols = [];
     for (let c = 0; c < b.cols; c++) if (liveCol(b, view, c)) cols.push(c);
@@ -186,7 +237,7 @@ export function table(cfg, view) {
     return {
       caption: `${b.name} at step ${view.step}` + (b.timed ? ": a row per unit, a column per time step computed" : ""),
       head: [b.timed ? "unit" : "row", ...cols.map(name)],
-      rows: cols.length ? Array.from({ length: b.rows }, (_, r) => [`${b.timed ? "unit" : "row"} ${r + 1}`, ...cols.map((c) => cellText(b.value(r, c)))]) : [],
+      rows: cols.length ? Array.from({ length: b.rows }, (_, r) => [`${b.timed ? "unit" : "row"} ${r + 1}`, ...cols.map((c) => (b.timed && maskOf(c) ? maskOf(c).label : cellText(b.value(r, c))))]) : [],
     };
   }).filter((t) => t.rows.length);
 }
