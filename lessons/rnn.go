@@ -188,21 +188,32 @@ func (m *rnnModel) Static() sim.Frame {
 	last := m.stepsC[len(m.stepsC)-1].Probs
 	meta["C_answer"] = fmt.Sprintf("%s (p = %.3f)", zoo.ArchCClasses[models.Argmax(last)], last[models.Argmax(last)])
 	meta["C_truth"] = zoo.ArchCClasses[zoo.ArchCLabel(all)]
-	if why := m.cWhy(); why != "" {
-		meta["C_why"] = why
-	}
-	nll := 0.0
-	for t, st := range m.steps[:len(all)-1] {
-		nll -= math.Log(st.Probs[all[t+1]])
-	}
+	nll := m.nllTo(len(all))
 	bits := nll / float64(len(all)-1) / math.Ln2
 	meta["nll"], meta["bits_per_char"], meta["perplexity"] = sig4(nll), sig4(bits), sig4(math.Exp2(bits))
+	if rec, err := zoo.RecordedBitsPerChar(); err == nil {
+		if m.trained == 0 {
+			meta["A_bits"] = rec[0]
+		}
+		meta["B_bits"] = rec[1]
+	}
 	if m.trained == 0 {
 		meta["weights"] = "bundled checkpoint"
 	} else {
 		meta["weights"] = fmt.Sprintf("trained from scratch for %d steps (seed %d)", m.trained, m.seed)
 	}
 	return sim.Frame{Meta: meta}
+}
+
+// nllTo is −Σ log P(x_{s+1} | x_1 … x_s) over the predictions of steps s = 1 … t
+// whose character is known (s < T): the negative log-likelihood of x_2 … x_{t+1}.
+func (m *rnnModel) nllTo(t int) float64 {
+	all := m.inputs()
+	nll := 0.0
+	for s, st := range m.run()[:min(t, len(all)-1)] {
+		nll -= math.Log(st.Probs[all[s+1]])
+	}
+	return nll
 }
 
 // written is the text the model has sampled by step t: from the prompt's last step
@@ -263,8 +274,17 @@ func (m *rnnModel) At(t int) sim.Frame {
 	pb := m.stepsB[t-1].Probs
 	meta["A_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(data.CharVocab[order[0]]), st.Probs[order[0]])
 	meta["B_guess"] = fmt.Sprintf("%s (p = %.3f)", shownChar(data.CharVocab[models.Argmax(pb)]), pb[models.Argmax(pb)])
+	if n := min(t, len(all)-1); n > 0 {
+		bits := m.nllTo(t) / float64(n) / math.Ln2
+		meta["bits_so_far"], meta["perplexity_so_far"] = sig4(bits), sig4(math.Exp2(bits))
+	}
 	if pc := m.stepsC[t-1].Probs; pc != nil {
-		meta["C_output"] = fmt.Sprintf("%s (p = %.3f)", zoo.ArchCClasses[models.Argmax(pc)], pc[models.Argmax(pc)])
+		verdict := "right"
+		if models.Argmax(pc) != zoo.ArchCLabel(all) {
+			verdict = "wrong"
+			meta["C_why"] = m.cWhy()
+		}
+		meta["C_output"] = fmt.Sprintf("%s (p = %.3f), %s", zoo.ArchCClasses[models.Argmax(pc)], pc[models.Argmax(pc)], verdict)
 	} else {
 		r := m.readC[t-1]
 		meta["C_output"] = fmt.Sprintf("none until the last step (had the text ended here: %s, p = %.3f)", zoo.ArchCClasses[models.Argmax(r)], r[models.Argmax(r)])
@@ -310,16 +330,16 @@ func (m *rnnModel) cWhy() string {
 		return s.String()
 	}
 	var why string
-	if truth == 1 {
+	if truth == 1 && says(T) == 0 {
 		e := lastSea(all) // "sea" ends at step e
 		f := e
 		for f <= T && says(f) == 1 {
 			f++
 		}
 		if f == e {
-			why = fmt.Sprintf("wrong: the text says %q at t = %d–%d, but even right after it C's readout is %q", "sea", e-2, e, zoo.ArchCClasses[0])
+			why = fmt.Sprintf("the text says %q at t = %d–%d, but even right after it C's readout is %q", "sea", e-2, e, zoo.ArchCClasses[0])
 		} else {
-			why = fmt.Sprintf("wrong: the text says %q at t = %d–%d and C's readout held %q until t = %d; reading %q at t = %d–%d wiped that memory",
+			why = fmt.Sprintf("the text says %q at t = %d–%d and C's readout held %q until t = %d; reading %q at t = %d–%d wiped that memory",
 				"sea", e-2, e, zoo.ArchCClasses[1], f-1, text(max(e+1, f-3), f), max(e+1, f-3), f)
 		}
 	} else {
@@ -327,7 +347,7 @@ func (m *rnnModel) cWhy() string {
 		for f > 1 && says(f-1) == 1 {
 			f--
 		}
-		why = fmt.Sprintf("wrong: the text has no %q, yet C's readout says %q from t = %d on, after reading %q", "sea", zoo.ArchCClasses[1], f, text(max(1, f-3), f))
+		why = fmt.Sprintf("the text has no %q, yet C's readout says %q from t = %d on, after reading %q", "sea", zoo.ArchCClasses[1], f, text(max(1, f-3), f))
 	}
 	if n, k := unseen4(all); k > 0 {
 		why += fmt.Sprintf("; %d of the text's %d character 4-grams never occur in the training text", k, n)
@@ -388,15 +408,18 @@ var rnnLesson = &Lesson{
 		`This one is a character-level language model: at every step it reads one character \(X_t\) (a one-hot vector) and gives a probability \(P(x_{t+1} \mid x_1, \dots, x_t) = \mathrm{softmax}(O_t)\) to every character that could come next. It learned from a generated text of about 60 000 characters, sentences about a harbour town by the sea, far more than its few thousand weights can store, so it cannot recite its training text and has to guess. First it reads your prompt; then it writes: each new character is drawn at random and fed back in as the next input.`,
 		`Chaining these predictions gives the probability of a whole text, \(P(x_1, \dots, x_T) = P(x_1) \prod_{t=1}^{T-1} P(x_{t+1} \mid x_1, \dots, x_t)\). The first character is typed, so the model scores the other \(T-1\). Training minimises the negative log of that product, the negative log-likelihood \(\ell\), a sum of one term per character; the training loss \(L\) is its mean per character. Divided by \(\ln 2\) that mean becomes <b>bits per character</b>, the average number of yes/no answers the model still needs to pin down each next character, and \(2\) to that power is the <b>perplexity</b>, as if the model hesitated between that many equally likely characters at every step. The facts give all three for the text on the page, and each step's own term.`,
 		`Writing does not always sample from \(P\) itself. The temperature \(\tau\) divides the outputs before the softmax, and the next character is drawn from \(\mathrm{softmax}(O_t / \tau)\): at \(\tau = 1\) that is the model's \(P\); below 1 it sharpens it (at 0.1 the model keeps to its favourite phrases and soon repeats itself), above 1 it flattens it (more surprises, more misspelt words). The two tables show both at the current step: the model's \(P\), with the top \(k\), and the distribution the next character is drawn from. The text's bits per character are always scored under \(P\), so text written at a high temperature costs more bits.`,
-		`The language model is the lecture's architecture A: hidden state to hidden state, with an output at every step, a <b>many-to-many</b> network with one output per input. Once it has read the prompt it writes on its own from the single hidden state the prompt left, like a <b>one-to-many</b> or <b>vector-to-sequence</b> model that starts from \(H_0\) set to a given vector. Two more small models read the same characters, so the three unfolded graphs can be compared side by side. <b>B</b> is many-to-many too but has no hidden-to-hidden connection: the previous output \(\hat y_{t-1}\), its probabilities for the next character, feeds the next hidden state, \(H_t = \tanh(X_t W_{xh} + \hat y_{t-1} W_{oh} + b_h)\). It can carry forward only what its output shows, so it writes worse than A (see the bits per character of each on its training text in the notes below), but each step can be trained on its own. That is what <b>teacher forcing</b> exploits: during training the fed-back output is replaced by the right answer from the data, so no gradient has to travel from one step to the one before. For a language model the right previous answer is the character \(X_t\) already being read, so this B instead feeds back its own \(\hat y_{t-1}\) held fixed as an input, which cuts the steps apart in the same way. <b>C</b> has the same recurrence as A but answers once, after the whole sequence, a <b>many-to-one</b> network: \(\hat y = \mathrm{softmax}(H_T W_{hq} + b_q)\). Here it answers a yes/no question about the text, "does it mention the sea?"; before the last step there is no output, though the facts show what C would answer had the text ended there.`,
+		`The language model is the lecture's architecture A: hidden state to hidden state, with an output at every step, a <b>many-to-many</b> network with one output per input. Once it has read the prompt it writes on its own from the single hidden state the prompt left, like a <b>one-to-many</b> or <b>vector-to-sequence</b> model that starts from \(H_0\) set to a given vector. Two more small models read the same characters, so the three unfolded graphs can be compared side by side. <b>B</b> is many-to-many too but has no hidden-to-hidden connection: the previous output \(\hat y_{t-1}\), its probabilities for the next character, feeds the next hidden state, \(H_t = \tanh(X_t W_{xh} + \hat y_{t-1} W_{oh} + b_h)\). It can carry forward only what its output shows, so it writes worse than A (the facts about the model give each one's bits per character on its training text), but each step can be trained on its own. That is what <b>teacher forcing</b> exploits: during training the fed-back output is replaced by the right answer from the data, so no gradient has to travel from one step to the one before. For a language model the right previous answer is the character \(X_t\) already being read, so this B instead feeds back its own \(\hat y_{t-1}\) held fixed as an input, which cuts the steps apart in the same way. <b>C</b> has the same recurrence as A but answers once, after the whole sequence, a <b>many-to-one</b> network: \(\hat y = \mathrm{softmax}(H_T W_{hq} + b_q)\). Here it answers a yes/no question about the text, "does it mention the sea?"; before the last step there is no output, though the facts show what C would answer had the text ended there.`,
 		`<b>Train from scratch</b> starts the language model A from random weights drawn from the seed and learns the text live; watch the loss fall and, every 50 training steps, a fresh sample written with the weights of that moment turn from noise into words. B and C keep their bundled weights.`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-H}{H_t} = \tanh(\htmlClass{sym-X}{X_t} W_{xh} + H_{t-1} W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H", Array: "H"}, {ID: "X", Array: "X"}}},
-		{TeX: `O_t = H_t W_{hq} + b_q, \qquad \htmlClass{sym-P}{P(x_{t+1} \mid x_1, \dots, x_t)} = \mathrm{softmax}(O_t) \quad \text{(the model)}`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
-		{TeX: `x_{t+1} \sim \htmlClass{sym-P_tau}{\mathrm{softmax}(O_t / \tau)} \quad \text{(sampling at temperature } \tau\text{; } \tau = 1 \text{ is } P\text{)}`, Symbols: []Symbol{{ID: "P_tau", Array: "P_tau"}}},
-		{TeX: `P(x_1, \dots, x_T) = P(x_1) \prod_{t=1}^{T-1} P(x_{t+1} \mid x_1, \dots, x_t), \qquad \ell = -\sum_{t=1}^{T-1} \log P(x_{t+1} \mid x_1, \dots, x_t)`},
-		{TeX: `\text{bits per character} = \frac{\ell}{(T-1) \ln 2}, \qquad \text{perplexity} = 2^{\text{bits per character}}`},
+		{TeX: `O_t = H_t W_{hq} + b_q`},
+		{TeX: `\text{model: } \htmlClass{sym-P}{P(x_{t+1} \mid x_1, \dots, x_t)} = \mathrm{softmax}(O_t)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
+		{TeX: `\text{sampling: } x_{t+1} \sim \htmlClass{sym-P_tau}{\mathrm{softmax}(O_t / \tau)}`, Symbols: []Symbol{{ID: "P_tau", Array: "P_tau"}}},
+		{TeX: `P(x_1, \dots, x_T) = P(x_1) \prod_{t=1}^{T-1} P(x_{t+1} \mid x_1, \dots, x_t)`},
+		{TeX: `\ell = -\sum_{t=1}^{T-1} \log P(x_{t+1} \mid x_1, \dots, x_t)`},
+		{TeX: `\text{bits per character} = \frac{\ell}{(T-1) \ln 2}`},
+		{TeX: `\text{perplexity} = 2^{\text{bits per character}}`},
 		{TeX: `\text{B: } \htmlClass{sym-H_B}{H_t} = \tanh(X_t W_{xh} + \hat y_{t-1} W_{oh} + b_h), \quad \hat y_t = \mathrm{softmax}(H_t W_{hq} + b_q)`, Symbols: []Symbol{{ID: "H_B", Array: "H_B"}}},
 		{TeX: `\text{C: } \htmlClass{sym-H_C}{H_t} = \tanh(X_t W_{xh} + H_{t-1} W_{hh} + b_h), \quad \hat y = \mathrm{softmax}(H_T W_{hq} + b_q)`, Symbols: []Symbol{{ID: "H_C", Array: "H_C"}}},
 	},
@@ -469,7 +492,8 @@ var rnnFacts = factTable{
 		{key: "prompt_len", label: "typed prompt length", keep: true},
 		{key: "C_truth", label: "C: the right answer"},
 		{key: "C_answer", label: "C: its answer"},
-		{key: "C_why", label: "C: why it is wrong"},
+		{key: "A_bits", label: "A: bits per character on its training text", measured: true},
+		{key: "B_bits", label: "B: bits per character on its training text", measured: true},
 		{key: "weights", label: "weights"},
 	},
 	step: []fact{
@@ -482,6 +506,9 @@ var rnnFacts = factTable{
 		{key: "written", label: `written \(x_{t+1}\)`},
 		{key: "A_guess", label: `A: its guess \(\hat{y}_t\)`},
 		{key: "B_guess", label: "B: its guess"},
+		{key: "bits_so_far", label: `bits per character so far`, measured: true},
+		{key: "perplexity_so_far", label: "perplexity so far", measured: true},
 		{key: "C_output", label: "C: output"},
+		{key: "C_why", label: "C: why it is wrong"},
 	},
 }

@@ -238,6 +238,14 @@ func TestRNNModelAndSampling(t *testing.T) {
 			}
 			st := m.Static().Meta
 			bits := nll / float64(T-1) / math.Ln2
+			for _, step := range []int{T - 1, T} { // every prediction is in by then
+				if f := m.At(step).Meta; f["bits_so_far"] != sig4(bits) || f["perplexity_so_far"] != sig4(math.Exp2(bits)) {
+					t.Errorf("τ = %s, step %d: bits so far %v, perplexity so far %v want the text's %v, %v", tau, step, f["bits_so_far"], f["perplexity_so_far"], sig4(bits), sig4(math.Exp2(bits)))
+				}
+			}
+			if f := m.At(1).Meta; f["bits_so_far"] != sig4(-math.Log2(arrayOf(m.At(1), "P")[all[1]])) {
+				t.Errorf("τ = %s, step 1: bits so far %v want −log₂ P(x_2 | x_1)", tau, f["bits_so_far"])
+			}
 			if st["nll"] != sig4(nll) || st["bits_per_char"] != sig4(bits) || st["perplexity"] != sig4(math.Exp2(bits)) {
 				t.Errorf("τ = %s: static nll %v, bits %v, perplexity %v want %v, %v, %v", tau, st["nll"], st["bits_per_char"], st["perplexity"], sig4(nll), sig4(bits), sig4(math.Exp2(bits)))
 			}
@@ -307,8 +315,8 @@ func TestRNNCReadout(t *testing.T) {
 					t.Fatalf("τ = %s, seed %d, step %d: C_output %q want it to end %q (C's answer on x_1 … x_%d)", tau, seed, k, out, ans, k)
 				}
 			}
-			if why, ok := m.Static().Meta["C_why"]; ok {
-				t.Errorf("τ = %s, seed %d: C is wrong on %q: %v", tau, seed, m.written(m.Steps()), why)
+			if end := m.At(len(all)).Meta; !strings.HasSuffix(end["C_output"].(string), ", right") || end["C_why"] != nil {
+				t.Errorf("τ = %s, seed %d: C on %q: %v, %v", tau, seed, m.written(m.Steps()), end["C_output"], end["C_why"])
 			}
 		}
 	}
@@ -324,10 +332,12 @@ func TestRNNCWhy(t *testing.T) {
 		m := buildRNNWith(t, map[string]string{"length": "70"})
 		m.archC, m.steps = zoo.NewArchC(seed), nil
 		all := m.inputs()
-		why, ok := m.Static().Meta["C_why"].(string)
+		end := m.At(len(all)).Meta // where C's answer is shown
+		why, ok := end["C_why"].(string)
 		last := m.archC.Run(all)[len(all)-1].Probs
-		if isWrong := models.Argmax(last) != zoo.ArchCLabel(all); ok != isWrong {
-			t.Fatalf("C of seed %d: wrong %v but C_why %q", seed, isWrong, why)
+		isWrong := models.Argmax(last) != zoo.ArchCLabel(all)
+		if ok != isWrong || strings.HasSuffix(end["C_output"].(string), ", wrong") != isWrong {
+			t.Fatalf("C of seed %d: wrong %v but C_output %q, C_why %q", seed, isWrong, end["C_output"], why)
 		}
 		if !ok {
 			continue
@@ -355,5 +365,29 @@ func TestRNNCWhy(t *testing.T) {
 	}
 	if wrong == 0 {
 		t.Fatal("no untrained C was wrong: the test checks nothing")
+	}
+}
+
+// TestRNNArchBitsFacts: the facts' bits per character of A and B on their training
+// text are the bundled models' own, and B's are higher, as the prose says (B writes
+// worse than A: it carries forward only what its output shows).
+func TestRNNArchBitsFacts(t *testing.T) {
+	st := buildRNNWith(t, nil).Static().Meta
+	lm, err := zoo.SharedCharLM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := zoo.LoadArchModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, bb := lm.BitsPerChar(), b.BitsPerChar()
+	for key, want := range map[string]float64{"A_bits": a, "B_bits": bb} {
+		if got, _ := st[key].(float64); math.Abs(got-want) > 1e-6*want {
+			t.Errorf("%s: got %v want the model's %v", key, st[key], want)
+		}
+	}
+	if bb < a+0.5 {
+		t.Errorf("B's bits per character %v, A's %v: the prose says B writes worse", bb, a)
 	}
 }

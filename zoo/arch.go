@@ -1,8 +1,10 @@
 package zoo
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -317,3 +319,25 @@ func LoadArchModels() (*ArchB, *ArchC, error) {
 // NewArchC returns an untrained architecture C model with weights drawn from seed
 // (its answers are as good as chance: a test uses it for a C that errs).
 func NewArchC(seed uint64) *ArchC { return newArchC(seed) }
+
+// RecordedBitsPerChar is the bits per character on the training text that cmd/train
+// recorded in the bundled checkpoints of the language model A and of architecture B
+// (TestCharCheckpoint and TestArchCheckpoints hold them to the models' own).
+var RecordedBitsPerChar = sync.OnceValues(func() ([2]float64, error) {
+	var out [2]float64
+	for i, f := range []struct {
+		name string
+		ps   models.Params
+	}{{charCheckpointFile, NewCharLM(0).Params()}, {archCheckpointB, newArchB(0).Params()}} {
+		meta, err := readBundled(f.name, f.ps)
+		if err != nil {
+			return out, err
+		}
+		v, err := strconv.ParseFloat(meta["bits_per_char"], 64)
+		if err != nil {
+			return out, fmt.Errorf("zoo: checkpoint %s: bits_per_char: %w", f.name, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+})
