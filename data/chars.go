@@ -11,7 +11,7 @@ import (
 // sea (boats, birds, weather, people at work), drawn from a small grammar with many
 // words and several sentence shapes. It is large and varied enough that a model of
 // a few thousand parameters cannot learn it by heart (the text the model reads is
-// about 30 times its parameter count), so its prediction for the next character
+// about 20 times its 3006 parameters), so its prediction for the next character
 // stays uncertain and the sampling temperature changes what it writes. Every letter
 // a–z occurs, so any lowercase word can be typed as a prompt.
 const (

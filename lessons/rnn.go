@@ -470,12 +470,13 @@ var rnnLesson = &Lesson{
 	Build:  buildRNN,
 	Facts:  rnnFacts,
 	Trains: true,
-	// 10000 (sim.MaxTrainSteps): 1.5 ms a step on one core, 15 s; the bundled model took CharTrainSteps = 2000.
+	// 10000 (sim.MaxTrainSteps): 1.5–7 ms a step on one core (15–70 s, with a sample every 50 steps); the bundled model took charTrainSteps = 6000.
 	MaxTrained: 10000,
 	Largest:    sim.Values{"prompt": strings.Repeat("the sea ", 5), "length": "120", "topk": "10"},
-	// 619 KB measured at 160 steps (a 40-character prompt, 120 written, top 10), 247 KB at the defaults: the cached frames.
-	SessionBytes: 960 << 10,
-	// 83 KB measured (its own language model from the seed and Adam's moments) and a loss curve of 10000 steps.
+	// 914 KB measured at 160 steps (a 40-character prompt, 120 written, top 10; P and the
+	// sampling distribution at every step), 377 KB at the defaults: the cached frames.
+	SessionBytes: 1200 << 10,
+	// 99 KB measured (its own language model from the seed and Adam's moments) and a loss curve of 10000 steps.
 	TrainedBytes: 480 << 10,
 }
 

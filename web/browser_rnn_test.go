@@ -35,7 +35,9 @@ func TestBrowserRnnTrainingSample(t *testing.T) {
 	if second == nil || second[2] == first[2] {
 		t.Errorf("after %s and %s training steps the samples are the same: %q", first[1], second[1], first[2])
 	}
-	screenshot(ctx, "rnn-training-sample")
+	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(`[data-panel=tokens]`)); err == nil {
+		screenshot(ctx, "rnn-training-sample")
+	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=train]`))); err != nil { // Stop
 		t.Fatal(err)
 	}

@@ -72,6 +72,7 @@ export function draw(canvas, cfg, view) {
   if (!rs.length) { empty(ctx, width, 50, "no tokens"); return null; }
   for (const { r, y0, boxes } of laid) {
     ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(r.label, 0, y0 + BOX / 2);
+    if (r.live) ctx.fillText(`at step ${r.at}`, 0, y0 + BOX / 2 + 14); // the training step it was drawn at
     ctx.font = FONT; ctx.textAlign = "center";
     for (const b of boxes) {
       const now = !r.live && nowT.has(b.t), past = r.live || b.t < view.step;
