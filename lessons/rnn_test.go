@@ -391,3 +391,29 @@ func TestRNNArchBitsFacts(t *testing.T) {
 		t.Errorf("B's bits per character %v, A's %v: the prose says B writes worse", bb, a)
 	}
 }
+
+// TestRNNArchitectureNames (seeds 002, 003): the graph panels name A and B
+// many-to-many and C many-to-one, as their outputs are: A's P and B's guess at every
+// step, C's answer at the last step only.
+func TestRNNArchitectureNames(t *testing.T) {
+	titles := map[string]string{}
+	for _, p := range rnnLesson.Panels {
+		titles[p.ID] = p.Title
+	}
+	for id, name := range map[string]string{"graph": "many-to-many", "graph-b": "many-to-many", "graph-c": "many-to-one"} {
+		if !strings.Contains(titles[id], "("+name) {
+			t.Errorf("panel %s: title %q does not name %s", id, titles[id], name)
+		}
+	}
+	m := buildRNNWith(t, nil)
+	T := m.Steps()
+	for step := 1; step <= T; step++ {
+		f := m.At(step)
+		if len(arrayOf(f, "P")) != len(data.CharVocab) || f.Meta["B_guess"] == nil {
+			t.Errorf("step %d: A or B has no output", step)
+		}
+		if hasC := m.stepsC[step-1].Probs != nil; hasC != (step == T) {
+			t.Errorf("step %d of %d: C has an output: %v", step, T, hasC)
+		}
+	}
+}

@@ -113,6 +113,30 @@ func TestCharTemperatureMatters(t *testing.T) {
 	if d := stats[1.5][1] - stats[0.5][1]; d < 0.07 {
 		t.Errorf("character entropy: τ = 1.5 %.3f bits, τ = 0.5 %.3f, a gap of %.3f, want ≥ 0.07", stats[1.5][1], stats[0.5][1], d)
 	}
+	// at 0.1 it keeps to a few phrases and repeats itself
+	if stats[0.1][0] > 0.15 {
+		t.Errorf("τ = 0.1: distinct 4-gram share %.3f, want ≤ 0.15 (a sample that repeats itself)", stats[0.1][0])
+	}
+	// above 1, more misspelt words: words the corpus never has
+	known := map[string]bool{}
+	for _, w := range strings.Fields(strings.NewReplacer(".", " ", ",", " ").Replace(data.CharCorpus)) {
+		known[w] = true
+	}
+	misspelt := func(text string) float64 {
+		words := strings.Fields(strings.NewReplacer(".", " ", ",", " ").Replace(text))
+		bad := 0
+		for _, w := range words {
+			if !known[w] {
+				bad++
+			}
+		}
+		return float64(bad) / float64(len(words))
+	}
+	if lo, hi := misspelt(texts[0.5]), misspelt(texts[1.5]); hi < lo+0.2 {
+		t.Errorf("share of words the corpus lacks: τ = 0.5 %.3f, τ = 1.5 %.3f, want ≥ 0.2 more at 1.5", lo, hi)
+	} else {
+		t.Logf("share of words the corpus lacks: τ = 0.5 %.3f, τ = 1.5 %.3f", lo, hi)
+	}
 	if d := stats[0.8][0] - stats[0.1][0]; d < 0.2 || texts[0.8][:100] == texts[0.1][:100] {
 		t.Errorf("τ = 0.1 and τ = 0.8: distinct 4-gram shares %.3f and %.3f (want a gap ≥ 0.2), first 100 characters equal: %v", stats[0.1][0], stats[0.8][0], texts[0.8][:100] == texts[0.1][:100])
 	}
@@ -153,6 +177,21 @@ func TestCharLossIsNLL(t *testing.T) {
 		}
 		if got, want := m.MeanNLL(ids), -logProduct/float64(len(ids)-1); math.Abs(got-want) > 1e-9 {
 			t.Errorf("τ = %v: the training loss on the text is %v, −log ∏ P / (T − 1) is %v", tau, got, want)
+		}
+	}
+}
+
+// TestCharCorpusSize: the text the model learns is far larger than the model (about
+// 60 000 characters, some 20 times its parameters), so it cannot be learned by heart,
+// and every letter a–z occurs in it.
+func TestCharCorpusSize(t *testing.T) {
+	n, params := len(data.CharCorpus), NewCharLM(0).Params().Count()
+	if n < 55000 || n > 65000 || n < 15*params {
+		t.Errorf("corpus of %d characters for %d parameters: want about 60 000, ≥ 15 × the parameters", n, params)
+	}
+	for r := 'a'; r <= 'z'; r++ {
+		if data.CharID(string(r)) < 0 {
+			t.Errorf("the corpus has no %q", r)
 		}
 	}
 }
