@@ -503,7 +503,7 @@ var rnnFacts = factTable{
 		{key: "next", label: "next character"},
 		{key: "next_p", label: `its \(P(x_{t+1} \mid x_1, \dots, x_t)\)`, measured: true},
 		{key: "next_bits", label: `its \(-\log_2 P\) (bits)`, measured: true},
-		{key: "next_tau", label: `drawn with probability \(\mathrm{softmax}(O_t / 	au)\)`, measured: true},
+		{key: "next_tau", label: `drawn with probability \(\mathrm{softmax}(O_t / \tau)\)`, measured: true},
 		{key: "written", label: `written \(x_{t+1}\)`},
 		{key: "A_guess", label: `A: its guess \(\hat{y}_t\)`},
 		{key: "B_guess", label: "B: its guess"},
