@@ -81,6 +81,7 @@ func TestPlainLabel(t *testing.T) {
 		`\(\hat{y}_{t'}\)`:                                    "y\u0302ₜ′",
 		`\(\|\partial H_t/\partial H_{t-1}\|_2\)`:             "‖∂Hₜ/∂Hₜ₋₁‖₂",
 		`\((\rho(W_{hh})\gamma)^{T-t}\)`:                      "(ρ(Wₕₕ)γ)ᵀ⁻ᵗ",
+		`\(\mathrm{softmax}(O_t / \tau)\)`:                    "softmax(Oₜ / τ)",
 		`\(\tilde{H}_t\)`:                                     "H̃ₜ",
 		`\(H_t^{(l)}\)`:                                       "Hₜ⁽ˡ⁾",
 		`\(\sigma(u_o^\top v_c)\)`:                            "σ(uₒᵀv₍c₎)",

@@ -31,7 +31,7 @@ func PlainLabel(label string) string {
 
 // texWords are the TeX commands the labels use, in Unicode.
 var texWords = map[string]string{
-	"alpha": "α", "beta": "β", "gamma": "γ", "rho": "ρ", "sigma": "σ", "phi": "φ", "theta": "θ", "ell": "ℓ",
+	"alpha": "α", "beta": "β", "gamma": "γ", "rho": "ρ", "sigma": "σ", "phi": "φ", "theta": "θ", "tau": "τ", "ell": "ℓ",
 	"partial": "∂", "top": "ᵀ", "odot": "⊙", "cdot": "·", "times": "×", "dots": "…", "ldots": "…", "cdots": "⋯",
 	"langle": "⟨", "rangle": "⟩", "lVert": "‖", "rVert": "‖", "|": "‖", "infty": "∞", "log": "log", "exp": "exp",
 	"max": "max", "min": "min", "sqrt": "√", ",": " ", ";": " ", ":": " ", "!": "", "quad": " ", "left": "", "right": "",

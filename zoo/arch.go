@@ -1,7 +1,10 @@
 package zoo
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,8 +23,8 @@ const (
 	ArchBHidden     = 32    // h of architecture B: as wide as the language model A
 	ArchCHidden     = 16    // h of architecture C: a yes/no question needs less
 	archTrainSteps  = 2000  // minibatches cmd/train uses for each bundled B and C model
-	archCMinLen     = 8     // C's training windows: 8 to 32 characters,
-	archCMaxLen     = 32    // about a sentence, as long as the page's prompts and samples
+	archCMinLen     = 8     // C's training windows: 8 to 64 characters,
+	archCMaxLen     = 64    // one to four sentences: the page's default text (a prompt of 8 and 60 written) is 68
 	archEvalSeqs    = 500   // held-out windows for C's recorded accuracy
 	archEvalSeed    = 20141 // their seed (different from every training seed)
 	archCQuestion   = "sea" // C answers: does the text mention the sea?
@@ -253,12 +256,22 @@ func (m *ArchC) Run(ids []int) []ArchStep {
 		state = m.Cell.Step(x, state).Next
 		out[t] = ArchStep{H: mat.Row(nil, 0, state.H)}
 	}
-	logits := m.Out.Forward(state.H).RawRowView(0)
-	probs := make([]float64, len(logits))
-	models.Softmax(probs, logits)
-	out[len(out)-1].Probs = probs
+	out[len(out)-1].Probs = m.Readout(out[len(out)-1].H)
 	return out
 }
+
+// Readout is softmax(H W_hq + b_q) for a hidden state h: C's answer, had the text
+// ended at the step whose H_t is h. C itself answers only at the last step.
+func (m *ArchC) Readout(h []float64) []float64 {
+	logits := m.Out.Forward(mat.NewDense(1, len(h), slices.Clone(h))).RawRowView(0)
+	probs := make([]float64, len(logits))
+	models.Softmax(probs, logits)
+	return probs
+}
+
+// ArchCMaxLen is the longest text C was trained on (its training windows are
+// archCMinLen to archCMaxLen characters of the corpus).
+const ArchCMaxLen = archCMaxLen
 
 // Accuracy is the share of archEvalSeqs held-out corpus windows C answers right.
 func (m *ArchC) Accuracy() float64 {
@@ -302,3 +315,29 @@ func LoadArchModels() (*ArchB, *ArchC, error) {
 	}
 	return p.b, p.c, nil
 }
+
+// NewArchC returns an untrained architecture C model with weights drawn from seed
+// (its answers are as good as chance: a test uses it for a C that errs).
+func NewArchC(seed uint64) *ArchC { return newArchC(seed) }
+
+// RecordedBitsPerChar is the bits per character on the training text that cmd/train
+// recorded in the bundled checkpoints of the language model A and of architecture B
+// (TestCharCheckpoint and TestArchCheckpoints hold them to the models' own).
+var RecordedBitsPerChar = sync.OnceValues(func() ([2]float64, error) {
+	var out [2]float64
+	for i, f := range []struct {
+		name string
+		ps   models.Params
+	}{{charCheckpointFile, NewCharLM(0).Params()}, {archCheckpointB, newArchB(0).Params()}} {
+		meta, err := readBundled(f.name, f.ps)
+		if err != nil {
+			return out, err
+		}
+		v, err := strconv.ParseFloat(meta["bits_per_char"], 64)
+		if err != nil {
+			return out, fmt.Errorf("zoo: checkpoint %s: bits_per_char: %w", f.name, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+})

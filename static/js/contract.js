@@ -87,6 +87,7 @@ export function panelView(v, id, contract) {
     decl: (name) => arrays.get(name),
     declaresStatic: (key) => staticKeys.has(key),
     declaresMeta: (key) => metaKeys.has(key),
+    declaresTrain: (key) => trainKeys.has(key),
     // labelsOf is the static list that names the entries of a declared array
     // (a softmax's vocabulary, a classifier's classes), or null.
     labelsOf: (name) => { const a = arrays.get(name); const l = a?.labels ? v.static[a.labels] : null; return Array.isArray(l) ? l : null; },

@@ -3,7 +3,9 @@
 // "answers", blank where a step has none) and what the model predicted at each
 // computed step (per-step meta "pred" or "prediction"; green and ✓ when meta "correct"
 // is true, orange and ✗ when false). A <unk> token is drawn red, and emoji, which classroom
-// fonts often lack, as their code points (common.js's shown).
+// fonts often lack, as their code points (common.js's shown). While training, a panel
+// that declares the training key "sample" (the rnn page) adds a row with the newest
+// sample the model wrote (progress meta "sample", drawn at "sample_step").
 import { fit, room, empty, shown as token, timeOf, inputShown, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
 import { CORRECT, WRONG, verdictBadge } from "../colors.js";
 
@@ -26,6 +28,8 @@ function rows(view) {
     if (p !== undefined) { preds[t - 1] = p; right[t - 1] = optMeta(view, "correct", m); }
   }
   if (preds.length) out.push({ label: "predicted", items: preds, right, timed: true, pred: true });
+  const live = view.train.running && view.declaresTrain?.("sample") ? view.train.metrics.sample : undefined;
+  if (typeof live === "string" && live) out.push({ label: "sample", items: Array.from(live), live: true, at: view.train.metrics.sample_step });
   return out;
 }
 
@@ -68,9 +72,10 @@ export function draw(canvas, cfg, view) {
   if (!rs.length) { empty(ctx, width, 50, "no tokens"); return null; }
   for (const { r, y0, boxes } of laid) {
     ctx.font = SMALL; ctx.fillStyle = MUTED; ctx.fillText(r.label, 0, y0 + BOX / 2);
+    if (r.live) ctx.fillText(`at step ${r.at}`, 0, y0 + BOX / 2 + 14); // the training step it was drawn at
     ctx.font = FONT; ctx.textAlign = "center";
     for (const b of boxes) {
-      const now = nowT.has(b.t), past = b.t < view.step;
+      const now = !r.live && nowT.has(b.t), past = r.live || b.t < view.step;
       const verdict = r.right && r.right[b.t - 1];
       const unk = b.s === UNK;
       const v = verdict === true ? CORRECT : verdict === false ? WRONG : null;
@@ -87,6 +92,7 @@ export function draw(canvas, cfg, view) {
   return {
     hit(px, py) {
       for (const { r, boxes } of laid) for (const b of boxes) {
+        if (px >= b.x && px <= b.x + b.w && py >= b.y && py <= b.y + BOX && r.live) return { lines: [`sample written after ${r.at} training steps`, `character ${b.t}: ${JSON.stringify(String(r.items[b.t - 1] ?? ""))}`] };
         if (px >= b.x && px <= b.x + b.w && py >= b.y && py <= b.y + BOX) { const v = r.right?.[b.t - 1]; return { lines: [`${r.label} at step ${b.t}`, JSON.stringify(String(r.items[b.t - 1] ?? "")) + (v === true ? ` ${CORRECT.mark} correct` : v === false ? ` ${WRONG.mark} wrong` : "")], t: b.t }; }
       }
       return null;
@@ -110,7 +116,8 @@ export function describe(cfg, view) {
   if (!rs.length) return "no tokens yet";
   return rs.map((r) => {
     const shown = r.items.map((_, i) => itemWord(r, i)).filter(Boolean);
-    return `${r.label}: ${shown.slice(0, A11Y_TOKENS).join(" ")}${shown.length > A11Y_TOKENS ? " …" : ""}`;
+    const label = r.live ? `sample written after ${r.at} training steps` : r.label;
+    return `${label}: ${shown.slice(0, A11Y_TOKENS).join(" ")}${shown.length > A11Y_TOKENS ? " …" : ""}`;
   }).join("; ") + (view.step > 0 ? `; now at t = ${view.step}` : "");
 }
 
