@@ -76,6 +76,8 @@ var Bundled = []Entry{
 		Files: []string{blankCheckpointFile(false), blankCheckpointFile(true)}, Train: trainFillBlanks, Load: loadOnce(blankCheckpoints)},
 	{Name: "embeddings", About: "skip-gram word embeddings of the English corpus (embeddings lesson)",
 		Files: []string{embedFile}, Train: trainEmbeddings, Load: loadOnce(embedCheckpoint)},
+	{Name: "sentiment", About: "average-of-embeddings and GRU sentiment classifiers on one E (sentiment lesson)",
+		Files: []string{sentimentFile}, Train: trainSentimentEntry, Load: loadOnce(sentimentCheckpoint)},
 	{Name: "seq2seq", About: "GRU seq2seq and attention translators, corpus and dates (several minutes to train)",
 		Files: translatorFiles(), Train: trainTranslators, Load: loadTranslators},
 }
