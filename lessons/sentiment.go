@@ -196,11 +196,11 @@ var sentimentLesson = &Lesson{
 		{Name: "vote", Label: "vote v⟨t⟩", Axes: []Axis{Scalar}, PerStep: true},
 	},
 	Panels: []Panel{
+		{ID: "p", Kind: Line, Title: `\(P(\text{positive})\) after word \(t\)`, Arrays: []string{"p_rnn", "p_avg"}, Legend: []string{"GRU, from a⟨t⟩", "average of the first t words"}, Scale: []float64{0, 1}, Symbol: "p_rnn",
+			Note: "Above 0.5 the model says positive. Only the value at the last word is each model's answer."},
 		{ID: "tokens", Static: []string{"tokens", "answers"}, Meta: []string{"prediction", "correct"}, Kind: Tokens, Title: "review", Arrays: []string{"a"},
 			Note: "The answer by the grammar is under the last word; the GRU's prediction appears there at the last step."},
 		{ID: "a", Static: []string{"tokens"}, Kind: Heatmap, Title: `GRU state \(a^{\langle t \rangle}\), units × words`, Arrays: []string{"a"}, Scale: []float64{-1, 1}, Symbol: "a"},
-		{ID: "p", Kind: Line, Title: `\(P(\text{positive})\) after word \(t\)`, Arrays: []string{"p_rnn", "p_avg"}, Legend: []string{"GRU, from a⟨t⟩", "average of the first t words"}, Scale: []float64{0, 1}, Symbol: "p_rnn",
-			Note: "Above 0.5 the model says positive. Only the value at the last word is each model's answer."},
 		{ID: "vote", Kind: Line, Title: `each word's vote in the average model \(v^{\langle t \rangle}\)`, Arrays: []string{"vote"}, Symbol: "vote",
 			Note: "The average model's log-odds of positive are the mean of the votes plus a bias: the order of the words cannot matter."},
 		{ID: "contrast", Static: []string{"contrast"}, Kind: Table, Title: "where the average fails and the GRU does not", Symbol: "p_avg", Also: []string{"p_rnn"}},
