@@ -262,8 +262,8 @@ func ParseReview(text string) ([]int, error) {
 	for i, w := range words {
 		id := slices.Index(ReviewVocab, w)
 		if id < 0 {
-			return nil, fmt.Errorf("the models know only the words of their reviews; %q is not one of them (nearest: %q; known words: %s)",
-				clipWord(w), NearestReviewWord(w), strings.Join(ReviewVocab, " "))
+			return nil, fmt.Errorf("the models know only the words of their reviews; %q is not one of them (closest in spelling: %q; known words: %s and the comma)",
+				clipWord(w), NearestReviewWord(w), strings.Join(slices.DeleteFunc(slices.Clone(ReviewVocab), func(v string) bool { return v == "," }), " "))
 		}
 		ids[i] = id
 	}

@@ -114,9 +114,9 @@ func TestParseReview(t *testing.T) {
 	for _, c := range []struct{ text, errPart string }{
 		{"Not bad, at all", ""},
 		{"", "at least one word"},
-		{"not goood", `nearest: "good"`},
-		{"the movie is good", `"movie" is not one of them (nearest: `},
-		{"the movie is good", "known words: , all at awful"},
+		{"not goood", `closest in spelling: "good"`},
+		{"the movie is good", `"movie" is not one of them (closest in spelling: `},
+		{"the movie is good", "known words: all at awful"},
 		{strings.Repeat("good ", MaxReviewWords+1), "at most 16"},
 	} {
 		_, err := ParseReview(c.text)

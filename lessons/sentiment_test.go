@@ -108,7 +108,7 @@ func TestSentimentContrast(t *testing.T) {
 // words outside the grammar is shown without a right answer.
 func TestSentimentRefuses(t *testing.T) {
 	for text, part := range map[string]string{
-		"the film is goood":           `nearest: "good"`,
+		"the film is goood":           `closest in spelling: "good"`,
 		strings.Repeat("good ", 17):   "at most 16",
 		"   ":                         "at least one word",
 		"the film is nice but boring": `"but" is not one of them`,
