@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,5 +128,43 @@ func TestSentimentRefuses(t *testing.T) {
 	}
 	if got := sm.Static().Meta["label"]; !strings.HasPrefix(got.(string), "not a review of the grammar") {
 		t.Errorf("label of good , bad: got %v", got)
+	}
+}
+
+// TestSentimentTrainFromScratch: the page's Train runs the recipe's two phases: E
+// and the average model first, then the GRU with E frozen, which then reads
+// negation far better than the average on the held-out reviews.
+func TestSentimentTrainFromScratch(t *testing.T) {
+	sm, err := sentimentLesson.Build(sentimentLesson.Params.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sm.(*sentimentModel)
+	var e0 []float64
+	for i := range 2500 {
+		f, err := m.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "average"
+		if i >= 1500 {
+			want = "GRU"
+		}
+		if f.Meta["phase"] != want {
+			t.Fatalf("step %d: phase %v want %s", i+1, f.Meta["phase"], want)
+		}
+		if i == 1499 {
+			e0 = append([]float64(nil), m.m.E.E.Value.RawMatrix().Data...)
+		}
+	}
+	if e := m.m.E.E.Value.RawMatrix().Data; !slices.Equal(e, e0) {
+		t.Error("E changed during the GRU phase; it should be frozen")
+	}
+	s := m.heldOut()
+	if s.RNNNegated < s.AvgNegated+0.3 || s.AvgPlain < 0.9 {
+		t.Errorf("after 2500 steps: held-out accuracy with \"not\" GRU %v, average %v; average without %v", s.RNNNegated, s.AvgNegated, s.AvgPlain)
+	}
+	if got := m.Static().Meta["held_out_rnn_negated"]; got != s.RNNNegated {
+		t.Errorf("the page's fact %v is not the measured %v", got, s.RNNNegated)
 	}
 }

@@ -270,3 +270,53 @@ func SharedSentiment() (*Sentiment, Meta, error) {
 	b, err := sentimentCheckpoint()
 	return b.model, b.meta, err
 }
+
+// SentimentTrainer trains the sentiment models from scratch one minibatch a call, in
+// the recipe's two phases: the first AvgSteps train E and the average model, the
+// ones after them the GRU and its output layer on the frozen E. The pages' "train
+// from scratch" uses it with one stream for both phases (cmd/train starts each phase
+// from the seed's stream again, so a page's run is not the bundled one).
+type SentimentTrainer struct {
+	Model          *Sentiment
+	AvgSteps       int // minibatches of the first phase
+	steps          int // minibatches taken
+	avgOpt, rnnOpt *models.Adam
+}
+
+// NewSentimentTrainer starts from fresh weights drawn from seed, with the recipe's
+// first phase of sentimentAvgSteps minibatches.
+func NewSentimentTrainer(seed uint64) *SentimentTrainer {
+	return &SentimentTrainer{Model: NewSentiment(seed), AvgSteps: sentimentAvgSteps,
+		avgOpt: models.NewAdam(sentimentLR), rnnOpt: models.NewAdam(sentimentLR)}
+}
+
+// Phase names what the next Step trains: "average" (E with the average model) or
+// "GRU" (E frozen).
+func (s *SentimentTrainer) Phase() string {
+	if s.steps < s.AvgSteps {
+		return "average"
+	}
+	return "GRU"
+}
+
+// Step trains one minibatch drawn from rng and returns its loss and the phase it trained.
+func (s *SentimentTrainer) Step(rng *rand.Rand) (loss float64, phase string) {
+	phase = s.Phase()
+	ps, opt, lossGrad := s.Model.avgParams(), s.avgOpt, s.Model.avgLossGrad
+	if phase == "GRU" {
+		ps, opt, lossGrad = s.Model.rnnParams(), s.rnnOpt, s.Model.rnnLossGrad
+	}
+	ps.ZeroGrad()
+	loss = lossGrad(reviewBatch(rng))
+	models.ClipGradNorm(ps, sentimentClip)
+	opt.Step(ps)
+	s.steps++
+	return loss, phase
+}
+
+// Clone is a copy of the models and both optimisers.
+func (s *SentimentTrainer) Clone() *SentimentTrainer {
+	c := models.NewCopier()
+	m := &Sentiment{E: c.Embedding(s.Model.E), Avg: c.Dense(s.Model.Avg), RNN: c.GRU(s.Model.RNN), Out: c.Dense(s.Model.Out)}
+	return &SentimentTrainer{Model: m, AvgSteps: s.AvgSteps, steps: s.steps, avgOpt: c.Adam(s.avgOpt), rnnOpt: c.Adam(s.rnnOpt)}
+}
