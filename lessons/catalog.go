@@ -19,6 +19,7 @@ func Catalog() []*Lesson {
 		bleuLesson,
 		attentionLesson,
 		embeddingsLesson,
+		sentimentLesson,
 	}
 }
 

@@ -78,6 +78,8 @@ var Bundled = []Entry{
 		Files: []string{nextWordCheckpointFile(false), nextWordCheckpointFile(true)}, Train: trainNextWords, Load: loadOnce(nextWordCheckpoints)},
 	{Name: "embeddings", About: "skip-gram word embeddings of the English corpus (embeddings lesson)",
 		Files: []string{embedFile}, Train: trainEmbeddings, Load: loadOnce(embedCheckpoint)},
+	{Name: "sentiment", About: "average-of-embeddings and GRU sentiment classifiers on one E (sentiment lesson)",
+		Files: []string{sentimentFile}, Train: trainSentimentEntry, Load: loadOnce(sentimentCheckpoint)},
 	{Name: "seq2seq", About: "GRU seq2seq and attention translators, corpus and dates (several minutes to train)",
 		Files: translatorFiles(), Train: trainTranslators, Load: loadTranslators},
 }
