@@ -65,6 +65,9 @@ func (m *gruModel) Static() sim.Frame {
 	return sim.Frame{Meta: meta}
 }
 
+// clampValueWhy is what the clamped-value control says while no gate is clamped.
+const clampValueWhy = "applies when a gate is clamped"
+
 // clampOf is the gate the clamp and clamp_value parameters fix (the zero Clamp for
 // "none").
 func clampOf(v sim.Values) Clamp {
@@ -152,7 +155,8 @@ var gruLesson = &Lesson{
 	Params: sim.Specs{
 		taskSpec, inputSpec,
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "R", "Z"}},
-		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "0", Min: 0, Max: 1, Step: 0.05},
+		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "0", Min: 0, Max: 1, Step: 0.05,
+			When: &sim.Applies{Param: "clamp", Values: []string{"R", "Z"}, Why: clampValueWhy}},
 		{Name: "variant", Label: "GRU form", Kind: sim.Choice, Default: zoo.VariantLecture, Choices: []string{zoo.VariantLecture, zoo.VariantResetAfter},
 			Help: `lecture: \(R_t\) acts before \(W_{hh}\); reset-after: after it (PyTorch, cuDNN).`},
 		seedSpec(1, "The random start of training from scratch."),

@@ -336,7 +336,8 @@ var lstmLesson = &Lesson{
 	Params: sim.Specs{
 		taskSpec, inputSpec,
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "I", "F", "O"}},
-		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "1", Min: 0, Max: 1, Step: 0.05},
+		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "1", Min: 0, Max: 1, Step: 0.05,
+			When: &sim.Applies{Param: "clamp", Values: []string{"I", "F", "O"}, Why: clampValueWhy}},
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{

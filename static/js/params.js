@@ -6,7 +6,10 @@
 // until the server accepts a fixed value. The browser cuts a paste longer than a text
 // field's maxlength (the server's limit, rendered from sim) silently, and drops keys
 // typed past it: the field says what was cut and why (data-limit-why, the limit's
-// reason from sim.ParamSpec.TextLimitReason).
+// reason from sim.ParamSpec.TextLimitReason). A parameter that applies only while another
+// has certain values (sim.ParamSpec.When: data-when-param and data-when-values on its
+// .param box) is disabled, with its reason shown, while the server's values say it
+// does not apply.
 import { $$, tid } from "./dom.js";
 
 const TYPING_PAUSE_MS = 300; // a text field sends what was typed after this long without a key
@@ -27,6 +30,7 @@ export function bindParams({ store, state, commands }) {
         const out = tid(`value-${c.dataset.param}`);
         if (out) out.textContent = v;
       }
+      for (const c of controls) applies(c, store.params);
     },
     refused(message) {
       for (const c of controls) {
@@ -48,6 +52,22 @@ export function bindParams({ store, state, commands }) {
       return still;
     },
   };
+}
+
+// applies disables a control whose parameter does not apply with the values params
+// (its box's data-when-*), and shows why in the box's .applies-note, which the control
+// names as its description; a control without a condition is left alone.
+function applies(c, params) {
+  const box = c.closest(".param");
+  if (!box || !box.dataset.whenParam) return;
+  const on = JSON.parse(box.dataset.whenValues).includes(params[box.dataset.whenParam]);
+  c.disabled = !on;
+  box.classList.toggle("inapplicable", !on);
+  const note = box.querySelector(".applies-note");
+  if (note) {
+    note.hidden = on;
+    if (on) c.removeAttribute("aria-describedby"); else c.setAttribute("aria-describedby", note.id);
+  }
 }
 
 // watch sends one control's changes.

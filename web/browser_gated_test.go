@@ -1,0 +1,65 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// TestBrowserClampValueApplies: the gru page's clamped value applies only when a gate
+// is clamped (sim.ParamSpec.When): with clamp = none its slider is disabled, out of
+// the keyboard's Tab order, and says why; clamping a gate enables it, and the keyboard
+// then moves it (the server takes the value); unclamping disables it again.
+func TestBrowserClampValueApplies(t *testing.T) {
+	ctx := startBrowser(t)
+	srv := browserServer(t)
+	errs := watchConsole(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru")); err != nil {
+		t.Fatalf("loading the page: %v", err)
+	}
+	waitForJS(t, ctx, "the page going live", `document.body.dataset.stream === "live"`)
+	const slider, note = `document.querySelector('[data-testid=param-clamp_value]')`, `document.querySelector('[data-testid=applies-clamp_value]')`
+	disabledJS := slider + `.disabled && !` + note + `.hidden && ` + slider + `.getAttribute("aria-describedby") === ` + note + `.id`
+	if !evalJS[bool](t, ctx, disabledJS) {
+		t.Fatalf("clamp = none: the clamped value is enabled or says nothing")
+	}
+	if got := evalJS[string](t, ctx, note+`.textContent`); !strings.Contains(got, "applies when a gate is clamped") {
+		t.Errorf("the note says %q, want why the control is off", got)
+	}
+	// Keyboard: Tab from the clamp select skips the disabled slider.
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=param-clamp]`)), chromedp.KeyEvent(kb.Tab)); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalJS[string](t, ctx, `document.activeElement.dataset.param || document.activeElement.tagName`); got == "clamp_value" {
+		t.Errorf("Tab from the clamp select reached the disabled clamped value")
+	}
+
+	// Clamp R: the slider comes alive, and the keyboard moves it.
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`[data-testid=param-clamp]`), "R"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=param-clamp]').dispatchEvent(new Event("change"))`)); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the slider enabled", `new URLSearchParams(location.search).get("clamp") === "R" && !`+slider+`.disabled && `+note+`.hidden && !`+slider+`.hasAttribute("aria-describedby")`)
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=param-clamp]`)), chromedp.KeyEvent(kb.Tab)); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalJS[string](t, ctx, `document.activeElement.dataset.param || document.activeElement.tagName`); got != "clamp_value" {
+		t.Errorf("Tab from the clamp select reached %q, want the enabled clamped value", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`[data-testid=param-clamp_value]`)), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the server taking the keyboard's value", `new URLSearchParams(location.search).get("clamp_value") === "0.05"`)
+
+	// Back to none: disabled again.
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`[data-testid=param-clamp]`), "none"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=param-clamp]').dispatchEvent(new Event("change"))`)); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the slider disabled again", `new URLSearchParams(location.search).get("clamp") === "none" && `+disabledJS)
+	for _, e := range errs.list() {
+		t.Errorf("console error: %s", e)
+	}
+}
