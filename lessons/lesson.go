@@ -76,6 +76,7 @@ type Lesson struct {
 type Equation struct {
 	TeX     string
 	Symbols []Symbol
+	When    *sim.Applies // shown only while this holds (a notation switch); nil: always
 }
 
 // Symbol ties a symbol of an equation to the per-step array it names: hovering it
@@ -181,6 +182,9 @@ type Panel struct {
 	// Legend names the arrays in a line or bars panel's legend and tooltips, in the
 	// order of Arrays ("" keeps the array's name); nil uses the names.
 	Legend []string
+	// When, if set, shows the panel only while the condition holds (a notation switch
+	// between two panels of the same numbers); the page hides it otherwise.
+	When *sim.Applies
 }
 
 // Plot is a slide-ready export of one figure (GET /lessons/{slug}/plots/{name}.png).

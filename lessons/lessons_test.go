@@ -33,6 +33,21 @@ func TestCatalog(t *testing.T) {
 		if err := l.Params.Validate(); err != nil {
 			t.Errorf("%s: %v", l.Slug, err)
 		}
+		var shown []*sim.Applies // the conditions of equations and panels name parameters and values as a parameter's would
+		for _, e := range l.Equations {
+			shown = append(shown, e.When)
+		}
+		for _, p := range l.Panels {
+			shown = append(shown, p.When)
+		}
+		for _, w := range shown {
+			if w == nil {
+				continue
+			}
+			if err := append(slices.Clone(l.Params), sim.ParamSpec{Name: "shown", Kind: sim.Text, When: w}).Validate(); err != nil {
+				t.Errorf("%s: an equation or panel: %v", l.Slug, err)
+			}
+		}
 		if l.Build == nil || l.Title == "" || l.Summary == "" || len(l.Prose) == 0 || l.Short == "" || len([]rune(l.Short)) > 15 {
 			t.Errorf("%s: lesson is incomplete", l.Slug)
 		}

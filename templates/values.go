@@ -57,6 +57,21 @@ func whenAttrs(s sim.ParamSpec) templ.Attributes {
 	return templ.Attributes{"data-when-param": s.When.Param, "data-when-values": string(values)}
 }
 
+// shownWhen are the attributes of an equation or a panel shown only while w holds
+// (lessons.Equation.When, lessons.Panel.When): the condition as data for
+// static/js/params.js, which keeps it in step with the server's values, and hidden
+// while it does not hold with the page's values v.
+func shownWhen(w *sim.Applies, v sim.Values) templ.Attributes {
+	if w == nil {
+		return nil
+	}
+	a := whenAttrs(sim.ParamSpec{When: w})
+	if !(sim.ParamSpec{When: w}).AppliesIn(v) {
+		a["hidden"] = true
+	}
+	return a
+}
+
 // inapplicable are the attributes of a control whose parameter does not apply with
 // the page's values (applies false): disabled, and described by the note that says
 // why; none while it applies.

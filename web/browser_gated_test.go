@@ -63,3 +63,41 @@ func TestBrowserClampValueApplies(t *testing.T) {
 		t.Errorf("console error: %s", e)
 	}
 }
+
+// TestBrowserGRUConvention003: switching the gru page to seed 003's convention hides the
+// update gate Z_t's panel and equations and shows Γ_u = 1 − Z_t's, with the same
+// numbers read the other way round; switching back restores them.
+func TestBrowserGRUConvention003(t *testing.T) {
+	ctx := startBrowser(t)
+	srv := browserServer(t)
+	errs := watchConsole(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?step=3")); err != nil {
+		t.Fatalf("loading the page: %v", err)
+	}
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && `+stepReadJS+` === 3`)
+	const z, g = `document.querySelector('[data-testid=panel-Z]')`, `document.querySelector('[data-testid=panel-Gamma_u]')`
+	eqShown := func(sub string) string {
+		return `[...document.querySelectorAll('.equation')].some(e => !e.hidden && e.dataset.tex.includes(String.raw` + "`" + sub + "`" + `))`
+	}
+	lectureJS := `!` + z + `.hidden && ` + g + `.hidden && ` + eqShown(`Z_t \odot H_{t-1}`) + ` && !` + eqShown(`\Gamma_u \odot \tilde H_t`)
+	if !evalJS[bool](t, ctx, lectureJS) {
+		t.Fatalf("by default the page should show the lecture's Z_t and not Γ_u")
+	}
+	set := func(v string) {
+		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`[data-testid=param-convention]`), v),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=param-convention]').dispatchEvent(new Event("change"))`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("seed-003")
+	waitForJS(t, ctx, "seed 003's convention", `new URLSearchParams(location.search).get("convention") === "seed-003" && `+z+`.hidden && !`+g+`.hidden && `+
+		eqShown(`\Gamma_u \odot \tilde H_t`)+` && !`+eqShown(`Z_t \odot H_{t-1}`))
+	if got := evalJS[string](t, ctx, g+`.querySelector('figcaption, h3, .panel-title')?.textContent || `+g+`.textContent`); !strings.Contains(got, "Γ") {
+		t.Errorf("the seed-003 panel's title %q does not name Γ_u", got)
+	}
+	set("lecture")
+	waitForJS(t, ctx, "the lecture's convention again", `new URLSearchParams(location.search).get("convention") === "lecture" && `+lectureJS)
+	for _, e := range errs.list() {
+		t.Errorf("console error: %s", e)
+	}
+}

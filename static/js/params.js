@@ -9,7 +9,8 @@
 // reason from sim.ParamSpec.TextLimitReason). A parameter that applies only while another
 // has certain values (sim.ParamSpec.When: data-when-param and data-when-values on its
 // .param box) is disabled, with its reason shown, while the server's values say it
-// does not apply.
+// does not apply; an equation or a panel with such a condition (a notation switch) is
+// hidden while it does not hold.
 import { $$, tid } from "./dom.js";
 
 const TYPING_PAUSE_MS = 300; // a text field sends what was typed after this long without a key
@@ -31,6 +32,7 @@ export function bindParams({ store, state, commands }) {
         if (out) out.textContent = v;
       }
       for (const c of controls) applies(c, store.params);
+      for (const el of $$("[data-when-param]:not(.param)")) el.hidden = !holds(el, store.params); // a notation switch's equations and panels
     },
     refused(message) {
       for (const c of controls) {
@@ -60,7 +62,7 @@ export function bindParams({ store, state, commands }) {
 function applies(c, params) {
   const box = c.closest(".param");
   if (!box || !box.dataset.whenParam) return;
-  const on = JSON.parse(box.dataset.whenValues).includes(params[box.dataset.whenParam]);
+  const on = holds(box, params);
   c.disabled = !on;
   box.classList.toggle("inapplicable", !on);
   const note = box.querySelector(".applies-note");
@@ -69,6 +71,10 @@ function applies(c, params) {
     if (on) c.removeAttribute("aria-describedby"); else c.setAttribute("aria-describedby", note.id);
   }
 }
+
+// holds reports whether an element's condition (data-when-param, data-when-values) holds
+// with the values params.
+const holds = (el, params) => JSON.parse(el.dataset.whenValues).includes(params[el.dataset.whenParam]);
 
 // watch sends one control's changes.
 function watch(c, commands) {
