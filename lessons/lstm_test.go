@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"unroll/data"
 	"unroll/internal/machine"
@@ -263,5 +264,47 @@ func TestLSTMCellScale(t *testing.T) {
 		if got := lm.Static().Meta["scales"].(map[string][]float64)["C"]; len(got) != 2 || got[1] != s || got[0] != -s {
 			t.Errorf("%s: the page's scale is %v, want ±%g", task.Name, got, s)
 		}
+	}
+}
+
+// TestLSTMCandidateWrittenOneWay: the candidate memory cell is C̃ everywhere the page,
+// its facts and its exports write it: \tilde C in TeX, C + U+0303 in plain text (the
+// legend), never a hat (Ĉ, \hat C) or another mark on C.
+func TestLSTMCandidateWrittenOneWay(t *testing.T) {
+	var all []string
+	all = append(all, lstmLesson.Prose...)
+	for _, e := range lstmLesson.Equations {
+		all = append(all, e.TeX)
+	}
+	for _, a := range lstmLesson.Arrays {
+		all = append(all, a.Name, a.Label)
+	}
+	for _, p := range lstmLesson.Panels {
+		all = append(all, p.Title, p.Note)
+		all = append(all, p.Legend...)
+	}
+	for _, p := range lstmLesson.Plots {
+		all = append(all, p.Title, p.XLabel, p.YLabel)
+	}
+	for _, f := range slices.Concat(lstmFacts.static, lstmFacts.step) {
+		all = append(all, f.label)
+	}
+	tilde := 0
+	for _, s := range all {
+		if strings.Contains(s, "Ĉ") || strings.Contains(s, `\hat C`) || strings.Contains(s, `\hat{C}`) {
+			t.Errorf("%q writes the candidate with a hat", s)
+		}
+		r := []rune(s)
+		for i := 1; i < len(r); i++ {
+			if unicode.Is(unicode.Mn, r[i]) && r[i-1] == 'C' {
+				if r[i] != '\u0303' {
+					t.Errorf("%q puts %U on C, want the tilde U+0303", s, r[i])
+				}
+				tilde++
+			}
+		}
+	}
+	if tilde == 0 {
+		t.Error("no plain-text C̃ found: the legend should write the candidate as C̃")
 	}
 }
