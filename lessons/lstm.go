@@ -41,19 +41,19 @@ const (
 // lstmModel is the LSTM lesson's sim.Model: the task's LSTM reading one input, next to
 // the GRU and the vanilla RNN trained on the same task.
 type lstmModel struct {
-	lstm    *zoo.SeqClassifier // the variant shown: plain or with peepholes
-	meta    zoo.Meta           // of the LSTM checkpoint it started from
-	variant string             // lstmPlain or lstmPeephole
-	other   *zoo.SeqClassifier // the other variant's bundled LSTM, for the comparison
-	otherAcc float64           // its held-out step accuracy, recorded with it
-	otherC  [][]float64        // its C_t at every step of the input
-	gru    *zoo.GRUClassifier
-	rnn    *zoo.SeqClassifier
-	ids    []int
-	text   string
-	clamp  Clamp
-	seed   uint64
-	cScale float64 // the C_t heatmap's colour range ±cScale: the bundled model's cellScale
+	lstm     *zoo.SeqClassifier // the variant shown: plain or with peepholes
+	meta     zoo.Meta           // of the LSTM checkpoint it started from
+	variant  string             // lstmPlain or lstmPeephole
+	other    *zoo.SeqClassifier // the other variant's bundled LSTM, for the comparison
+	otherAcc float64            // its held-out step accuracy, recorded with it
+	otherC   [][]float64        // its C_t at every step of the input
+	gru      *zoo.GRUClassifier
+	rnn      *zoo.SeqClassifier
+	ids      []int
+	text     string
+	clamp    Clamp
+	seed     uint64
+	cScale   float64 // the C_t heatmap's colour range ±cScale: the bundled model's cellScale
 
 	steps   []zoo.LSTMStep // nil when the LSTM's weights changed since the last run
 	gruRun  []zoo.GRUStep
