@@ -158,8 +158,10 @@ var gruLesson = &Lesson{
 		{TeX: `\htmlClass{sym-H}{H_t} = \Gamma_u \odot \tilde H_t + (1 - \Gamma_u) \odot H_{t-1} \quad \text{(seed 003: } c^{\langle t\rangle} = \Gamma_u \tilde c^{\langle t\rangle} + (1 - \Gamma_u) c^{\langle t-1\rangle}\text{)}`, Symbols: []Symbol{{ID: "H", Array: "H"}}, When: in003},
 		{TeX: `\text{reset-after: } \tilde H_t = \tanh(X_t W_{xh} + b_h + R_t \odot (H_{t-1} W_{hh} + b_{hn}))`},
 		{TeX: `\htmlClass{sym-P}{\hat y_t} = \mathrm{softmax}(H_t W_q + b_q)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
-		{TeX: `\text{Cho et al. 2014: } r_t = \sigma(W^r x_t + U^r h_{t-1}),\; z_t = \sigma(W^z x_t + U^z h_{t-1})`},
-		{TeX: `\tilde h_t = \tanh(W x_t + U (r_t \odot h_{t-1})),\; h_t = z_t \odot h_{t-1} + (1 - z_t) \odot \tilde h_t`},
+		{TeX: `\text{Cho et al. 2014: } r_t = \sigma(W^r x_t + U^r h_{t-1})`},
+		{TeX: `z_t = \sigma(W^z x_t + U^z h_{t-1})`},
+		{TeX: `\tilde h_t = \tanh(W x_t + U (r_t \odot h_{t-1}))`},
+		{TeX: `h_t = z_t \odot h_{t-1} + (1 - z_t) \odot \tilde h_t`},
 	},
 	Arrays: []Array{
 		{Name: "X", Label: `\(X_t\)`, Axes: []Axis{Vocabulary}, PerStep: true},

@@ -192,7 +192,7 @@ func (m *lstmModel) Static() sim.Frame {
 		"c_scale":     fmt.Sprintf("±%g, which holds %.0f %% of the held-out values of |Cₜ| on this task; larger ones take the end colours", m.cScale, 100*cellScaleShare),
 		"scales":      map[string][]float64{"C": {-m.cScale, m.cScale}, "peephole": {-m.cScale, m.cScale}},
 		"variant":     map[string]string{lstmPlain: "LSTM (no peepholes)", lstmPeephole: "peephole LSTM: the gates also see the cell"}[m.variant],
-		"forget_bias": fmt.Sprintf("b_f = %g for every unit when training starts (from scratch too), so Fₜ ≈ %.2f: the cell begins by keeping most of its content", float64(zoo.ForgetBiasInit), 1/(1+math.Exp(-zoo.ForgetBiasInit))),
+		"forget_bias": fmt.Sprintf("%g for every unit when training starts (from scratch too), so Fₜ ≈ %.2f: the cell begins by keeping most of its content", float64(zoo.ForgetBiasInit), 1/(1+math.Exp(-zoo.ForgetBiasInit))),
 	})
 	shown, otherName := "LSTM", "peephole LSTM"
 	if m.variant == lstmPeephole {
@@ -241,6 +241,9 @@ const (
 	lstmPlain    = "lstm"     // the lecture's LSTM
 	lstmPeephole = "peephole" // seed 003's peephole connections: I_t, F_t see C_{t-1}, O_t sees C_t
 )
+
+// peepholeShown is the condition of the peephole equations.
+var peepholeShown = &sim.Applies{Param: "variant", Values: []string{lstmPeephole}, Why: "shown for the peephole LSTM"}
 
 // variantC is C_t at step t of the LSTM variant v: the shown model's (shown) or the
 // other variant's bundled one.
@@ -350,7 +353,9 @@ var lstmLesson = &Lesson{
 		{TeX: `\htmlClass{sym-C_tilde}{\tilde C_t} = \tanh(X_t W_{xc} + H_{t-1} W_{hc} + b_c)`, Symbols: []Symbol{{ID: "C_tilde", Array: "C_tilde"}}},
 		{TeX: `\htmlClass{sym-C}{C_t} = F_t \odot C_{t-1} + I_t \odot \tilde C_t`, Symbols: []Symbol{{ID: "C", Array: "C"}}},
 		{TeX: `\htmlClass{sym-H}{H_t} = O_t \odot \tanh(C_t)`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
-		{TeX: `\text{peephole: } I_t = \sigma(\ldots + C_{t-1} \odot p_i),\; F_t = \sigma(\ldots + C_{t-1} \odot p_f),\; O_t = \sigma(\ldots + C_t \odot p_o)`, When: &sim.Applies{Param: "variant", Values: []string{lstmPeephole}, Why: "shown for the peephole LSTM"}},
+		{TeX: `\text{peephole: } I_t = \sigma(\ldots + C_{t-1} \odot p_i + b_i)`, When: peepholeShown},
+		{TeX: `\text{peephole: } F_t = \sigma(\ldots + C_{t-1} \odot p_f + b_f)`, When: peepholeShown},
+		{TeX: `\text{peephole: } O_t = \sigma(\ldots + C_t \odot p_o + b_o)`, When: peepholeShown},
 		{TeX: `\htmlClass{sym-P}{\hat y_t} = \mathrm{softmax}(H_t W_q + b_q)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
 		{TeX: `\htmlClass{sym-params}{\#\theta_{\mathrm{LSTM}}} = 4(dh + h^2 + h)`, Symbols: []Symbol{{ID: "params", Array: "params"}}},
 		{TeX: `\#\theta_{\mathrm{GRU}} = 3(dh + h^2 + h), \quad \#\theta_{\mathrm{RNN}} = dh + h^2 + h`},

@@ -410,7 +410,7 @@ func TestLSTMForgetBiasOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Static().Meta["forget_bias"].(string); !strings.HasPrefix(got, "b_f = 1 ") || !strings.Contains(got, "≈ 0.73") {
+	if got := m.Static().Meta["forget_bias"].(string); !strings.HasPrefix(got, "1 for every unit") || !strings.Contains(got, "≈ 0.73") {
 		t.Errorf("forget_bias fact: %q", got)
 	}
 }

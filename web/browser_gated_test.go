@@ -101,3 +101,34 @@ func TestBrowserGRUConvention003(t *testing.T) {
 		t.Errorf("console error: %s", e)
 	}
 }
+
+// TestBrowserLSTMPeephole: switching the lstm page to the peephole form shows the
+// peephole equations and loads the peephole LSTM (the facts name it as shown);
+// switching back hides them again.
+func TestBrowserLSTMPeephole(t *testing.T) {
+	ctx := startBrowser(t)
+	srv := browserServer(t)
+	errs := watchConsole(ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/lstm?step=2")); err != nil {
+		t.Fatalf("loading the page: %v", err)
+	}
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && `+stepReadJS+` === 2`)
+	const peepEq = `[...document.querySelectorAll('.equation')].filter(e => e.dataset.tex.includes("peephole"))`
+	if n := evalJS[int](t, ctx, peepEq+`.filter(e => !e.hidden).length`); n != 0 {
+		t.Fatalf("the plain form shows %d peephole equations", n)
+	}
+	set := func(v string) {
+		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`[data-testid=param-variant]`), v),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=param-variant]').dispatchEvent(new Event("change"))`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("peephole")
+	waitForJS(t, ctx, "the peephole form", `new URLSearchParams(location.search).get("variant") === "peephole" && `+peepEq+`.filter(e => !e.hidden).length === 3 && `+
+		`document.querySelector('[data-testid=facts-model]').textContent.includes("peephole LSTM (shown)")`)
+	set("lstm")
+	waitForJS(t, ctx, "the plain form again", `new URLSearchParams(location.search).get("variant") === "lstm" && `+peepEq+`.every(e => e.hidden)`)
+	for _, e := range errs.list() {
+		t.Errorf("console error: %s", e)
+	}
+}
