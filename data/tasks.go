@@ -49,8 +49,14 @@ type Task struct {
 	Noise       float64
 	NoisyTokens []int
 
+	// Unasked is what the answer row shows at a step that asks nothing, and UnaskedWhy
+	// says why it asks nothing ("" when every step asks something).
+	Unasked    string
+	UnaskedWhy string
+
 	generate func(rng *rand.Rand, n int) []int
 	targets  func(ids []int) []int
+	why      func(ids []int, t int) string // why y_t is what it is, for step t (0-based) that asks something
 }
 
 // Tasks lists the three situations in the lecture's order.
@@ -84,10 +90,12 @@ var ChecksumTask = &Task{
 	Description: "The first digit is a check digit. The sequence is valid when its last digit " +
 		"equals the check digit, so the model has to keep the first digit until the very end. " +
 		"At every step it answers: would the sequence be valid if it stopped here?",
-	Tokens:  []int{0, 1, 2, 3},
-	Classes: []string{"invalid", "valid"},
-	Default: "2 0 3 1 3 0 1 3 1 0 2",
-	MinLen:  2,
+	Tokens:     []int{0, 1, 2, 3},
+	Classes:    []string{"invalid", "valid"},
+	Default:    "2 0 3 1 3 0 1 3 1 0 2",
+	MinLen:     2,
+	Unasked:    "—",
+	UnaskedWhy: "step 1 reads the check digit itself, which later digits are compared with: it asks nothing",
 	generate: func(rng *rand.Rand, n int) []int {
 		ids := make([]int, n)
 		for i := range ids {
@@ -108,6 +116,12 @@ var ChecksumTask = &Task{
 		}
 		return y
 	},
+	why: func(ids []int, t int) string {
+		if ids[t] == ids[0] {
+			return fmt.Sprintf("xₜ = %s, the check digit: the sequence would be valid if it ended here", Alphabet[ids[t]])
+		}
+		return fmt.Sprintf("xₜ = %s ≠ %s, the check digit: a sequence ending here would be invalid", Alphabet[ids[t]], Alphabet[ids[0]])
+	},
 }
 
 // SkipTask: digits separated by runs of filler tokens "_"; the target at every step
@@ -125,6 +139,8 @@ var SkipTask = &Task{
 	Classes:     []string{"0", "1", "2", "3"},
 	Default:     "2 _ _ 1 _ _ _ 3 _ 0 _ _ _ _ 1 _ _",
 	MinLen:      1,
+	Unasked:     "—",
+	UnaskedWhy:  "no digit has come yet, so there is none to name",
 	Noise:       skipNoise,
 	NoisyTokens: []int{TokFiller},
 	generate: func(rng *rand.Rand, n int) []int {
@@ -149,6 +165,14 @@ var SkipTask = &Task{
 			y[t] = last
 		}
 		return y
+	},
+	why: func(ids []int, t int) string {
+		for k := t; k >= 0; k-- {
+			if ids[k] < Digits {
+				return fmt.Sprintf("the most recent digit, at step %d, is %s", k+1, Alphabet[ids[k]])
+			}
+		}
+		return "" // targets asks nothing before the first digit
 	},
 }
 
@@ -196,6 +220,17 @@ var ResetTask = &Task{
 		}
 		return y
 	},
+	why: func(ids []int, t int) string {
+		high, low := 0, 0
+		for k := t; k >= 0 && ids[k] != TokBreak; k-- {
+			if ids[k] >= 2 {
+				high++
+			} else {
+				low++
+			}
+		}
+		return fmt.Sprintf("since the last break: %d high (2, 3), %d low (0, 1)", high, low)
+	},
 }
 
 // signOf is −1, 0 or +1: the sign of n.
@@ -220,6 +255,15 @@ func (t *Task) Generate(rng *rand.Rand, n int) []int {
 // Targets returns y_t for every step of ids: a class index, or −1 where the step
 // asks nothing.
 func (t *Task) Targets(ids []int) []int { return t.targets(ids) }
+
+// Why says why y_t is the target it is at step t (0-based) of ids, in the task's
+// terms ("x_t = 2, the check digit: …"); "" at a step that asks nothing.
+func (t *Task) Why(ids []int, step int) string {
+	if t.targets(ids)[step] < 0 {
+		return ""
+	}
+	return t.why(ids, step)
+}
 
 // allowed describes the task's tokens for an error message: "0, 1, 2, 3 and _".
 func (t *Task) allowed() string {

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -153,5 +154,48 @@ func TestSkipRuns(t *testing.T) {
 	}
 	if longest != maxFillerRun {
 		t.Errorf("longest filler run: got %d want %d", longest, maxFillerRun)
+	}
+}
+
+// TestTaskWhy: the reason each step gives for its answer agrees with the answer, on
+// generated sequences of every task: checksum says "valid" exactly where y_t is valid
+// (the digit equals the first digit, the check digit), skip names the digit y_t, reset
+// counts high and low digits whose sign is y_t; a step that asks nothing has no reason
+// and the task says what its answer row shows there and why.
+func TestTaskWhy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, task := range Tasks {
+		for range 50 {
+			ids := task.Generate(rng, 2+rng.IntN(15))
+			for s, y := range task.Targets(ids) {
+				why := task.Why(ids, s)
+				if y < 0 {
+					if why != "" || task.Unasked == "" || task.UnaskedWhy == "" {
+						t.Errorf("%s %v step %d asks nothing: why %q, shown %q because %q", task.Name, ids, s+1, why, task.Unasked, task.UnaskedWhy)
+					}
+					continue
+				}
+				var ok bool
+				switch task.Name {
+				case "checksum":
+					ok = strings.Contains(why, "would be valid") == (y == 1) && strings.Contains(why, "the check digit")
+				case "skip":
+					ok = strings.HasSuffix(why, " is "+task.Classes[y])
+				case "reset":
+					var high, low int
+					if _, err := fmt.Sscanf(why, "since the last break: %d high (2, 3), %d low (0, 1)", &high, &low); err != nil {
+						t.Fatalf("reset why %q: %v", why, err)
+					}
+					ok = 1+signOf(high-low) == y
+				}
+				if !ok {
+					t.Errorf("%s %v step %d: y = %s but why says %q", task.Name, ids, s+1, task.Classes[y], why)
+				}
+			}
+		}
+	}
+	ids, _ := ChecksumTask.Parse("2 0 3 2")
+	if got := ChecksumTask.Targets(ids)[0]; got != -1 {
+		t.Errorf("checksum step 1: target %d, want none (-1): the check digit asks nothing", got)
 	}
 }

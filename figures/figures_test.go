@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -376,5 +377,24 @@ func TestCanvasBytes(t *testing.T) {
 	}
 	if got := CanvasBytes(PDF, Options{Width: MaxWidth}); got != 0 {
 		t.Errorf("PDF: got %d bytes, want 0", got)
+	}
+}
+
+// TestCapitalMarksLifted: a combining mark over a capital letter (the C̃ of the LSTM's
+// candidate cell) is drawn apart and raised, so that the export's C̃ does not read as
+// Č or Ĉ; marks over small letters (x̂) and text without marks stay one run.
+func TestCapitalMarksLifted(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []markPart
+	}{
+		{"written I⊙C\u0303ₜ", []markPart{{text: "written I⊙C"}, {text: "\u0303", capMark: true}, {text: "ₜ"}}},
+		{"H\u0303", []markPart{{text: "H"}, {text: "\u0303", capMark: true}}},
+		{"x\u0302 and Cₜ", []markPart{{text: "x\u0302 and Cₜ"}}},
+		{"", nil},
+	} {
+		if got := markParts(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("markParts(%q) = %+v, want %+v", c.in, got, c.want)
+		}
 	}
 }

@@ -371,9 +371,51 @@ func (h mathText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
 		x := pt.X + w*vg.Length(sty.XAlign)
 		for _, sp := range spansOf(l) {
 			face := sp.face(sty.Font)
-			c.FillString(face, vg.Point{X: x, Y: base + sty.Font.Size*vg.Length(sp.rise)}, sp.text)
-			x += face.Width(sp.text)
+			y := base + sty.Font.Size*vg.Length(sp.rise)
+			for _, part := range markParts(sp.text) {
+				lift := vg.Length(0)
+				if part.capMark {
+					lift = sty.Font.Size * vg.Length(sp.size*capMarkLift)
+				}
+				c.FillString(face, vg.Point{X: x, Y: y + lift}, part.text)
+				x += face.Width(part.text)
+			}
 		}
 		top = base - dp - gap
 	}
+}
+
+// capMarkLift is how far, in em, a combining mark over a capital letter is raised: the
+// font places its marks (U+0303 ~, U+0302 ^) for lowercase height, and gonum does not
+// apply the font's mark positioning, so over C the tilde of C̃ would sit in the
+// letter and read as Č or Ĉ.
+const capMarkLift = 0.16
+
+// markPart is a run of a span's text, drawn in one FillString; capMark marks a run
+// that is one combining mark placed over a capital letter.
+type markPart struct {
+	text    string
+	capMark bool
+}
+
+// markParts splits t before and after each combining mark that follows a capital
+// letter; text without such marks is one part.
+func markParts(t string) []markPart {
+	var out []markPart
+	start, prev := 0, rune(0)
+	for i, r := range t {
+		if unicode.Is(unicode.Mn, r) && unicode.IsUpper(prev) {
+			if i > start {
+				out = append(out, markPart{text: t[start:i]})
+			}
+			n := utf8.RuneLen(r)
+			out = append(out, markPart{text: t[i : i+n], capMark: true})
+			start = i + n
+		}
+		prev = r
+	}
+	if start < len(t) {
+		out = append(out, markPart{text: t[start:]})
+	}
+	return out
 }

@@ -82,6 +82,7 @@ type Equation struct {
 	Symbols  []Symbol
 	Param    string            // the parameter the TeX depends on; "" for none
 	Variants map[string]string // the TeX for a value of Param, by value
+	When     *sim.Applies      // shown only while this holds (a notation switch); nil: always
 }
 
 // TeXFor is the equation's TeX at the parameter values v: its variant for v's value
@@ -198,6 +199,9 @@ type Panel struct {
 	// Legend names the arrays in a line or bars panel's legend and tooltips, in the
 	// order of Arrays ("" keeps the array's name); nil uses the names.
 	Legend []string
+	// When, if set, shows the panel only while the condition holds (a notation switch
+	// between two panels of the same numbers); the page hides it otherwise.
+	When *sim.Applies
 }
 
 // Plot is a slide-ready export of one figure (GET /lessons/{slug}/plots/{name}.png).

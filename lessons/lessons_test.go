@@ -30,6 +30,24 @@ func TestCatalog(t *testing.T) {
 		if got, ok := Find(l.Slug); !ok || got != l {
 			t.Errorf("Find(%q): got %v, %v want the catalog's lesson", l.Slug, got, ok)
 		}
+		if err := l.Params.Validate(); err != nil {
+			t.Errorf("%s: %v", l.Slug, err)
+		}
+		var shown []*sim.Applies // the conditions of equations and panels name parameters and values as a parameter's would
+		for _, e := range l.Equations {
+			shown = append(shown, e.When)
+		}
+		for _, p := range l.Panels {
+			shown = append(shown, p.When)
+		}
+		for _, w := range shown {
+			if w == nil {
+				continue
+			}
+			if err := append(slices.Clone(l.Params), sim.ParamSpec{Name: "shown", Kind: sim.Text, When: w}).Validate(); err != nil {
+				t.Errorf("%s: an equation or panel: %v", l.Slug, err)
+			}
+		}
 		if l.Build == nil || l.Title == "" || l.Summary == "" || len(l.Prose) == 0 || l.Short == "" || len([]rune(l.Short)) > 15 {
 			t.Errorf("%s: lesson is incomplete", l.Slug)
 		}
@@ -38,6 +56,59 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("Find of an unknown slug: got ok want not found")
 	}
 }
+
+// TestInapplicableParamsChangeNothing: a parameter the page disables because its
+// condition does not hold (sim.ParamSpec.When, e.g. the gru page's clamped value while
+// no gate is clamped) really is ignored: at its min and its max the model's frames are
+// the same; with the condition holding they differ somewhere (else the condition hides
+// nothing and the test proves nothing).
+func TestInapplicableParamsChangeNothing(t *testing.T) {
+	frames := func(l *Lesson, v sim.Values) string {
+		m, err := l.Build(v)
+		if err != nil {
+			t.Fatalf("%s %v: %v", l.Slug, v, err)
+		}
+		all := []sim.Frame{m.Static()}
+		for s := 1; s <= m.Steps(); s++ {
+			all = append(all, m.At(s))
+		}
+		b, err := json.Marshal(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	checked := 0
+	for _, l := range Catalog() {
+		for _, p := range l.Params {
+			if p.When == nil || p.Kind != sim.Float && p.Kind != sim.Int {
+				continue
+			}
+			checked++
+			lo, hi := l.Params.Defaults(), l.Params.Defaults()
+			lo[p.Name], hi[p.Name] = plainNum(p.Min), plainNum(p.Max)
+			off := slices.IndexFunc(l.Params, func(o sim.ParamSpec) bool { return o.Name == p.When.Param })
+			for _, c := range append(slices.Clone(l.Params[off].Choices), "true", "false") {
+				if _, err := l.Params[off].Check(c); err != nil || slices.Contains(p.When.Values, c) {
+					continue
+				}
+				lo[p.When.Param], hi[p.When.Param] = c, c
+				if frames(l, lo) != frames(l, hi) {
+					t.Errorf("%s: %s=%s does not apply (%s), but its min and max give different frames", l.Slug, p.Name, c, p.When.Why)
+				}
+			}
+			lo[p.When.Param], hi[p.When.Param] = p.When.Values[0], p.When.Values[0]
+			if frames(l, lo) == frames(l, hi) {
+				t.Errorf("%s: with %s=%s, %s's min and max give the same frames", l.Slug, p.When.Param, p.When.Values[0], p.Name)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no numeric parameter has a condition: the test checks nothing")
+	}
+}
+
+func plainNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // valueSets lists the defaults and, for every parameter, each edge value (min and
 // max, every choice, both booleans) with the rest at their defaults.

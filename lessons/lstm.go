@@ -41,15 +41,19 @@ const (
 // lstmModel is the LSTM lesson's sim.Model: the task's LSTM reading one input, next to
 // the GRU and the vanilla RNN trained on the same task.
 type lstmModel struct {
-	lstm   *zoo.SeqClassifier
-	meta   zoo.Meta // of the LSTM checkpoint it started from
-	gru    *zoo.GRUClassifier
-	rnn    *zoo.SeqClassifier
-	ids    []int
-	text   string
-	clamp  Clamp
-	seed   uint64
-	cScale float64 // the C_t heatmap's colour range ±cScale: the bundled model's cellScale
+	lstm     *zoo.SeqClassifier // the variant shown: plain or with peepholes
+	meta     zoo.Meta           // of the LSTM checkpoint it started from
+	variant  string             // lstmPlain or lstmPeephole
+	other    *zoo.SeqClassifier // the other variant's bundled LSTM, for the comparison
+	otherAcc float64            // its held-out step accuracy, recorded with it
+	otherC   [][]float64        // its C_t at every step of the input
+	gru      *zoo.GRUClassifier
+	rnn      *zoo.SeqClassifier
+	ids      []int
+	text     string
+	clamp    Clamp
+	seed     uint64
+	cScale   float64 // the C_t heatmap's colour range ±cScale: the bundled model's cellScale
 
 	steps   []zoo.LSTMStep // nil when the LSTM's weights changed since the last run
 	gruRun  []zoo.GRUStep
@@ -91,9 +95,16 @@ func buildLSTM(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The three bundled models are shared and read-only; TrainStep gives the LSTM
-	// weights of its own.
-	lstm, meta, err := zoo.SharedSeq(zoo.LSTMCheckpointFile(task.Name))
+	// The bundled models are shared and read-only; TrainStep gives the LSTM weights of
+	// its own.
+	variant := v.String("variant")
+	files := map[string]string{lstmPlain: zoo.LSTMCheckpointFile(task.Name), lstmPeephole: zoo.PeepholeCheckpointFile(task.Name)}
+	otherVariant := map[string]string{lstmPlain: lstmPeephole, lstmPeephole: lstmPlain}[variant]
+	lstm, meta, err := zoo.SharedSeq(files[variant])
+	if err != nil {
+		return nil, err
+	}
+	other, otherMeta, err := zoo.SharedSeq(files[otherVariant])
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +116,11 @@ func buildLSTM(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &lstmModel{lstm: lstm, meta: meta, gru: gru, rnn: rnn, ids: ids, text: text, clamp: clampOf(v), seed: uint64(v.Int("seed")), cScale: cellScale(lstm)}
+	m := &lstmModel{lstm: lstm, meta: meta, variant: variant, other: other, otherAcc: otherMeta.Float("accuracy"),
+		gru: gru, rnn: rnn, ids: ids, text: text, clamp: clampOf(v), seed: uint64(v.Int("seed")), cScale: cellScale(lstm)}
+	for _, st := range other.RunLSTM(ids, Clamp{}) {
+		m.otherC = append(m.otherC, st.C)
+	}
 	m.gruRun = gru.Run(ids, Clamp{})
 	rtr := zoo.TraceOf(rnn.Cell, [][]int{ids}, nil)
 	for _, st := range rtr.Steps {
@@ -151,6 +166,9 @@ func (m *lstmModel) counts() (cells, formulas, outs [3]int) {
 		outs[i] = c.out.Params().Count()
 		cells[i] = c.all.Count() - outs[i]
 		formulas[i] = ParamFormula(c.cell.Kind(), d, c.cell.HiddenSize())
+		if l, ok := c.cell.(*models.LSTM); ok && l.Peephole() {
+			formulas[i] += 3 * c.cell.HiddenSize() // p_i, p_f, p_o
+		}
 	}
 	return cells, formulas, outs
 }
@@ -167,13 +185,23 @@ func (m *lstmModel) Static() sim.Frame {
 		"hidden":      fmt.Sprintf("h = %d (LSTM), %d (GRU), %d (RNN)", h, hg, m.rnn.Cell.HiddenSize()),
 		"gru_output":  task.Classes[models.Argmax(m.gruRun[T-1].Probs)],
 		"rnn_output":  task.Classes[models.Argmax(m.rnnP[T-1])],
-		"params_lstm": fmt.Sprintf("4(dh+h²+h) = 4(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[0], cells[0]+outs[0], outs[0], cells[0]),
+		"params_lstm": fmt.Sprintf("4(dh+h²+h)%s = 4(%d·%d+%d²+%d)%s = %d; counted %d − %d (output layer) = %d", peepTerm(m.variant, "+3h"), d, h, h, h, peepTerm(m.variant, fmt.Sprintf("+3·%d", h)), formulas[0], cells[0]+outs[0], outs[0], cells[0]),
 		"params_gru":  fmt.Sprintf("3(dh+h²+h) = 3(%d·%d+%d²+%d) = %d; counted %d − %d (output layer) = %d", d, hg, hg, hg, formulas[1], cells[1]+outs[1], outs[1], cells[1]),
 		"params_rnn":  fmt.Sprintf("dh+h²+h = %d·%d+%d²+%d = %d; counted %d − %d (output layer) = %d", d, h, h, h, formulas[2], cells[2]+outs[2], outs[2], cells[2]),
 		"gradient_of": m.gradFor,
 		"c_scale":     fmt.Sprintf("±%g, which holds %.0f %% of the held-out values of |Cₜ| on this task; larger ones take the end colours", m.cScale, 100*cellScaleShare),
-		"scales":      map[string][]float64{"C": {-m.cScale, m.cScale}},
+		"scales":      map[string][]float64{"C": {-m.cScale, m.cScale}, "peephole": {-m.cScale, m.cScale}},
+		"variant":     map[string]string{lstmPlain: "LSTM (no peepholes)", lstmPeephole: "peephole LSTM: the gates also see the cell"}[m.variant],
+		"forget_bias": fmt.Sprintf("%g for every unit when training starts (from scratch too), so Fₜ ≈ %.2f: the cell begins by keeping most of its content", float64(zoo.ForgetBiasInit), 1/(1+math.Exp(-zoo.ForgetBiasInit))),
 	})
+	shown, otherName := "LSTM", "peephole LSTM"
+	if m.variant == lstmPeephole {
+		shown, otherName = "peephole LSTM", "LSTM (no peepholes)"
+	}
+	T1 := len(m.ids)
+	meta["variants"] = fmt.Sprintf("%s (shown): answer %s, held-out accuracy %s; %s: answer %s, held-out accuracy %s",
+		shown, task.Classes[models.Argmax(steps[T1-1].Probs)], pct(m.meta.Float("accuracy")),
+		otherName, task.Classes[models.Argmax(m.other.Probs(m.ids)[T1-1])], pct(m.otherAcc))
 	if m.clamp.Gate != "" {
 		meta["gradients"] = "of the unclamped models"
 	}
@@ -202,16 +230,52 @@ func (m *lstmModel) At(t int) sim.Frame {
 			sim.Vector("C_tilde", st.CTilde), sim.Vector("C", st.C), sim.Vector("H", st.H), sim.Vector("P", st.Probs),
 			sim.Vector("kept F⊙C_{t-1}", st.Kept), sim.Vector("written I⊙C̃_t", st.Written),
 			sim.Vector("LSTM H_t", st.H), sim.Vector("GRU H_t", m.gruRun[t-1].H), sim.Vector("RNN H_t", m.rnnH[t-1]),
+			sim.Vector("C_plain", m.variantC(lstmPlain, t, st.C)), sim.Vector("C_peephole", m.variantC(lstmPeephole, t, st.C)),
 		},
 		Meta: meta,
 	}
 }
 
+// The LSTM variants the page can switch between (the variant parameter).
+const (
+	lstmPlain    = "lstm"     // the lecture's LSTM
+	lstmPeephole = "peephole" // seed 003's peephole connections: I_t, F_t see C_{t-1}, O_t sees C_t
+)
+
+// peepholeShown is the condition of the peephole equations.
+var peepholeShown = &sim.Applies{Param: "variant", Values: []string{lstmPeephole}, Why: "shown for the peephole LSTM"}
+
+// variantC is C_t at step t of the LSTM variant v: the shown model's (shown) or the
+// other variant's bundled one.
+func (m *lstmModel) variantC(v string, t int, shown []float64) []float64 {
+	if v == m.variant {
+		return shown
+	}
+	return m.otherC[t-1]
+}
+
+// peepTerm is term for the peephole variant and "" for the plain LSTM.
+func peepTerm(variant, term string) string {
+	if variant == lstmPeephole {
+		return term
+	}
+	return ""
+}
+
+// pct writes a share as a percentage with one decimal: 99.8 %.
+func pct(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) }
+
 // TrainStep trains the LSTM from scratch: the first call replaces its bundled weights
 // by fresh ones drawn from the seed, then every call is one minibatch of Adam. The
 // GRU and the RNN it is compared with keep their bundled weights.
 func (m *lstmModel) TrainStep() (sim.Frame, error) {
-	rng := m.stream(m.seed, func() { m.lstm = zoo.NewLSTMClassifier(m.lstm.Task, m.seed) })
+	rng := m.stream(m.seed, func() {
+		if m.variant == lstmPeephole {
+			m.lstm = zoo.NewPeepholeLSTMClassifier(m.lstm.Task, m.seed)
+		} else {
+			m.lstm = zoo.NewLSTMClassifier(m.lstm.Task, m.seed)
+		}
+	})
 	loss, acc := m.lstm.TrainStep(rng)
 	m.steps = nil
 	return m.progress(loss, map[string]any{"accuracy": round4(acc)})
@@ -275,9 +339,12 @@ var lstmLesson = &Lesson{
 	Prose: []string{
 		`The LSTM (Hochreiter and Schmidhuber, 1997) is the older of the two gated cells: the GRU (Cho et al., 2014) came almost twenty years later and can be read as a simplification of it. (Some course notes call the LSTM an advancement of the GRU; the dates say otherwise.) Its idea is to keep a second state next to \(H_t\): the <b>memory cell</b> \(C_t\), a vector of the same size that is changed only by element-wise gating, never squashed by a matrix product at every step.`,
 		`Three gates, each a vector of numbers between 0 and 1 computed from \(X_t\) and \(H_{t-1}\), control the cell. The <b>input gate</b> \(I_t\) decides how much of the candidate \(\tilde C_t\) is written; the <b>forget gate</b> \(F_t\) decides how much of the old content \(C_{t-1}\) is kept; the <b>output gate</b> \(O_t\) decides how much of the cell is shown as the hidden state \(H_t = O_t \odot \tanh(C_t)\). With \(F_t \approx 1\) and \(I_t \approx 0\) a unit holds its value unchanged, and the gradient along \(C\) passes back through it almost undamped: this is how the LSTM fights the vanishing gradient.`,
+		`The memory cell is entirely internal: only \(H_t\) leaves the cell, to the output layer \(\hat y_t = \mathrm{softmax}(H_t W_q + b_q)\) and to the next step's gates, and \(C_t\) reaches the output only through \(O_t \odot \tanh(C_t)\) (seed 004 makes the same point). Clamp \(O_t = 0\) to see it: the cell keeps working, but nothing of it gets out.`,
+		`Training starts every LSTM here, the bundled ones and the one trained from scratch, with the forget-gate bias \(b_f = 1\) for every unit, while the other weights are small random numbers: at first \(F_t \approx \sigma(1) \approx 0.73\), so a new cell keeps most of its content instead of halving it at every step, and gradients can reach early steps from the start (Gers et al., 2000, recommended by Jozefowicz et al., 2015).`,
 		`The memory cell has no fixed range: each step can add up to 1 to it. The bundled models stay within \(\pm 15\) on their held-out sequences (one unit of the checksum LSTM reaches about 14), but most values are far smaller: half of them are under 2 on checksum and under 1 on the other tasks. A scale wide enough for the extremes would leave those nearly white, so the heatmap's colour scale holds 95 % of each task's held-out values (the facts give it: \(\pm 7\) on checksum); larger values, which clamping \(F_t = 1\) can produce, are drawn in the end colours, and hovering shows the exact number. The bars under it split the update \(C_t = F_t \odot C_{t-1} + I_t \odot \tilde C_t\) into what is kept and what is written at the current step.`,
 		`The tasks are the GRU page's: keep an early check digit, skip filler tokens _, forget at a break |. Each task has its own small LSTM (\(h = 12\)), trained on generated sequences like the GRU. Clamp a gate to see what it is for: \(F_t = 0\) wipes the cell at every step, so nothing survives from one step to the next except through \(H_{t-1}\); \(F_t = 1\) never forgets, so the cell can only accumulate (try it on the reset task, which needs a clean start after every break); \(O_t = 0\) hides the cell completely, \(H_t = 0\), and the prediction no longer depends on the input; \(I_t = 0\) never writes anything, so the cell stays at 0. <b>Train from scratch</b> retrains the LSTM live from the seed.`,
 		`The comparison reads the same input with three models trained on the same task: this LSTM, the GRU of the GRU page and a vanilla tanh RNN (their widths \(h\) are in the facts). Their gradient norms come from one loss at the last step only, so \(\lVert \partial L / \partial H_t \rVert\) shows how much of that loss reaches each earlier step (log scale, absolute). On the checksum task the vanilla RNN's gradient fades by a factor of about \(10^{-13}\) from the last step back to the check digit, while the gated cells keep it within a few powers of ten. Fading is not always a failure: on the reset task nothing before the last break matters, and a good model of any kind sends almost no gradient there. The price of the gates is parameters: per gate or candidate a \(d \times h\) input matrix, an \(h \times h\) recurrent matrix and a bias, so \(4(dh + h^2 + h)\) for the LSTM, \(3(dh + h^2 + h)\) for the GRU and \(dh + h^2 + h\) for the RNN. With \(d = 6\) one-hot tokens and \(h = 12\) that is 912, 684 and 228; the page also counts them from the loaded models, leaving out the output layer \(W_q, b_q\) that every model has besides its cell.`,
+		`<b>Peephole connections</b> (seed 003 mentions them; Gers and Schmidhuber, 2000) let the gates look at the cell itself: the input and forget gates see \(C_{t-1}\), and the output gate sees the new \(C_t\), each through a diagonal weight, a vector \(p_i, p_f, p_o\) multiplied element by element, so a unit's gate sees only its own cell (\(3h\) more parameters). Switch <b>LSTM form</b> to peephole to load an LSTM with peepholes trained the same way on the same task; the panel under the equations compares its memory cell with the plain LSTM's on the same input, and the facts give both answers and both held-out accuracies. On these small tasks both learn to answer right; the peepholes change how the cell is used, not whether the task is learnt.`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-I}{I_t} = \sigma(\htmlClass{sym-X}{X_t} W_{xi} + H_{t-1} W_{hi} + b_i)`, Symbols: []Symbol{{ID: "I", Array: "I"}, {ID: "X", Array: "X"}}},
@@ -286,6 +353,9 @@ var lstmLesson = &Lesson{
 		{TeX: `\htmlClass{sym-C_tilde}{\tilde C_t} = \tanh(X_t W_{xc} + H_{t-1} W_{hc} + b_c)`, Symbols: []Symbol{{ID: "C_tilde", Array: "C_tilde"}}},
 		{TeX: `\htmlClass{sym-C}{C_t} = F_t \odot C_{t-1} + I_t \odot \tilde C_t`, Symbols: []Symbol{{ID: "C", Array: "C"}}},
 		{TeX: `\htmlClass{sym-H}{H_t} = O_t \odot \tanh(C_t)`, Symbols: []Symbol{{ID: "H", Array: "H"}}},
+		{TeX: `\text{peephole: } I_t = \sigma(\ldots + C_{t-1} \odot p_i + b_i)`, When: peepholeShown},
+		{TeX: `\text{peephole: } F_t = \sigma(\ldots + C_{t-1} \odot p_f + b_f)`, When: peepholeShown},
+		{TeX: `\text{peephole: } O_t = \sigma(\ldots + C_t \odot p_o + b_o)`, When: peepholeShown},
 		{TeX: `\htmlClass{sym-P}{\hat y_t} = \mathrm{softmax}(H_t W_q + b_q)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
 		{TeX: `\htmlClass{sym-params}{\#\theta_{\mathrm{LSTM}}} = 4(dh + h^2 + h)`, Symbols: []Symbol{{ID: "params", Array: "params"}}},
 		{TeX: `\#\theta_{\mathrm{GRU}} = 3(dh + h^2 + h), \quad \#\theta_{\mathrm{RNN}} = dh + h^2 + h`},
@@ -309,6 +379,8 @@ var lstmLesson = &Lesson{
 		{Name: "RNN", Label: `\(\|\partial L/\partial H_t\|\) (RNN)`, Axes: []Axis{Time}},
 		{Name: "LSTM C_t", Label: `\(\|\partial L/\partial C_t\|\) (LSTM)`, Axes: []Axis{Time}},
 		{Name: "params", Label: "parameters", Axes: []Axis{Items}, Labels: "labels"},
+		{Name: "C_plain", Label: `\(C_t\) (LSTM)`, Axes: []Axis{Units}, PerStep: true},
+		{Name: "C_peephole", Label: `\(C_t\) (peephole LSTM)`, Axes: []Axis{Units}, PerStep: true},
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
@@ -322,6 +394,8 @@ var lstmLesson = &Lesson{
 		{ID: "C_tilde", Static: []string{"tokens"}, Kind: Heatmap, Title: `candidate memory cell \(\tilde C_t\)`, Arrays: []string{"C_tilde"}, Scale: []float64{-1, 1}, Symbol: "C_tilde"},
 		{ID: "C", Static: []string{"tokens", "scales"}, Kind: Heatmap, Title: `memory cell \(C_t\) (unbounded; the colour scale holds 95 % of its held-out values)`, Arrays: []string{"C"}, Scale: []float64{-LSTMCellScale, LSTMCellScale}, Symbol: "C",
 			Note: "The colour scale holds 95 % of this task's held-out values of \\(C_t\\) (its range is in the facts); larger ones take the end colours; hover for the exact value. Rows that keep their colour across steps are memory."},
+		{ID: "peephole", Static: []string{"tokens", "scales"}, Kind: Heatmap, Title: `memory cell \(C_t\) without and with peepholes, on the same input`, Arrays: []string{"C_plain", "C_peephole"}, Scale: []float64{-LSTMCellScale, LSTMCellScale},
+			Note: "Two LSTMs trained the same way on this task, one without and one with peephole connections (LSTM form switches which one the other panels show). Their units are not matched: compare how many rows keep their colour, not row by row."},
 		{ID: "cell-update", Kind: Bars, Title: `the update of \(C_t\) at this step: kept \(F_t \odot C_{t-1}\) and written \(I_t \odot \tilde C_t\)`, Arrays: []string{"kept F⊙C_{t-1}", "written I⊙C̃_t"}, Legend: []string{"kept F⊙Cₜ₋₁", "written I⊙C̃ₜ"}, Symbol: "C",
 			Note: "The written part lies in (−1, 1); the kept part can be as large as the cell."},
 		{ID: "H", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
@@ -335,8 +409,11 @@ var lstmLesson = &Lesson{
 	},
 	Params: sim.Specs{
 		taskSpec, inputSpec,
+		{Name: "variant", Label: "LSTM form", Kind: sim.Choice, Default: lstmPlain, Choices: []string{lstmPlain, lstmPeephole},
+			Help: `peephole: the gates also see the cell, \(C_{t-1}\) for \(I_t, F_t\) and \(C_t\) for \(O_t\) (seed 003).`},
 		{Name: "clamp", Label: "clamp a gate", Kind: sim.Choice, Default: "none", Choices: []string{"none", "I", "F", "O"}},
-		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "1", Min: 0, Max: 1, Step: 0.05},
+		{Name: "clamp_value", Label: "clamped value", Kind: sim.Float, Default: "1", Min: 0, Max: 1, Step: 0.05,
+			When: &sim.Applies{Param: "clamp", Values: []string{"I", "F", "O"}, Why: clampValueWhy}},
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{
@@ -365,6 +442,8 @@ var lstmFacts = factTable{
 		{key: "params_gru", label: "GRU parameters 3(dh + h² + h)"},
 		{key: "params_rnn", label: "RNN parameters dh + h² + h"},
 		{key: "c_scale", label: `colour scale of \(C_t\)`},
+		{key: "variants", label: "without and with peepholes"},
+		{key: "forget_bias", label: `forget-gate bias \(b_f\) at the start of training`},
 		{key: "gradient_of", label: "gradient of"},
 	}),
 	step: slices.Concat(classifierStep[:3], []fact{

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+
+	"gonum.org/v1/gonum/mat"
 
 	"unroll/data"
 	"unroll/internal/machine"
@@ -21,12 +24,15 @@ import (
 // their memory cells stay inside the page's fixed colour scale.
 func TestLSTMCheckpoints(t *testing.T) {
 	for _, task := range data.Tasks {
-		for _, load := range []func(*data.Task) (*zoo.SeqClassifier, zoo.Meta, error){zoo.LoadLSTMClassifier, zoo.LoadRNNClassifier} {
+		for _, load := range []func(*data.Task) (*zoo.SeqClassifier, zoo.Meta, error){zoo.LoadLSTMClassifier, zoo.LoadPeepholeLSTMClassifier, zoo.LoadRNNClassifier} {
 			m, meta, err := load(task)
 			if err != nil {
 				t.Fatal(err)
 			}
 			name := string(m.Cell.Kind()) + "-" + task.Name
+			if l, ok := m.Cell.(*models.LSTM); ok && l.Peephole() {
+				name = "lstm-peephole-" + task.Name
+			}
 			seqs := zoo.EvalSet(task)
 			stepAcc, finalAcc := m.Evaluate(seqs)
 			for key, got := range map[string]float64{"accuracy": stepAcc, "final_accuracy": finalAcc} {
@@ -263,5 +269,177 @@ func TestLSTMCellScale(t *testing.T) {
 		if got := lm.Static().Meta["scales"].(map[string][]float64)["C"]; len(got) != 2 || got[1] != s || got[0] != -s {
 			t.Errorf("%s: the page's scale is %v, want ±%g", task.Name, got, s)
 		}
+	}
+}
+
+// TestLSTMCandidateWrittenOneWay: the candidate memory cell is C̃ everywhere the page,
+// its facts and its exports write it: \tilde C in TeX, C + U+0303 in plain text (the
+// legend), never a hat (Ĉ, \hat C) or another mark on C.
+func TestLSTMCandidateWrittenOneWay(t *testing.T) {
+	var all []string
+	all = append(all, lstmLesson.Prose...)
+	for _, e := range lstmLesson.Equations {
+		all = append(all, e.TeX)
+	}
+	for _, a := range lstmLesson.Arrays {
+		all = append(all, a.Name, a.Label)
+	}
+	for _, p := range lstmLesson.Panels {
+		all = append(all, p.Title, p.Note)
+		all = append(all, p.Legend...)
+	}
+	for _, p := range lstmLesson.Plots {
+		all = append(all, p.Title, p.XLabel, p.YLabel)
+	}
+	for _, f := range slices.Concat(lstmFacts.static, lstmFacts.step) {
+		all = append(all, f.label)
+	}
+	tilde := 0
+	for _, s := range all {
+		if strings.Contains(s, "Ĉ") || strings.Contains(s, `\hat C`) || strings.Contains(s, `\hat{C}`) {
+			t.Errorf("%q writes the candidate with a hat", s)
+		}
+		r := []rune(s)
+		for i := 1; i < len(r); i++ {
+			if unicode.Is(unicode.Mn, r[i]) && r[i-1] == 'C' {
+				if r[i] != '\u0303' {
+					t.Errorf("%q puts %U on C, want the tilde U+0303", s, r[i])
+				}
+				tilde++
+			}
+		}
+	}
+	if tilde == 0 {
+		t.Error("no plain-text C̃ found: the legend should write the candidate as C̃")
+	}
+}
+
+// lstmArrays builds the lstm page at v and returns step t's arrays by name.
+func lstmArrays(t *testing.T, v sim.Values, step int) (sim.Model, map[string][]float64) {
+	t.Helper()
+	m, err := lstmLesson.Build(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]float64{}
+	for _, a := range m.At(step).Arrays {
+		out[a.Name] = a.Data
+	}
+	return m, out
+}
+
+// TestLSTMPeepholeVariant: the peephole form (seed 003) loads its own trained
+// checkpoint, a peephole LSTM with 3h more parameters than 4(dh + h² + h); the
+// comparison panel shows the plain LSTM's and the peephole LSTM's C_t on the same input
+// whichever form the other panels show; the facts give both answers and both held-out
+// accuracies; training from scratch in that form trains a peephole LSTM.
+func TestLSTMPeepholeVariant(t *testing.T) {
+	d, h := len(data.Alphabet), zoo.LSTMHidden
+	v := lstmLesson.Params.Defaults()
+	plainM, plain := lstmArrays(t, v, 5)
+	v["variant"] = lstmPeephole
+	peepM, peep := lstmArrays(t, v, 5)
+	if !reflect.DeepEqual(plain["C_plain"], plain["C"]) || !reflect.DeepEqual(peep["C_peephole"], peep["C"]) {
+		t.Errorf("the comparison's C_t of the shown form is not the shown C_t")
+	}
+	if !reflect.DeepEqual(plain["C_peephole"], peep["C"]) || !reflect.DeepEqual(peep["C_plain"], plain["C"]) {
+		t.Errorf("the comparison shows different C_t for the same form in the two page states")
+	}
+	if reflect.DeepEqual(plain["C"], peep["C"]) {
+		t.Errorf("the peephole form shows the plain LSTM's numbers")
+	}
+	cell := peepM.(*lstmModel).lstm.Cell.(*models.LSTM)
+	if !cell.Peephole() || plainM.(*lstmModel).lstm.Cell.(*models.LSTM).Peephole() {
+		t.Fatalf("the peephole form should load a peephole LSTM and the plain form a plain one")
+	}
+	for _, a := range peepM.Static().Arrays {
+		if want := float64(ParamFormula(models.KindLSTM, d, h) + 3*h); a.Name == "params" && a.Data[0] != want {
+			t.Errorf("peephole LSTM parameters: got %v want 4(dh+h²+h) + 3h = %v", a.Data[0], want)
+		}
+	}
+	if got := peepM.Static().Meta["params_lstm"].(string); !strings.HasPrefix(got, "4(dh+h²+h)+3h") {
+		t.Errorf("params_lstm of the peephole form: %q", got)
+	}
+	_, pMeta, _ := zoo.SharedSeq(zoo.PeepholeCheckpointFile("checksum"))
+	_, lMeta, _ := zoo.SharedSeq(zoo.LSTMCheckpointFile("checksum"))
+	facts := peepM.Static().Meta["variants"].(string)
+	for _, want := range []string{"peephole LSTM (shown)", "LSTM (no peepholes)", pct(pMeta.Float("accuracy")), pct(lMeta.Float("accuracy"))} {
+		if !strings.Contains(facts, want) {
+			t.Errorf("the variants fact %q lacks %q", facts, want)
+		}
+	}
+	v["seed"] = "2"
+	m, err := lstmLesson.Build(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.(sim.Trainer).TrainStep(); err != nil {
+		t.Fatal(err)
+	}
+	if !m.(*lstmModel).lstm.Cell.(*models.LSTM).Peephole() {
+		t.Errorf("training from scratch in the peephole form trained an LSTM without peepholes")
+	}
+}
+
+// TestLSTMForgetBiasOne: every LSTM the page trains, bundled or from scratch, plain or
+// with peepholes, starts with b_f = 1 exactly for every unit (the page says so), and
+// the bundled checkpoints record that they were trained so.
+func TestLSTMForgetBiasOne(t *testing.T) {
+	for _, task := range data.Tasks {
+		for name, c := range map[string]*zoo.SeqClassifier{"lstm": zoo.NewLSTMClassifier(task, 7), "peephole": zoo.NewPeepholeLSTMClassifier(task, 7)} {
+			for j, b := range c.Cell.(*models.LSTM).Bf.Value.RawRowView(0) {
+				if b != 1 {
+					t.Errorf("%s %s: b_f of unit %d starts at %v, want 1", task.Name, name, j+1, b)
+				}
+			}
+		}
+		for _, file := range []string{zoo.LSTMCheckpointFile(task.Name), zoo.PeepholeCheckpointFile(task.Name)} {
+			_, meta, err := zoo.SharedSeq(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := meta.Float("forget_bias_init"); got != 1 {
+				t.Errorf("%s: trained from b_f = %v, want 1", file, got)
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(lstmLesson.Prose, " "), `forget-gate bias \(b_f = 1\)`) {
+		t.Errorf("the prose does not state b_f = 1")
+	}
+	m, err := lstmLesson.Build(lstmLesson.Params.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Static().Meta["forget_bias"].(string); !strings.HasPrefix(got, "1 for every unit") || !strings.Contains(got, "≈ 0.73") {
+		t.Errorf("forget_bias fact: %q", got)
+	}
+}
+
+// TestLSTMCellInternal: the memory cell is entirely internal (seed 004): the page's
+// ŷ_t is the output layer applied to H_t alone, and with O_t clamped to 0 (H_t = 0)
+// the answer is the same for any input, however different the cells are.
+func TestLSTMCellInternal(t *testing.T) {
+	m, _, err := zoo.LoadLSTMClassifier(data.ChecksumTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range m.RunLSTM([]int{2, 0, 3, 1, 2}, Clamp{}) {
+		logits := m.Out.Forward(mat.NewDense(1, len(st.H), slices.Clone(st.H))).RawRowView(0)
+		p := make([]float64, len(logits))
+		models.Softmax(p, logits)
+		if !reflect.DeepEqual(p, st.Probs) {
+			t.Fatalf("ŷ_t %v is not softmax(H_t W_q + b_q) = %v", st.Probs, p)
+		}
+	}
+	closed := Clamp{Gate: "O", Value: 0}
+	a, b := m.RunLSTM([]int{2, 0, 3, 1, 2}, closed), m.RunLSTM([]int{1, 1, 1, 1, 1}, closed)
+	if reflect.DeepEqual(a[4].C, b[4].C) {
+		t.Fatalf("the two inputs should leave different cells")
+	}
+	if !reflect.DeepEqual(a[4].Probs, b[4].Probs) {
+		t.Errorf("with O_t = 0 the answers differ (%v, %v): the cell leaked out", a[4].Probs, b[4].Probs)
+	}
+	if !strings.Contains(strings.Join(lstmLesson.Prose, " "), "The memory cell is entirely internal") {
+		t.Errorf("the prose does not say the memory cell is internal")
 	}
 }

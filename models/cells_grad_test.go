@@ -25,6 +25,9 @@ var clampedCells = []struct {
 	{"lstm I", func(d, h int, rng *rand.Rand) Cell { return NewLSTM(d, h, rng).WithClamp(GateClamp{"I", 0.4}) }},
 	{"lstm F", func(d, h int, rng *rand.Rand) Cell { return NewLSTM(d, h, rng).WithClamp(GateClamp{"F", 1}) }},
 	{"lstm O", func(d, h int, rng *rand.Rand) Cell { return NewLSTM(d, h, rng).WithClamp(GateClamp{"O", 0.7}) }},
+	{"lstm-peephole I", func(d, h int, rng *rand.Rand) Cell { return NewPeepholeLSTM(d, h, rng).WithClamp(GateClamp{"I", 0.4}) }},
+	{"lstm-peephole F", func(d, h int, rng *rand.Rand) Cell { return NewPeepholeLSTM(d, h, rng).WithClamp(GateClamp{"F", 1}) }},
+	{"lstm-peephole O", func(d, h int, rng *rand.Rand) Cell { return NewPeepholeLSTM(d, h, rng).WithClamp(GateClamp{"O", 0.7}) }},
 }
 
 // TestClampedGateFiniteDifferences: a clamped gate shows its value at every step, and

@@ -83,6 +83,9 @@ func (c *Copier) LSTM(l *LSTM) *LSTM {
 	out.Wxf, out.Whf, out.Bf = c.Param(l.Wxf), c.Param(l.Whf), c.Param(l.Bf)
 	out.Wxo, out.Who, out.Bo = c.Param(l.Wxo), c.Param(l.Who), c.Param(l.Bo)
 	out.Wxc, out.Whc, out.Bc = c.Param(l.Wxc), c.Param(l.Whc), c.Param(l.Bc)
+	if l.Peephole() {
+		out.Pi, out.Pf, out.Po = c.Param(l.Pi), c.Param(l.Pf), c.Param(l.Po)
+	}
 	return &out
 }
 

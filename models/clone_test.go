@@ -63,6 +63,7 @@ func copyables() []copyable {
 		{"gru", func(r *rand.Rand) any { return NewGRU(3, 4, r).WithClamp(GateClamp{Gate: "Z", Value: 0.5}) }, func(c *Copier, m any) any { return c.Cell(m.(*GRU)) }, func(m any) Params { return m.(*GRU).Params() }},
 		{"gru-reset-after", func(r *rand.Rand) any { return NewGRUResetAfter(3, 4, r) }, func(c *Copier, m any) any { return c.GRU(m.(*GRU)) }, func(m any) Params { return m.(*GRU).Params() }},
 		{"lstm", func(r *rand.Rand) any { return NewLSTM(3, 4, r) }, func(c *Copier, m any) any { return c.Cell(m.(*LSTM)) }, func(m any) Params { return m.(*LSTM).Params() }},
+		{"lstm-peephole", func(r *rand.Rand) any { return NewPeepholeLSTM(3, 4, r) }, func(c *Copier, m any) any { return c.Cell(m.(*LSTM)) }, func(m any) Params { return m.(*LSTM).Params() }},
 		{"deep", func(r *rand.Rand) any {
 			d, err := NewDeep(KindLSTM, 2, 3, 3, r)
 			if err != nil {
@@ -172,7 +173,7 @@ func TestCopierKnowsEveryField(t *testing.T) {
 		v      any
 		fields int
 	}{
-		{RNN{}, 5}, {GRU{}, 12}, {LSTM{}, 13}, {Dense{}, 2}, {Embedding{}, 1}, {AdditiveAttention{}, 3},
+		{RNN{}, 5}, {GRU{}, 12}, {LSTM{}, 16}, {Dense{}, 2}, {Embedding{}, 1}, {AdditiveAttention{}, 3},
 		{Deep{}, 1}, {SkipGram{}, 2}, {EncoderDecoder{}, 8}, {Adam{}, 5}, {adamMoments{}, 3}, {Param{}, 4},
 	} {
 		if n := reflect.TypeOf(c.v).NumField(); n != c.fields {

@@ -18,11 +18,20 @@ import (
 //
 // These are torch.nn.LSTM's equations with b_* = bias_ih + bias_hh and the
 // weights transposed (PyTorch stacks the gates in the order i, f, g = C̃, o).
+//
+// An LSTM made by NewPeepholeLSTM has peephole connections (Gers and Schmidhuber,
+// 2000; seed 003): the gates also see the memory cell through diagonal weights, row
+// vectors p_* (1×h) multiplied element-wise,
+//
+//	I_t = σ(X_t W_xi + H_{t-1} W_hi + C_{t-1} ⊙ p_i + b_i)
+//	F_t = σ(X_t W_xf + H_{t-1} W_hf + C_{t-1} ⊙ p_f + b_f)
+//	O_t = σ(X_t W_xo + H_{t-1} W_ho + C_t ⊙ p_o + b_o)    (the new cell, so O_t comes after C_t)
 type LSTM struct {
 	Wxi, Whi, Bi *Param // input gate: W_xi d×h, W_hi h×h, b_i 1×h
 	Wxf, Whf, Bf *Param // forget gate
 	Wxo, Who, Bo *Param // output gate
 	Wxc, Whc, Bc *Param // candidate memory cell
+	Pi, Pf, Po   *Param // peephole weights p_i, p_f, p_o 1×h (NewPeepholeLSTM); nil otherwise
 
 	clamp GateClamp // I, F or O fixed to a value (WithClamp)
 }
@@ -40,6 +49,25 @@ func NewLSTM(d, h int, rng *rand.Rand) *LSTM {
 	initUniform(c.Params(), h, rng)
 	return c
 }
+
+// NewPeepholeLSTM returns an LSTM with peephole connections (see LSTM), input size d
+// and hidden size h: the parameters of NewLSTM followed by p_i, p_f, p_o, every one
+// drawn from U(−1/√h, 1/√h).
+func NewPeepholeLSTM(d, h int, rng *rand.Rand) *LSTM {
+	mustSizes(d, h)
+	c := &LSTM{
+		Wxi: NewParam("W_xi", d, h), Whi: NewParam("W_hi", h, h), Bi: NewBias("b_i", h),
+		Wxf: NewParam("W_xf", d, h), Whf: NewParam("W_hf", h, h), Bf: NewBias("b_f", h),
+		Wxo: NewParam("W_xo", d, h), Who: NewParam("W_ho", h, h), Bo: NewBias("b_o", h),
+		Wxc: NewParam("W_xc", d, h), Whc: NewParam("W_hc", h, h), Bc: NewBias("b_c", h),
+		Pi: NewBias("p_i", h), Pf: NewBias("p_f", h), Po: NewBias("p_o", h),
+	}
+	initUniform(c.Params(), h, rng)
+	return c
+}
+
+// Peephole reports whether the gates see the memory cell (NewPeepholeLSTM).
+func (c *LSTM) Peephole() bool { return c.Pi != nil }
 
 // WithClamp returns an LSTM that shares c's parameters with one gate fixed,
 // I_t = v, F_t = v or O_t = v at every step (g.Gate "I", "F" or "O", g.Value v; see
@@ -64,9 +92,14 @@ func (c *LSTM) InputSize() int { d, _ := c.Wxi.Value.Dims(); return d }
 // HiddenSize is h.
 func (c *LSTM) HiddenSize() int { _, h := c.Whi.Value.Dims(); return h }
 
-// Params is W_xi W_hi b_i W_xf W_hf b_f W_xo W_ho b_o W_xc W_hc b_c.
+// Params is W_xi W_hi b_i W_xf W_hf b_f W_xo W_ho b_o W_xc W_hc b_c, then p_i p_f p_o
+// with peepholes.
 func (c *LSTM) Params() Params {
-	return Params{c.Wxi, c.Whi, c.Bi, c.Wxf, c.Whf, c.Bf, c.Wxo, c.Who, c.Bo, c.Wxc, c.Whc, c.Bc}
+	ps := Params{c.Wxi, c.Whi, c.Bi, c.Wxf, c.Whf, c.Bf, c.Wxo, c.Who, c.Bo, c.Wxc, c.Whc, c.Bc}
+	if c.Peephole() {
+		ps = append(ps, c.Pi, c.Pf, c.Po)
+	}
+	return ps
 }
 
 // Step computes I_t, F_t, O_t, C̃_t, C_t and H_t (see LSTM) for a batch; a nil
@@ -77,6 +110,10 @@ func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 	i, f, o, ct, cNew, tanhC, hNew := &ms[0], &ms[1], &ms[2], &ms[3], &ms[4], &ms[5], &ms[6]
 	prev = stepPrev(c, B, prev)
 	hp := prev.H
+	if c.Peephole() {
+		c.peepholeStep(x, prev, i, f, o, ct, cNew, tanhC, hNew)
+		return s.trace(x, prev, State{H: hNew, C: cNew}, tanhC, Named{"I", i}, Named{"F", f}, Named{"O", o}, Named{"C_tilde", ct})
+	}
 	c.clamp.sigmoidGate("I", i, x, c.Wxi, hp, c.Whi, c.Bi)
 	c.clamp.sigmoidGate("F", f, x, c.Wxf, hp, c.Whf, c.Bf)
 	c.clamp.sigmoidGate("O", o, x, c.Wxo, hp, c.Who, c.Bo)
@@ -95,6 +132,48 @@ func (c *LSTM) Step(x *mat.Dense, prev State) *StepTrace {
 		}
 	}
 	return s.trace(x, prev, State{H: hNew, C: cNew}, tanhC, Named{"I", i}, Named{"F", f}, Named{"O", o}, Named{"C_tilde", ct})
+}
+
+// peepholeStep is Step with peepholes: the pre-activations of I_t and F_t get
+// C_{t-1} ⊙ p_i and C_{t-1} ⊙ p_f, then C_t is computed, then O_t's gets C_t ⊙ p_o.
+func (c *LSTM) peepholeStep(x *mat.Dense, prev State, i, f, o, ct, cNew, tanhC, hNew *mat.Dense) {
+	hp := prev.H
+	B, _ := hp.Dims()
+	affineInto(i, x, c.Wxi, hp, c.Whi, c.Bi)
+	affineInto(f, x, c.Wxf, hp, c.Whf, c.Bf)
+	affineInto(o, x, c.Wxo, hp, c.Who, c.Bo)
+	affineInto(ct, x, c.Wxc, hp, c.Whc, c.Bc)
+	pi, pf, po := c.Pi.Value.RawRowView(0), c.Pf.Value.RawRowView(0), c.Po.Value.RawRowView(0)
+	for r := range B {
+		cp, ir, fr, or, ctr := prev.C.RawRowView(r), i.RawRowView(r), f.RawRowView(r), o.RawRowView(r), ct.RawRowView(r)
+		cn, tn, hn := cNew.RawRowView(r), tanhC.RawRowView(r), hNew.RawRowView(r)
+		for j := range cp {
+			ir[j] = sigmoid(ir[j] + cp[j]*pi[j])
+			fr[j] = sigmoid(fr[j] + cp[j]*pf[j])
+			ctr[j] = math.Tanh(ctr[j])
+		}
+		// the clamp fixes I or F before C_t is computed (O after it, below)
+		c.clampRow("I", ir)
+		c.clampRow("F", fr)
+		for j := range cp {
+			cn[j] = fr[j]*cp[j] + ir[j]*ctr[j]
+			tn[j] = math.Tanh(cn[j])
+			or[j] = sigmoid(or[j] + cn[j]*po[j])
+		}
+		c.clampRow("O", or)
+		for j := range cp {
+			hn[j] = or[j] * tn[j]
+		}
+	}
+}
+
+// clampRow sets one row of gate name to the clamped value, if that gate is clamped.
+func (c *LSTM) clampRow(name string, row []float64) {
+	if c.clamp.Gate == name {
+		for j := range row {
+			row[j] = c.clamp.Value
+		}
+	}
 }
 
 // StepBack is the backward pass of Step. With G_H = ∂L/∂H_t and G_C = ∂L/∂C_t
@@ -125,6 +204,12 @@ func (c *LSTM) backward(tr *StepTrace, dH, dC *mat.Dense, accumulate bool) (*mat
 	m := make([]mat.Dense, 7)
 	dAi, dAf, dAo, dAc, dPrevC, dPrevH, dX := &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &m[6]
 	carveDense(carveDense(make([]float64, 6*B*h+B*d), B, h, dAi, dAf, dAo, dAc, dPrevC, dPrevH), B, d, dX)
+	peep := c.Peephole()
+	var pi, pf, po, gpi, gpf, gpo []float64
+	if peep {
+		pi, pf, po = c.Pi.Value.RawRowView(0), c.Pf.Value.RawRowView(0), c.Po.Value.RawRowView(0)
+		gpi, gpf, gpo = c.Pi.Grad.RawRowView(0), c.Pf.Grad.RawRowView(0), c.Po.Grad.RawRowView(0)
+	}
 	ir, fr, or, ctr, tcr, cpr := i.RawMatrix(), f.RawMatrix(), o.RawMatrix(), ct.RawMatrix(), tanhC.RawMatrix(), cp.RawMatrix()
 	air, afr, aor, acr, pcr := dAi.RawMatrix(), dAf.RawMatrix(), dAo.RawMatrix(), dAc.RawMatrix(), dPrevC.RawMatrix()
 	for r := range B {
@@ -146,21 +231,33 @@ func (c *LSTM) backward(tr *StepTrace, dH, dC *mat.Dense, accumulate bool) (*mat
 				gC = gCr[j]
 			}
 			iv, fv, ov, ctv, tc := iRow[j], fRow[j], oRow[j], ctRow[j], tcRow[j]
-			d := gC + gH*ov*(1-tc*tc)
 			ao[j] = gH * tc * ov * (1 - ov)
+			if c.clamp.Gate == "O" { // a clamped gate is a constant
+				ao[j] = 0
+			}
+			d := gC + gH*ov*(1-tc*tc)
+			if peep {
+				d += ao[j] * po[j] // O_t sees C_t
+			}
 			af[j] = d * cpRow[j] * fv * (1 - fv)
 			ai[j] = d * ctv * iv * (1 - iv)
+			switch c.clamp.Gate {
+			case "I":
+				ai[j] = 0
+			case "F":
+				af[j] = 0
+			}
 			ac[j] = d * iv * (1 - ctv*ctv)
 			pc[j] = d * fv
+			if peep {
+				pc[j] += ai[j]*pi[j] + af[j]*pf[j] // I_t and F_t see C_{t-1}
+				if accumulate {
+					gpi[j] += ai[j] * cpRow[j]
+					gpf[j] += af[j] * cpRow[j]
+					gpo[j] += ao[j] * (fv*cpRow[j] + iv*ctv) // C_t
+				}
+			}
 		}
-	}
-	switch c.clamp.Gate { // a clamped gate is a constant
-	case "I":
-		dAi.Zero()
-	case "F":
-		dAf.Zero()
-	case "O":
-		dAo.Zero()
 	}
 	affineBack(dAi, tr.X, c.Wxi, hp, c.Whi, c.Bi, dX, dPrevH, accumulate)
 	affineBack(dAf, tr.X, c.Wxf, hp, c.Whf, c.Bf, dX, dPrevH, accumulate)

@@ -48,6 +48,24 @@ type ParamSpec struct {
 	MaxLenWhy string `json:"max_len_why,omitempty"`
 	Symbol    string `json:"symbol,omitempty"` // the lecture's symbol, TeX, e.g. `\rho(W)`
 	Advanced  bool   `json:"advanced,omitempty"`
+	// When, if set, is the condition under which the parameter takes effect: while it
+	// does not hold the model ignores the value, and the page disables the control and
+	// says why (When.Why).
+	When *Applies `json:"when,omitempty"`
+}
+
+// Applies is the condition of ParamSpec.When: the parameter applies only while the
+// parameter Param (a Choice or a Bool declared before it) has one of Values.
+type Applies struct {
+	Param  string   `json:"param"`
+	Values []string `json:"values"`
+	Why    string   `json:"why"` // what the student reads on the disabled control, e.g. "applies when a gate is clamped"
+}
+
+// AppliesIn reports whether the parameter takes effect with the values v: always
+// without a When, else while v[When.Param] is one of When.Values.
+func (p ParamSpec) AppliesIn(v Values) bool {
+	return p.When == nil || slices.Contains(p.When.Values, v[p.When.Param])
 }
 
 // TextLimit is the most characters a Text parameter takes: MaxLen, or a default when
@@ -176,6 +194,36 @@ func (v Values) Query() string {
 
 // Specs is a lesson's parameter list, in the order the page shows them.
 type Specs []ParamSpec
+
+// Validate checks the specs' declarations (a lesson bug, which the catalog's tests
+// report): unique names, and every When naming a Choice or Bool parameter declared
+// before it, with values that parameter accepts and a reason to show.
+func (ss Specs) Validate() error {
+	for i, s := range ss {
+		if slices.IndexFunc(ss[:i], func(o ParamSpec) bool { return o.Name == s.Name }) >= 0 {
+			return fmt.Errorf("sim: parameter %s is declared twice", s.Name)
+		}
+		if s.When == nil {
+			continue
+		}
+		j := slices.IndexFunc(ss[:i], func(o ParamSpec) bool { return o.Name == s.When.Param })
+		if j < 0 {
+			return fmt.Errorf("sim: parameter %s applies when %s is set, which is not declared before it", s.Name, s.When.Param)
+		}
+		if k := ss[j].Kind; k != Choice && k != Bool {
+			return fmt.Errorf("sim: parameter %s applies when %s is set, a %s parameter (want choice or bool)", s.Name, s.When.Param, k)
+		}
+		if len(s.When.Values) == 0 || s.When.Why == "" {
+			return fmt.Errorf("sim: parameter %s: its condition needs values and a reason", s.Name)
+		}
+		for _, v := range s.When.Values {
+			if _, err := ss[j].Check(v); err != nil {
+				return fmt.Errorf("sim: parameter %s applies when %s = %q, which it does not accept", s.Name, s.When.Param, v)
+			}
+		}
+	}
+	return nil
+}
 
 // Defaults returns every parameter at its default.
 func (ss Specs) Defaults() Values {

@@ -32,3 +32,39 @@ func TestTextLimitSaysWhy(t *testing.T) {
 }
 
 func itoa(n int) string { return plain(float64(n)) }
+
+// TestParamApplies: a parameter with a When applies only while the other parameter has
+// one of its values; Validate refuses a condition on an undeclared, later or free-text
+// parameter, on a value that parameter refuses, and one without a reason.
+func TestParamApplies(t *testing.T) {
+	gate := ParamSpec{Name: "clamp", Label: "clamp", Kind: Choice, Default: "none", Choices: []string{"none", "R", "Z"}}
+	value := ParamSpec{Name: "clamp_value", Label: "value", Kind: Float, Default: "0", Max: 1,
+		When: &Applies{Param: "clamp", Values: []string{"R", "Z"}, Why: "applies when a gate is clamped"}}
+	ss := Specs{gate, value}
+	if err := ss.Validate(); err != nil {
+		t.Fatalf("valid specs: %v", err)
+	}
+	for g, want := range map[string]bool{"none": false, "R": true, "Z": true} {
+		v := ss.Defaults()
+		v["clamp"] = g
+		if got := value.AppliesIn(v); got != want {
+			t.Errorf("clamp=%s: clamp_value applies %v, want %v", g, got, want)
+		}
+		if !gate.AppliesIn(v) {
+			t.Errorf("clamp=%s: a parameter without When must always apply", g)
+		}
+	}
+	text := ParamSpec{Name: "input", Label: "input", Kind: Text}
+	for name, bad := range map[string]Specs{
+		"undeclared":     {value},
+		"declared after": {value, gate},
+		"on text":        {text, {Name: "x", Kind: Int, Max: 1, Default: "0", When: &Applies{Param: "input", Values: []string{"a"}, Why: "w"}}},
+		"bad value":      {gate, {Name: "x", Kind: Int, Max: 1, Default: "0", When: &Applies{Param: "clamp", Values: []string{"Q"}, Why: "w"}}},
+		"no reason":      {gate, {Name: "x", Kind: Int, Max: 1, Default: "0", When: &Applies{Param: "clamp", Values: []string{"R"}}}},
+		"twice":          {gate, gate},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("%s: Validate passed, want an error", name)
+		}
+	}
+}

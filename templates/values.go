@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/a-h/templ"
+
 	panelexports "unroll/exports"
 	"unroll/lessons"
 	"unroll/sim"
@@ -43,6 +45,42 @@ func plotHref(slug, plot, format, query string) string {
 // sharedParam reports parameters the shared control bar edits (the seed), which the
 // lesson's own parameter list leaves out.
 func sharedParam(name string) bool { return name == "seed" }
+
+// whenAttrs carries a parameter's condition (sim.ParamSpec.When) to the page as data
+// on its .param box: static/js/params.js disables the control while the condition
+// does not hold and shows the reason (the box's .applies-note).
+func whenAttrs(s sim.ParamSpec) templ.Attributes {
+	if s.When == nil {
+		return nil
+	}
+	values, _ := json.Marshal(s.When.Values) // a []string always encodes
+	return templ.Attributes{"data-when-param": s.When.Param, "data-when-values": string(values)}
+}
+
+// shownWhen are the attributes of an equation or a panel shown only while w holds
+// (lessons.Equation.When, lessons.Panel.When): the condition as data for
+// static/js/params.js, which keeps it in step with the server's values, and hidden
+// while it does not hold with the page's values v.
+func shownWhen(w *sim.Applies, v sim.Values) templ.Attributes {
+	if w == nil {
+		return nil
+	}
+	a := whenAttrs(sim.ParamSpec{When: w})
+	if !(sim.ParamSpec{When: w}).AppliesIn(v) {
+		a["hidden"] = true
+	}
+	return a
+}
+
+// inapplicable are the attributes of a control whose parameter does not apply with
+// the page's values (applies false): disabled, and described by the note that says
+// why; none while it applies.
+func inapplicable(s sim.ParamSpec, applies bool) templ.Attributes {
+	if applies || s.When == nil {
+		return nil
+	}
+	return templ.Attributes{"disabled": true, "aria-describedby": "applies-" + s.Name}
+}
 
 // sliderStep is a numeric parameter's slider granularity: its declared Step, else 1 for
 // whole numbers and a hundredth of the range for real numbers.

@@ -18,7 +18,7 @@ import (
 // lesson's, so that the cells differ mainly in their equations.
 const (
 	LSTMHidden     = 12 // h: the GRU page's usual width, few enough units to read on a heatmap
-	forgetBiasInit = 1  // b_f starts at +1 (F_t ≈ 0.73): cells begin by keeping most of their content (Gers et al. 2000)
+	ForgetBiasInit = 1  // b_f starts at exactly +1 (F_t ≈ 0.73 at first): cells begin by keeping most of their content (Gers et al. 2000)
 	lstmTrainSteps = gruTrainSteps
 )
 
@@ -34,12 +34,30 @@ type SeqClassifier struct {
 }
 
 // NewLSTMClassifier returns an untrained LSTM classifier for task with weights drawn
-// from seed and b_f raised by forgetBiasInit.
+// from seed and every b_f set to ForgetBiasInit.
 func NewLSTMClassifier(task *data.Task, seed uint64) *SeqClassifier {
 	rng := rand.New(rand.NewPCG(seed, 0x1997))
-	cell := models.NewLSTM(len(data.Alphabet), LSTMHidden, rng)
-	addConst(cell.Bf, forgetBiasInit)
+	return newLSTMClassifier(task, models.NewLSTM(len(data.Alphabet), LSTMHidden, rng), rng)
+}
+
+// NewPeepholeLSTMClassifier is NewLSTMClassifier with a peephole LSTM
+// (models.NewPeepholeLSTM): its gates also see the memory cell.
+func NewPeepholeLSTMClassifier(task *data.Task, seed uint64) *SeqClassifier {
+	rng := rand.New(rand.NewPCG(seed, 0x2000))
+	return newLSTMClassifier(task, models.NewPeepholeLSTM(len(data.Alphabet), LSTMHidden, rng), rng)
+}
+
+func newLSTMClassifier(task *data.Task, cell *models.LSTM, rng *rand.Rand) *SeqClassifier {
+	setConst(cell.Bf, ForgetBiasInit)
 	return &SeqClassifier{Task: task, Cell: cell, Out: models.NewDense("out.", LSTMHidden, len(task.Classes), rng), opt: models.NewAdam(gruLR)}
+}
+
+// setConst sets every entry of p to v.
+func setConst(p *models.Param, v float64) {
+	raw := p.Value.RawMatrix()
+	for i := range raw.Data {
+		raw.Data[i] = v
+	}
 }
 
 // newRNNClassifier returns an untrained vanilla classifier,
@@ -156,6 +174,9 @@ func LastStepGradients(cell models.Cell, out *models.Dense, ids []int, target in
 // LSTM and vanilla RNN classifiers, under zoo/checkpoints.
 func LSTMCheckpointFile(task string) string { return "lstm-" + task + ".safetensors" }
 
+// PeepholeCheckpointFile is the bundled checkpoint of a task's peephole LSTM.
+func PeepholeCheckpointFile(task string) string { return "lstm-peephole-" + task + ".safetensors" }
+
 // RNNCheckpointFile: see LSTMCheckpointFile.
 func RNNCheckpointFile(task string) string { return "rnn-" + task + ".safetensors" }
 
@@ -165,8 +186,9 @@ var seqCheckpoints = sync.OnceValues(func() (map[string]bundled[*SeqClassifier],
 	out := map[string]bundled[*SeqClassifier]{}
 	for _, task := range data.Tasks {
 		for name, fresh := range map[string]*SeqClassifier{
-			LSTMCheckpointFile(task.Name): NewLSTMClassifier(task, 0),
-			RNNCheckpointFile(task.Name):  newRNNClassifier(task, 0),
+			LSTMCheckpointFile(task.Name):     NewLSTMClassifier(task, 0),
+			PeepholeCheckpointFile(task.Name): NewPeepholeLSTMClassifier(task, 0),
+			RNNCheckpointFile(task.Name):      newRNNClassifier(task, 0),
 		} {
 			b, err := loadBundled(name, fresh)
 			if err != nil {
@@ -213,6 +235,12 @@ func LoadLSTMClassifier(task *data.Task) (*SeqClassifier, Meta, error) {
 	return loadSeq(LSTMCheckpointFile(task.Name), NewLSTMClassifier(task, 0))
 }
 
+// LoadPeepholeLSTMClassifier returns a fresh copy of the bundled trained peephole
+// LSTM for task and its checkpoint metadata.
+func LoadPeepholeLSTMClassifier(task *data.Task) (*SeqClassifier, Meta, error) {
+	return loadSeq(PeepholeCheckpointFile(task.Name), NewPeepholeLSTMClassifier(task, 0))
+}
+
 // LoadRNNClassifier returns a fresh copy of the bundled trained vanilla RNN for task
 // and its checkpoint metadata.
 func LoadRNNClassifier(task *data.Task) (*SeqClassifier, Meta, error) {
@@ -238,15 +266,24 @@ func seqCheckpointMeta(m *SeqClassifier, seed uint64, steps int) Meta {
 	seqs := EvalSet(m.Task)
 	stepAcc, finalAcc := m.Evaluate(seqs)
 	meta := map[string]string{
-		"task": m.Task.Name, "cell": string(m.Cell.Kind()), "hidden": strconv.Itoa(LSTMHidden),
+		"task": m.Task.Name, "cell": cellName(m.Cell), "hidden": strconv.Itoa(LSTMHidden),
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps),
 		"batch": strconv.Itoa(gruBatch), "lr": fg(gruLR),
 		"eval_seed": strconv.Itoa(gruEvalSeed), "eval_seqs": strconv.Itoa(gruEvalSeqs),
 		"accuracy": fg(stepAcc), "final_accuracy": fg(finalAcc),
 	}
 	if m.Cell.Kind() == models.KindLSTM {
-		meta["forget_bias_init"] = fg(forgetBiasInit)
+		meta["forget_bias_init"] = fg(ForgetBiasInit)
 		meta["c_max"] = fg(m.CellRange(seqs))
 	}
 	return meta
+}
+
+// cellName is the cell's kind as the checkpoints record it: "lstm-peephole" for an
+// LSTM with peepholes.
+func cellName(c models.Cell) string {
+	if l, ok := c.(*models.LSTM); ok && l.Peephole() {
+		return "lstm-peephole"
+	}
+	return string(c.Kind())
 }

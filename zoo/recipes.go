@@ -173,23 +173,29 @@ type lossModel interface {
 
 // seqKinds are the cells the lstm entry trains per task: the LSTM (file
 // lstm-<task>.safetensors) and the vanilla tanh RNN (rnn-<task>.safetensors).
-var seqKinds = []struct {
+var seqKinds = []seqKind{
+	{"lstm", NewLSTMClassifier, LSTMCheckpointFile},
+	{"rnn", newRNNClassifier, RNNCheckpointFile},
+}
+
+// peepholeKinds is what the lstm-peephole entry trains per task: the peephole LSTM.
+var peepholeKinds = []seqKind{{"lstm-peephole", NewPeepholeLSTMClassifier, PeepholeCheckpointFile}}
+
+// seqKind is one cell a sequence-classifier entry trains per task.
+type seqKind struct {
 	name string
 	make func(*data.Task, uint64) *SeqClassifier
 	file func(string) string
-}{
-	{"lstm", NewLSTMClassifier, LSTMCheckpointFile},
-	{"rnn", newRNNClassifier, RNNCheckpointFile},
 }
 
 // seqSeed is the fixed training seed of a task's LSTM (cell 0) or vanilla RNN
 // (cell 1) classifier; different from every GRU seed.
 func seqSeed(task, cell int) uint64 { return uint64(1997 + 10*task + cell) }
 
-func seqFiles() []string {
+func seqFiles(kinds []seqKind) []string {
 	var files []string
 	for _, task := range data.Tasks {
-		for _, c := range seqKinds {
+		for _, c := range kinds {
 			files = append(files, c.file(task.Name))
 		}
 	}
@@ -199,12 +205,23 @@ func seqFiles() []string {
 // trainSeqClassifiers trains the lstm entry: per task an LSTM and a vanilla RNN
 // classifier of lstmTrainSteps minibatches, for the GRU/LSTM/RNN comparison.
 func trainSeqClassifiers(dir string, o Options) error {
+	return trainSeqKinds(dir, o, seqKinds, seqSeed)
+}
+
+// trainPeepholes trains the lstm-peephole entry: per task a peephole LSTM of
+// lstmTrainSteps minibatches, compared on the lstm page with the plain LSTM.
+func trainPeepholes(dir string, o Options) error {
+	return trainSeqKinds(dir, o, peepholeKinds, func(task, _ int) uint64 { return uint64(2000 + 10*task) })
+}
+
+// trainSeqKinds trains per task a classifier of each kind, from seed(task, kind).
+func trainSeqKinds(dir string, o Options, kinds []seqKind, seedOf func(task, kind int) uint64) error {
 	steps := o.steps(lstmTrainSteps)
 	o.logf("%-9s %-5s %8s %8s %8s  %s", "task", "cell", "loss", "acc", "final", "max |C_t|")
 	for ti, task := range data.Tasks {
-		for ci, c := range seqKinds {
+		for ci, c := range kinds {
 			start := time.Now()
-			seed := seqSeed(ti, ci)
+			seed := seedOf(ti, ci)
 			m := c.make(task, seed)
 			meta, loss, err := trainSaved(dir, c.file(task.Name), m, seed, steps, lossOf(m),
 				func() Meta { return seqCheckpointMeta(m, seed, steps) })

@@ -56,6 +56,7 @@ export function createDraw({ store, state, panels, showError }) {
     const v = view(store);
     for (const p of panels) {
       const mod = DRAW[p.kind];
+      if (p.el.hidden && p.el.dataset.whenParam) { p.el.dataset.step = String(store.step); continue; } // hidden by its condition (a notation switch): nothing to draw at this step
       if (!mod || !p.canvas || p.el.offsetParent === null) continue; // not shown (off the stage, out of the spotlight): drawn when it is again
       try { p.layout = mod.draw(p.canvas, p, panelView(v, p.id, p.contract)); } catch (err) { p.layout = null; showError({ message: `panel ${p.id} could not be drawn: ${err.message}` }); }
       p.el.dataset.step = String(store.step);

@@ -6,7 +6,11 @@
 // until the server accepts a fixed value. The browser cuts a paste longer than a text
 // field's maxlength (the server's limit, rendered from sim) silently, and drops keys
 // typed past it: the field says what was cut and why (data-limit-why, the limit's
-// reason from sim.ParamSpec.TextLimitReason).
+// reason from sim.ParamSpec.TextLimitReason). A parameter that applies only while another
+// has certain values (sim.ParamSpec.When: data-when-param and data-when-values on its
+// .param box) is disabled, with its reason shown, while the server's values say it
+// does not apply; an equation or a panel with such a condition (a notation switch) is
+// hidden while it does not hold.
 import { $$, tid } from "./dom.js";
 
 const TYPING_PAUSE_MS = 300; // a text field sends what was typed after this long without a key
@@ -27,6 +31,8 @@ export function bindParams({ store, state, commands }) {
         const out = tid(`value-${c.dataset.param}`);
         if (out) out.textContent = v;
       }
+      for (const c of controls) applies(c, store.params);
+      for (const el of $$("[data-when-param]:not(.param)")) el.hidden = !holds(el, store.params); // a notation switch's equations and panels
     },
     refused(message) {
       for (const c of controls) {
@@ -49,6 +55,26 @@ export function bindParams({ store, state, commands }) {
     },
   };
 }
+
+// applies disables a control whose parameter does not apply with the values params
+// (its box's data-when-*), and shows why in the box's .applies-note, which the control
+// names as its description; a control without a condition is left alone.
+function applies(c, params) {
+  const box = c.closest(".param");
+  if (!box || !box.dataset.whenParam) return;
+  const on = holds(box, params);
+  c.disabled = !on;
+  box.classList.toggle("inapplicable", !on);
+  const note = box.querySelector(".applies-note");
+  if (note) {
+    note.hidden = on;
+    if (on) c.removeAttribute("aria-describedby"); else c.setAttribute("aria-describedby", note.id);
+  }
+}
+
+// holds reports whether an element's condition (data-when-param, data-when-values) holds
+// with the values params.
+const holds = (el, params) => JSON.parse(el.dataset.whenValues).includes(params[el.dataset.whenParam]);
 
 // watch sends one control's changes.
 function watch(c, commands) {
