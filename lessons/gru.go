@@ -116,12 +116,12 @@ func gammaU(z []float64) []float64 {
 // The update-gate conventions the page can be read in (the convention parameter).
 const (
 	conventionLecture = "lecture"  // Z_t keeps: H_t = Z_t ⊙ H_{t-1} + (1 − Z_t) ⊙ H̃_t (seeds 000, 001, 002, 004)
-	convention003     = "seed-003" // Γ_u writes: c_t = Γ_u ⊙ c̃_t + (1 − Γ_u) ⊙ c_{t-1}, Γ_u = 1 − Z_t
+	convention003     = "lecture-003" // Γ_u writes: c_t = Γ_u ⊙ c̃_t + (1 − Γ_u) ⊙ c_{t-1}, Γ_u = 1 − Z_t
 )
 
 var (
 	inLecture = &sim.Applies{Param: "convention", Values: []string{conventionLecture}, Why: "shown in the lecture's convention"}
-	in003     = &sim.Applies{Param: "convention", Values: []string{convention003}, Why: "shown in seed 003's convention"}
+	in003     = &sim.Applies{Param: "convention", Values: []string{convention003}, Why: "shown in lecture 003's convention"}
 )
 
 // TrainStep trains from scratch: the first call replaces the bundled weights by fresh
@@ -143,11 +143,11 @@ var gruLesson = &Lesson{
 		`A vanilla RNN rewrites its whole hidden state at every step, so it has no easy way to keep one early token for a long time, to ignore a token that means nothing, or to forget everything at a break. A GRU adds two gates, vectors of numbers between 0 and 1, one per hidden unit, that the network computes from the current input and the previous state.`,
 		`The <b>reset gate</b> \(R_t\) decides how much of the previous state goes into the candidate \(\tilde H_t\). Where \(R_t \approx 1\) the candidate is an ordinary RNN step; where \(R_t \approx 0\) it ignores the past and depends on the current input alone: the state is reset. The <b>update gate</b> \(Z_t\) then mixes old and new: where \(Z_t \approx 1\) the unit keeps its old value and the input is skipped; where \(Z_t \approx 0\) it takes the candidate.`,
 		`Each task below has its own small GRU, trained on generated sequences and bundled with the page: \(h = 12\) units for <b>checksum</b>, \(h = 6\) for <b>skip</b> and <b>reset</b>, so that nearly every unit takes part. <b>checksum</b>: the first digit must survive to the end; look for the units whose \(Z_t\) stays close to 1 from the second step on: they hold the check digit. <b>skip</b>: the filler tokens _ carry nothing. In training every filler token also came with random noise, like markup that never looks the same twice, so anything written on a filler token would damage the stored digit. The network learned not to write: on filler \(Z_t\) is close to 1 (0.94 to 0.99 on average, about 0.5 on digits), and the columns of \(H_t\) repeat across a run of filler. <b>reset</b>: the model keeps a count since the last break, +1 for a high digit (2, 3) and −1 for a low one (0, 1), and answers with its sign. On a digit the new count is the old one plus or minus one, so the candidate needs the past, and the reset gate of the units the answer is read from is open (about 0.3 on average); at a break | the old count is wrong for the new segment, and there \(R_t\) closes to about 0.02: the candidate is computed from the break alone, and \(Z_t\), down to about 0.15, lets it replace the state. In training, reading the past cost a little (0.01 times the mean of \(R_t\) was added to the loss), so the gate opens only where the past is worth it; without that cost the networks learn the task as well but leave \(R_t\) at 0.1 to 0.4 at the breaks and reset another way, most likely by pushing the candidate into the flat ends of tanh. Type your own sequence to test a model; the right answer at each step is shown next to the model's prediction.`,
-		`The lecture notes sum the two gates up by the reach of what they serve: reset gates capture short-term dependencies, update gates long-term ones (seeds 000, 002 and 004 all say so). The bundled models bear it out when a gate is taken away, measured on each task's held-out sequences. Checksum needs a digit from the far start: with \(Z_t\) clamped to 0 the state is rewritten at every step, and the model is right on only 63 % of the answers, below the 71 % of always answering invalid. Reset needs only the digits since the last break: with \(Z_t = 0\) its model is still right on 84 %, but with \(R_t\) clamped to 1, so that the old count always enters the candidate, it falls to 44 %.`,
+		`The lecture notes sum the two gates up by the reach of what they serve: reset gates capture short-term dependencies, update gates long-term ones (lectures 000, 002 and 004 all say so). The bundled models bear it out when a gate is taken away, measured on each task's held-out sequences. Checksum needs a digit from the far start: with \(Z_t\) clamped to 0 the state is rewritten at every step, and the model is right on only 63 % of the answers, below the 71 % of always answering invalid. Reset needs only the digits since the last break: with \(Z_t = 0\) its model is still right on 84 %, but with \(R_t\) clamped to 1, so that the old count always enters the candidate, it falls to 44 %.`,
 		`Clamp a gate to see what it is for: with \(Z_t = 1\) nothing is ever written and the state stays at zero; with \(R_t = 0\) every candidate forgets the past and the checksum is lost; with \(Z_t = 0\) the state cannot skip anything. <b>Train from scratch</b> starts again from random weights (drawn from the seed) and learns live.`,
 		`The <b>reset-after</b> variant is the form PyTorch's <code>nn.GRU</code> and cuDNN compute: the reset gate multiplies \(H_{t-1} W_{hh} + b_{hn}\) after the matrix product instead of \(H_{t-1}\) before it, with one extra bias \(b_{hn}\). Both forms can reset the state and learn the same tasks, but their weights are not interchangeable, so each variant has its own trained checkpoint.`,
-		`The GRU as Cho et al. (2014) first wrote it (seed 001's notes on the paper) is the lecture's cell in another dress: column vectors multiplied from the left, \(W^r x_t\) instead of \(X_t W_{xr}\), and no biases at all (every library adds them). With \(W^r = W_{xr}^\top\), \(U^r = W_{hr}^\top\) and so on, and the biases at zero, both compute the same numbers. Its update already has the lecture's direction: \(z_t\) near 1 keeps \(h_{t-1}\).`,
-		`<b>Careful with seed 003</b>: its notes write the update the other way round, \(c^{\langle t\rangle} = \Gamma_u \odot \tilde c^{\langle t\rangle} + (1 - \Gamma_u) \odot c^{\langle t-1\rangle}\), so its \(\Gamma_u\) near 1 <i>writes</i> the candidate, where the lecture's \(Z_t\) near 1 <i>keeps</i> the old state: \(\Gamma_u = 1 - Z_t\). A sentence about one is false of the other. The switch <b>update gate written as</b> shows this page in seed 003's convention: the equations and the update gate's panel change to \(\Gamma_u\), while the model and every other number stay the same.`,
+		`The GRU as Cho et al. (2014) first wrote it (notes 001, on the paper) is the lecture's cell in another dress: column vectors multiplied from the left, \(W^r x_t\) instead of \(X_t W_{xr}\), and no biases at all (every library adds them). With \(W^r = W_{xr}^\top\), \(U^r = W_{hr}^\top\) and so on, and the biases at zero, both compute the same numbers. Its update already has the lecture's direction: \(z_t\) near 1 keeps \(h_{t-1}\).`,
+		`<b>Careful with lecture 003</b>: its notes write the update the other way round, \(c^{\langle t\rangle} = \Gamma_u \odot \tilde c^{\langle t\rangle} + (1 - \Gamma_u) \odot c^{\langle t-1\rangle}\), so its \(\Gamma_u\) near 1 <i>writes</i> the candidate, where the lecture's \(Z_t\) near 1 <i>keeps</i> the old state: \(\Gamma_u = 1 - Z_t\). A sentence about one is false of the other. The switch <b>update gate written as</b> shows this page in lecture 003's convention: the equations and the update gate's panel change to \(\Gamma_u\), while the model and every other number stay the same.`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-R}{R_t} = \sigma(\htmlClass{sym-X}{X_t} W_{xr} + H_{t-1} W_{hr} + b_r)`, Symbols: []Symbol{{ID: "R", Array: "R"}, {ID: "X", Array: "X"}}},
@@ -156,7 +156,7 @@ var gruLesson = &Lesson{
 		{TeX: `\htmlClass{sym-H_tilde}{\tilde H_t} = \tanh(X_t W_{xh} + (R_t \odot H_{t-1}) W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H_tilde", Array: "H_tilde"}}},
 		{TeX: `\htmlClass{sym-H}{H_t} = Z_t \odot H_{t-1} + (1 - Z_t) \odot \tilde H_t`, Symbols: []Symbol{{ID: "H", Array: "H"}}, When: inLecture},
 		{TeX: `\htmlClass{sym-H}{H_t} = \Gamma_u \odot \tilde H_t + (1 - \Gamma_u) \odot H_{t-1}`, Symbols: []Symbol{{ID: "H", Array: "H"}}, When: in003},
-		{TeX: `\text{seed 003: } c^{\langle t\rangle} = \Gamma_u \tilde c^{\langle t\rangle} + (1 - \Gamma_u) c^{\langle t-1\rangle}`, When: in003},
+		{TeX: `\text{lecture 003: } c^{\langle t\rangle} = \Gamma_u \tilde c^{\langle t\rangle} + (1 - \Gamma_u) c^{\langle t-1\rangle}`, When: in003},
 		{TeX: `\text{reset-after: } \tilde H_t = \tanh(X_t W_{xh} + b_h + R_t \odot (H_{t-1} W_{hh} + b_{hn}))`},
 		{TeX: `\htmlClass{sym-P}{\hat y_t} = \mathrm{softmax}(H_t W_q + b_q)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
 		{TeX: `\text{Cho et al. 2014: } r_t = \sigma(W^r x_t + U^r h_{t-1})`},
@@ -180,7 +180,7 @@ var gruLesson = &Lesson{
 			Note: "Near 0: the candidate ignores the past (reset task: at the breaks |, where the old count must go)."},
 		{ID: "Z", Static: []string{"tokens"}, Kind: Heatmap, Title: `update gate \(Z_t\)`, Arrays: []string{"Z"}, Scale: []float64{0, 1}, Symbol: "Z",
 			Note: "Near 1: the unit keeps its value and skips the input (skip task: the filler tokens “_”).", When: inLecture},
-		{ID: "Gamma_u", Static: []string{"tokens"}, Kind: Heatmap, Title: `update gate \(\Gamma_u = 1 - Z_t\) (seed 003's convention)`, Arrays: []string{"Gamma_u"}, Scale: []float64{0, 1}, Symbol: "Gamma_u",
+		{ID: "Gamma_u", Static: []string{"tokens"}, Kind: Heatmap, Title: `update gate \(\Gamma_u = 1 - Z_t\) (lecture 003's convention)`, Arrays: []string{"Gamma_u"}, Scale: []float64{0, 1}, Symbol: "Gamma_u",
 			Note: "Near 1: the unit takes the candidate; near 0: it keeps its value and skips the input. The same gate as the lecture's Z, read the other way round.", When: in003},
 		{ID: "H_tilde", Static: []string{"tokens"}, Kind: Heatmap, Title: `candidate state \(\tilde H_t\)`, Arrays: []string{"H_tilde"}, Scale: []float64{-1, 1}, Symbol: "H_tilde"},
 		{ID: "H", Static: []string{"tokens"}, Kind: Heatmap, Title: `hidden state \(H_t\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H"},
@@ -194,7 +194,7 @@ var gruLesson = &Lesson{
 		{Name: "variant", Label: "GRU form", Kind: sim.Choice, Default: zoo.VariantLecture, Choices: []string{zoo.VariantLecture, zoo.VariantResetAfter},
 			Help: `lecture: \(R_t\) acts before \(W_{hh}\); reset-after: after it (PyTorch, cuDNN).`},
 		{Name: "convention", Label: "update gate written as", Kind: sim.Choice, Default: conventionLecture, Choices: []string{conventionLecture, convention003},
-			Help: `lecture: \(Z_t\) near 1 keeps the old state; seed-003: \(\Gamma_u = 1 - Z_t\) near 1 writes the candidate. The same model either way.`},
+			Help: `lecture: \(Z_t\) near 1 keeps the old state; lecture-003: \(\Gamma_u = 1 - Z_t\) near 1 writes the candidate. The same model either way.`},
 		seedSpec(1, "The random start of training from scratch."),
 	},
 	Plots: []Plot{

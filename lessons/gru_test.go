@@ -110,7 +110,7 @@ func TestGRUConvention003(t *testing.T) {
 	s1, lecture := frames(conventionLecture)
 	s2, other := frames(convention003)
 	if !reflect.DeepEqual(s1, s2) || !reflect.DeepEqual(lecture, other) {
-		t.Errorf("the seed-003 convention changed the model's numbers")
+		t.Errorf("the lecture-003 convention changed the model's numbers")
 	}
 	prev := make([]float64, zoo.HiddenFor(data.ChecksumTask))
 	for s, f := range lecture {

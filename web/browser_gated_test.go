@@ -89,8 +89,8 @@ func TestBrowserGRUConvention003(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set("seed-003")
-	waitForJS(t, ctx, "seed 003's convention", `new URLSearchParams(location.search).get("convention") === "seed-003" && `+z+`.hidden && !`+g+`.hidden && `+
+	set("lecture-003")
+	waitForJS(t, ctx, "seed 003's convention", `new URLSearchParams(location.search).get("convention") === "lecture-003" && `+z+`.hidden && !`+g+`.hidden && `+
 		eqShown(`\Gamma_u \odot \tilde H_t`)+` && !`+eqShown(`Z_t \odot H_{t-1}`))
 	if got := evalJS[string](t, ctx, g+`.querySelector('figcaption, h3, .panel-title')?.textContent || `+g+`.textContent`); !strings.Contains(got, "Γ") {
 		t.Errorf("the seed-003 panel's title %q does not name Γ_u", got)
