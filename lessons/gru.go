@@ -115,7 +115,7 @@ func gammaU(z []float64) []float64 {
 
 // The update-gate conventions the page can be read in (the convention parameter).
 const (
-	conventionLecture = "lecture"  // Z_t keeps: H_t = Z_t ⊙ H_{t-1} + (1 − Z_t) ⊙ H̃_t (seeds 000, 001, 002, 004)
+	conventionLecture = "lecture"     // Z_t keeps: H_t = Z_t ⊙ H_{t-1} + (1 − Z_t) ⊙ H̃_t (seeds 000, 001, 002, 004)
 	convention003     = "lecture-003" // Γ_u writes: c_t = Γ_u ⊙ c̃_t + (1 − Γ_u) ⊙ c_{t-1}, Γ_u = 1 − Z_t
 )
 
