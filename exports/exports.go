@@ -8,6 +8,7 @@ import (
 
 	"unroll/figures"
 	"unroll/lessons"
+	"unroll/sim"
 )
 
 // figureOf draws one panel kind: the panel's figure in view v.
@@ -91,6 +92,12 @@ func Panels(l *lessons.Lesson) []lessons.Panel {
 		out = append(out, e.Panel)
 	}
 	return out
+}
+
+// Shown are the exportable panels the page shows at the parameter values v: those
+// without a condition, and those whose condition (a notation switch) holds.
+func Shown(l *lessons.Lesson, v sim.Values) []lessons.Panel {
+	return slices.DeleteFunc(Panels(l), func(p lessons.Panel) bool { return !p.When.Holds(v) })
 }
 
 // Panel is panel p's figure in view v: what the page's panel shows at v's step, from

@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,5 +119,35 @@ func TestBLEUCurveExport(t *testing.T) {
 	rows := strings.Split(strings.TrimSpace(string(CSV(v, p))), "\n")
 	if rows[0] != "symbol,training step,value" || len(rows) != 1+len(f.Series[0].Y) {
 		t.Errorf("CSV %q", rows)
+	}
+}
+
+// TestShownFollowsTheNotation: a figure pack holds the panels the page shows at its
+// values; the gru page's convention switch swaps Z_t's panel for Γ_u = 1 − Z_t's.
+func TestShownFollowsTheNotation(t *testing.T) {
+	var gru *lessons.Lesson
+	for _, l := range lessons.Catalog() {
+		if l.Slug == "gru" {
+			gru = l
+		}
+	}
+	ids := func(convention string) []string {
+		v := gru.Params.Defaults()
+		v["convention"] = convention
+		var out []string
+		for _, p := range Shown(gru, v) {
+			out = append(out, p.ID)
+		}
+		return out
+	}
+	lecture, other := ids("lecture"), ids("lecture-003")
+	if !slices.Contains(lecture, "Z") || slices.Contains(lecture, "Gamma_u") {
+		t.Errorf("lecture convention: panels %v, want Z and not Gamma_u", lecture)
+	}
+	if slices.Contains(other, "Z") || !slices.Contains(other, "Gamma_u") {
+		t.Errorf("lecture-003 convention: panels %v, want Gamma_u and not Z", other)
+	}
+	if len(Shown(gru, gru.Params.Defaults())) >= len(Panels(gru)) {
+		t.Errorf("every panel is shown at the defaults, though one is for the other convention")
 	}
 }

@@ -99,7 +99,7 @@ func Pack(ctx context.Context, v View, url string, params map[string]string, o f
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)
 	var drawn, skipped []string
-	for _, p := range Panels(v.Lesson) {
+	for _, p := range Shown(v.Lesson, params) {
 		f, err := Panel(v, p)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("- `%s` (%s): %s", p.ID, plain(p.Title), strings.TrimPrefix(err.Error(), "exports: ")))

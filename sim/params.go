@@ -64,8 +64,12 @@ type Applies struct {
 
 // AppliesIn reports whether the parameter takes effect with the values v: always
 // without a When, else while v[When.Param] is one of When.Values.
-func (p ParamSpec) AppliesIn(v Values) bool {
-	return p.When == nil || slices.Contains(p.When.Values, v[p.When.Param])
+func (p ParamSpec) AppliesIn(v Values) bool { return p.When.Holds(v) }
+
+// Holds reports whether the condition holds at the values v; a nil condition always
+// holds.
+func (a *Applies) Holds(v Values) bool {
+	return a == nil || slices.Contains(a.Values, v[a.Param])
 }
 
 // TextLimit is the most characters a Text parameter takes: MaxLen, or a default when

@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
+
+// packWait is how long a figure pack may take in a browser test (see its use).
+const packWait = 90 * time.Second
 
 // TestBrowserPanelExports: from a real page, a panel's export menu fetches the file
 // for the page's state and saves it; a refusal is said in the menu; the figure pack
@@ -47,7 +51,9 @@ func TestBrowserPanelExports(t *testing.T) {
 	waitForJS(t, ctx, "the refusal", fmt.Sprintf(`/step forward/.test(%s)`, status("export-status-R")))
 	evalJS[chromedp.Void](t, ctx, `history.replaceState(null, "", location.pathname + location.search.replace(/step=\d+/, "step=5"))`)
 	click("figure-pack")
-	waitForJS(t, ctx, "the figure pack", fmt.Sprintf(`%s === "saved gru-step5-figures.zip"`, status("figure-pack-status")))
+	// A pack draws every panel the page shows in three formats: 35 s for the gru page
+	// under -race on a busy 2-core machine (3 s without -race), so it gets packWait.
+	waitForJSWithin(t, ctx, packWait, "the figure pack", fmt.Sprintf(`%s === "saved gru-step5-figures.zip"`, status("figure-pack-status")))
 
 	// Training from scratch: the export waits for the model it names.
 	evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid=train-steps]').value = "3000"`)

@@ -194,7 +194,13 @@ func evalJS[T any](t *testing.T, ctx context.Context, js string) T {
 // waitForJS polls a JavaScript condition until it is truthy or browserWait passes.
 func waitForJS(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
-	deadline := time.Now().Add(browserWait)
+	waitForJSWithin(t, ctx, browserWait, what, js)
+}
+
+// waitForJSWithin is waitForJS for work known to take longer than browserWait.
+func waitForJSWithin(t *testing.T, ctx context.Context, wait time.Duration, what, js string) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
 	var err error
 	for {
 		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(time.Until(deadline))))
