@@ -22,13 +22,22 @@ type PyTorchExporter interface {
 	PyTorch() PyTorchModel
 }
 
-// pyTorchSlugs are the lessons whose models are PyTorchExporters (a test holds the
-// list to the models Build makes), so that the page can offer the download before it
-// builds one.
-var pyTorchSlugs = map[string]bool{"gru": true, "lstm": true, "rnn": true}
+// pyTorchNotes are the lessons whose models are PyTorchExporters (a test holds the list
+// to the models Build makes), so that the page can offer the download before it builds
+// one, each with what its file holds (trusted HTML, shown beside the download).
+var pyTorchNotes = map[string]string{
+	"gru": `The GRU classifier, as <code>torch.nn.GRU</code> (<code>rnn.*</code>) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>). ` +
+		`Only the <b>reset-after</b> form can be downloaded: it is the one <code>nn.GRU</code> computes. The lectures' form applies the reset gate to \(H_{t-1}\) before \(W_{hh}\), which no <code>nn.GRU</code> weights reproduce, so with that form chosen the download is refused; so is a clamped gate.`,
+	"lstm": `The LSTM classifier, as <code>torch.nn.LSTM</code> (<code>rnn.*</code>, gate blocks in PyTorch's order \(I, F, \tilde C, O\)) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>); not the GRU and RNN beside it. A clamped gate is refused.`,
+	"rnn": `The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`,
+}
 
 // HasPyTorch reports whether lesson slug's model downloads as a PyTorch state_dict.
-func HasPyTorch(slug string) bool { return pyTorchSlugs[slug] }
+func HasPyTorch(slug string) bool { return pyTorchNotes[slug] != "" }
+
+// PyTorchNote is what lesson slug's model.safetensors holds, as trusted HTML ("" for
+// a lesson without one).
+func PyTorchNote(slug string) string { return pyTorchNotes[slug] }
 
 // PyTorchSnippet is the Python the page shows beside the download: it loads the file
 // into torch.nn.GRU, LSTM or RNN (the file's metadata says which, with the sizes, the
@@ -38,7 +47,7 @@ const PyTorchSnippet = `import json, torch; from safetensors import safe_open
 f = safe_open("model.safetensors", "pt"); meta = f.metadata(); d, h = int(meta["input_size"]), int(meta["hidden_size"])
 net = getattr(torch.nn, meta["module"])(d, h, batch_first=True, **json.loads(meta["options"])).double(); net.load_state_dict({k[4:]: f.get_tensor(k) for k in f.keys() if k.startswith("rnn.")})
 x = torch.nn.functional.one_hot(torch.tensor(json.loads(meta["inputs"])), d).double()[None]
-H = net(x)[0][0, int(meta["step"]) - 1]; print(H)  # H_t at the page's step t
+H = net(x)[0][0, int(meta["step"]) - 1].detach(); print(H)  # H_t at the page's step t
 `
 
 func stepH[S any](steps []S, h func(S) []float64) [][]float64 {
