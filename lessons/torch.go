@@ -29,7 +29,7 @@ var pyTorchNotes = map[string]string{
 	"gru": `The GRU classifier, as <code>torch.nn.GRU</code> (<code>rnn.*</code>) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>). ` +
 		`Only the <b>reset-after</b> form can be downloaded: it is the one <code>nn.GRU</code> computes. The lectures' form applies the reset gate to \(H_{t-1}\) before \(W_{hh}\), which no <code>nn.GRU</code> weights reproduce, so with that form chosen the download is refused; so is a clamped gate.`,
 	"lstm": `The LSTM classifier, as <code>torch.nn.LSTM</code> (<code>rnn.*</code>, gate blocks in PyTorch's order \(I, F, \tilde C, O\)) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>); not the GRU and RNN beside it. A clamped gate is refused.`,
-	"rnn": `The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`,
+	"rnn":  `The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`,
 }
 
 // HasPyTorch reports whether lesson slug's model downloads as a PyTorch state_dict.
