@@ -3,6 +3,7 @@ package torchload
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -438,4 +439,126 @@ func transposed(t *Tensor, r0, r1 int) *mat.Dense {
 		}
 	}
 	return out
+}
+
+// ExportPrefix and ExportHead are the module names Export gives the recurrent module and
+// the head: "rnn.weight_ih_l0" …, "out.weight", "out.bias".
+const (
+	ExportPrefix = "rnn."
+	ExportHead   = "out."
+)
+
+// Export is Map's inverse for one layer, one direction: the state_dict of nn.RNN, nn.GRU
+// or nn.LSTM (under ExportPrefix) with an nn.Linear head (under ExportHead, if head is
+// not nil) that computes what cell and head compute, so that Map(Export(…)) gives back
+// the same numbers. The table is pytorchCell.cell's, read backwards: gate block k of
+// weight_ih is our W_x·ᵀ of that gate (r, z, n for a GRU; i, f, g, o for an LSTM), and
+// since PyTorch adds bias_ih and bias_hh, our bias goes to bias_ih and bias_hh is zero,
+// except for a GRU's n block, whose bias_hh is b_hn (inside R ⊙ (·)).
+//
+// Refused, with a message: the lectures' GRU (reset-before: R_t multiplies H_{t-1}
+// before W_hh, which nn.GRU cannot express), a clamped gate, and a leaky RNN.
+func Export(cell models.Cell, head *models.Dense) ([]*Tensor, Architecture, error) {
+	d, h := cell.InputSize(), cell.HiddenSize()
+	arch := Architecture{Layers: 1, InputSize: d, HiddenSize: h, Bias: true, Prefix: ExportPrefix}
+	var wx, wh []*mat.Dense // per gate block, in PyTorch's order
+	var bih, bhh [][]float64
+	row := func(p *models.Param) []float64 { return p.Value.RawRowView(0) }
+	zero := make([]float64, h)
+	switch c := cell.(type) {
+	case *models.GRU:
+		if !c.ResetAfter() {
+			return nil, arch, errors.New("this GRU is the lectures' reset-before form (R_t multiplies H_{t-1} before W_hh), which torch.nn.GRU cannot compute; choose the reset-after form, PyTorch's")
+		}
+		if c.Clamp() != (models.GateClamp{}) {
+			return nil, arch, errors.New("this GRU has a gate clamped, which torch.nn.GRU cannot do")
+		}
+		arch.Kind = KindGRU
+		wx = []*mat.Dense{c.Wxr.Value, c.Wxz.Value, c.Wxh.Value}
+		wh = []*mat.Dense{c.Whr.Value, c.Whz.Value, c.Whh.Value}
+		bih = [][]float64{row(c.Br), row(c.Bz), row(c.Bh)}
+		bhh = [][]float64{zero, zero, row(c.Bhn)}
+	case *models.LSTM:
+		if c.Clamp() != (models.GateClamp{}) {
+			return nil, arch, errors.New("this LSTM has a gate clamped, which torch.nn.LSTM cannot do")
+		}
+		arch.Kind = KindLSTM
+		wx = []*mat.Dense{c.Wxi.Value, c.Wxf.Value, c.Wxc.Value, c.Wxo.Value}
+		wh = []*mat.Dense{c.Whi.Value, c.Whf.Value, c.Whc.Value, c.Who.Value}
+		bih = [][]float64{row(c.Bi), row(c.Bf), row(c.Bc), row(c.Bo)}
+		bhh = [][]float64{zero, zero, zero, zero}
+	case *models.RNN:
+		if c.Leak() != 1 {
+			return nil, arch, fmt.Errorf("this RNN is a leaky unit (α = %g), which torch.nn.RNN cannot compute", c.Leak())
+		}
+		switch c.Act {
+		case models.ActTanh:
+			arch.Kind = KindRNNTanh
+		case models.ActReLU:
+			arch.Kind = KindRNNReLU
+		default:
+			return nil, arch, fmt.Errorf("this RNN's φ is %s; torch.nn.RNN has tanh or relu", c.Act)
+		}
+		wx, wh = []*mat.Dense{c.Wxh.Value}, []*mat.Dense{c.Whh.Value}
+		bih, bhh = [][]float64{row(c.Bh)}, [][]float64{zero}
+	default:
+		return nil, arch, fmt.Errorf("a %T has no PyTorch module", cell)
+	}
+	G := len(wx)
+	stack := func(name string, blocks []*mat.Dense, cols int) *Tensor {
+		t := &Tensor{Name: ExportPrefix + name, Shape: []int{G * h, cols}, Dtype: F64, Data: make([]float64, G*h*cols)}
+		for k, b := range blocks {
+			for j := range h { // row k·h+j of the stack is column j of block k
+				for i := range cols {
+					t.Data[(k*h+j)*cols+i] = b.At(i, j)
+				}
+			}
+		}
+		return t
+	}
+	concat := func(name string, parts [][]float64) *Tensor {
+		t := &Tensor{Name: ExportPrefix + name, Shape: []int{G * h}, Dtype: F64}
+		for _, p := range parts {
+			t.Data = append(t.Data, p...)
+		}
+		return t
+	}
+	ts := []*Tensor{stack("weight_ih_l0", wx, d), stack("weight_hh_l0", wh, h), concat("bias_ih_l0", bih), concat("bias_hh_l0", bhh)}
+	if head != nil {
+		in, V := head.W.Value.Dims()
+		w := &Tensor{Name: ExportHead + "weight", Shape: []int{V, in}, Dtype: F64, Data: make([]float64, V*in)}
+		for v := range V {
+			for i := range in {
+				w.Data[v*in+i] = head.W.Value.At(i, v)
+			}
+		}
+		b := &Tensor{Name: ExportHead + "bias", Shape: []int{V}, Dtype: F64, Data: slices.Clone(row(head.B))}
+		ts = append(ts, w, b)
+		arch.Head, arch.HeadName = []int{V, in}, w.Name
+	}
+	for _, t := range ts {
+		if err := checkFinite(t); err != nil {
+			return nil, arch, err
+		}
+		arch.Parameters += len(t.Data)
+	}
+	return ts, arch, nil
+}
+
+// WriteSafetensors encodes ts (1-D or 2-D) as a float64 safetensors file with meta as
+// its __metadata__, which Load reads back.
+func WriteSafetensors(w io.Writer, ts []*Tensor, meta map[string]string) error {
+	ps := make(models.Params, len(ts))
+	for i, t := range ts {
+		switch len(t.Shape) {
+		case 1:
+			ps[i] = models.NewBias(t.Name, t.Shape[0])
+		case 2:
+			ps[i] = models.NewParam(t.Name, t.Shape[0], t.Shape[1])
+		default:
+			return fmt.Errorf("torchload: %s: %d-D, want 1-D or 2-D", t.Name, len(t.Shape))
+		}
+		copy(ps[i].Value.RawMatrix().Data, t.Data)
+	}
+	return models.WriteSafetensors(w, ps, meta)
 }

@@ -72,3 +72,30 @@ func TestBrowserPanelExports(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserPyTorchExport: the "Use in PyTorch" link saves model.safetensors for the
+// page's state, and on the lectures' GRU form says why it cannot (nn.GRU computes only
+// the reset-after form).
+func TestBrowserPyTorchExport(t *testing.T) {
+	srv := browserServer(t)
+	ctx := startBrowser(t)
+	console := watchConsole(ctx)
+	status := `document.querySelector('[data-testid="pytorch-status"]').textContent`
+	click := `(a => { a.closest("details").open = true; a.click(); })(document.querySelector('[data-testid="pytorch-download"]'))`
+	for _, c := range []struct{ query, want, what string }{
+		{"step=5", `/reset-before/.test(` + status + `)`, "the lectures' form refused"},
+		{"step=5&variant=reset-after", status + ` === "saved model.safetensors"`, "the file saved"},
+	} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?"+c.query)); err != nil {
+			t.Fatal(err)
+		}
+		waitForJS(t, ctx, "the page to be live", `document.body.dataset.stream === "live"`)
+		evalJS[chromedp.Void](t, ctx, click)
+		waitForJS(t, ctx, c.what, c.want)
+	}
+	for _, e := range console.list() {
+		if !strings.Contains(e, "status of 400") || !strings.Contains(e, "/model.safetensors?") { // the refusal asked for above
+			t.Errorf("console error: %s", e)
+		}
+	}
+}

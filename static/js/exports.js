@@ -1,4 +1,4 @@
-// exports.js runs the panels' export menus and the figure pack link: each export is
+// exports.js runs the panels' export menus, the figure pack link and the model download: each export is
 // fetched for the page's current state (its URL's query, the page's own session so
 // the server copies this page's model rather than training it again, and the chosen
 // PNG width), then offered as a download; a refusal is said in the menu. While the
@@ -44,7 +44,7 @@ export function bindExports(store) {
           say(`training to step ${store.trained + (store.train.of - store.train.done)}: ${pct} %; the file follows`);
           await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
         }
-        say(a.dataset.ext === "gif" || a.dataset.ext === "zip" ? "drawing every figure…" : "drawing…");
+        say(a.dataset.ext === "safetensors" ? "writing the model…" : a.dataset.ext === "gif" || a.dataset.ext === "zip" ? "drawing every figure…" : "drawing…");
         const res = await fetch(hrefOf(a, store));
         if (!res.ok) {
           let why = `the server answered ${res.status}`;
