@@ -77,49 +77,79 @@ func BLEU(req *BLEURequest) (*models.BLEUResult, error) {
 	if opts.W != nil && len(opts.W) != opts.MaxN {
 		return nil, errorf("w: give one weight per order n = 1 … %d (max_n), got %d", opts.MaxN, len(opts.W))
 	}
-	if len(req.References) == 0 || string(req.References) == "null" {
-		return nil, errorf("references: missing; give the reference translation(s)")
+	p, err := readPairs(req.Candidate, req.Candidates, req.References, nil)
+	if err != nil {
+		return nil, err
 	}
-	var (
-		res models.BLEUResult
-		err error
-	)
-	switch {
-	case req.Candidate != nil && req.Candidates != nil:
-		return nil, errorf("send either candidate (one sentence) or candidates (a corpus), not both")
-	case req.Candidate != nil:
-		var refs []string
-		if json.Unmarshal(req.References, &refs) != nil {
-			return nil, errorf(`references: with "candidate" give a list of sentences, like ["the cat is on the mat"]`)
-		}
-		if err := sentenceLimits(*req.Candidate, refs, "candidate", "references", nil); err != nil {
-			return nil, err
-		}
-		res, err = models.SentenceBLEU(*req.Candidate, refs, opts)
-	case req.Candidates != nil:
-		if n := len(req.Candidates); n > MaxCorpusSentences {
-			return nil, errorf("candidates: %d sentences is over the limit of %d", n, MaxCorpusSentences)
-		}
-		var refs [][]string
-		if json.Unmarshal(req.References, &refs) != nil {
-			return nil, errorf(`references: with "candidates" give one list of sentences per candidate, like [["ref 1a", "ref 1b"], ["ref 2"]]`)
-		}
-		if len(refs) == len(req.Candidates) { // else models names the mismatch
-			words := 0
-			for i, c := range req.Candidates {
-				if err := sentenceLimits(c, refs[i], fmtIndex("candidates", i), fmtIndex("references", i), &words); err != nil {
-					return nil, err
-				}
-			}
-		}
-		res, err = models.CorpusBLEU(req.Candidates, refs, opts)
-	default:
-		return nil, errorf("candidate: missing; give the sentence to score (or candidates for a corpus)")
+	var res models.BLEUResult
+	if p.corpus {
+		res, err = models.CorpusBLEU(p.candidates, p.references, opts)
+	} else {
+		res, err = models.SentenceBLEU(p.candidates[0], p.references[0], opts)
 	}
 	if err != nil {
 		return nil, errorf("%s", strings.TrimPrefix(err.Error(), "models: "))
 	}
 	return &res, nil
+}
+
+// pairs are a scoring request's candidates with their references: one sentence
+// (candidates[0] with references[0]) or, when corpus, a corpus.
+type pairs struct {
+	corpus     bool
+	candidates []string
+	references [][]string
+}
+
+// readPairs reads a BLEU or TER request's candidate or candidates with their
+// references and checks the limits the metrics share; each, if not nil, checks one
+// candidate with its references (refsField in messages) further. A corpus whose
+// lists differ in length is returned unchecked: models names the mismatch.
+func readPairs(candidate *string, candidates []string, references json.RawMessage, each func(cand string, refs []string, refsField string) error) (pairs, error) {
+	if len(references) == 0 || string(references) == "null" {
+		return pairs{}, errorf("references: missing; give the reference translation(s)")
+	}
+	switch {
+	case candidate != nil && candidates != nil:
+		return pairs{}, errorf("send either candidate (one sentence) or candidates (a corpus), not both")
+	case candidate != nil:
+		var refs []string
+		if json.Unmarshal(references, &refs) != nil {
+			return pairs{}, errorf(`references: with "candidate" give a list of sentences, like ["the cat is on the mat"]`)
+		}
+		if err := sentenceLimits(*candidate, refs, "candidate", "references", nil); err != nil {
+			return pairs{}, err
+		}
+		if each != nil {
+			if err := each(*candidate, refs, "references"); err != nil {
+				return pairs{}, err
+			}
+		}
+		return pairs{candidates: []string{*candidate}, references: [][]string{refs}}, nil
+	case candidates != nil:
+		if n := len(candidates); n > MaxCorpusSentences {
+			return pairs{}, errorf("candidates: %d sentences is over the limit of %d", n, MaxCorpusSentences)
+		}
+		var refs [][]string
+		if json.Unmarshal(references, &refs) != nil {
+			return pairs{}, errorf(`references: with "candidates" give one list of sentences per candidate, like [["ref 1a", "ref 1b"], ["ref 2"]]`)
+		}
+		if len(refs) == len(candidates) {
+			words := 0
+			for i, c := range candidates {
+				if err := sentenceLimits(c, refs[i], fmtIndex("candidates", i), fmtIndex("references", i), &words); err != nil {
+					return pairs{}, err
+				}
+				if each != nil {
+					if err := each(c, refs[i], fmtIndex("references", i)); err != nil {
+						return pairs{}, err
+					}
+				}
+			}
+		}
+		return pairs{corpus: true, candidates: candidates, references: refs}, nil
+	}
+	return pairs{}, errorf("candidate: missing; give the sentence to score (or candidates for a corpus)")
 }
 
 // sentenceLimits checks one candidate and its references against the limits; in the

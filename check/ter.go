@@ -34,55 +34,25 @@ type TERRequest struct {
 // answer a *models.TERResult or a *models.TERCorpusResult. The limits are checked on
 // the raw strings, before anything is split into words.
 func TER(req *TERRequest) (any, error) {
-	if len(req.References) == 0 || string(req.References) == "null" {
-		return nil, errorf("references: missing; give the reference translation(s)")
+	cells := 0
+	p, err := readPairs(req.Candidate, req.Candidates, req.References, func(cand string, refs []string, field string) error {
+		return terCells(cand, refs, field, &cells)
+	})
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case req.Candidate != nil && req.Candidates != nil:
-		return nil, errorf("send either candidate (one sentence) or candidates (a corpus), not both")
-	case req.Candidate != nil:
-		var refs []string
-		if json.Unmarshal(req.References, &refs) != nil {
-			return nil, errorf(`references: with "candidate" give a list of sentences, like ["the cat is on the mat"]`)
-		}
-		if err := sentenceLimits(*req.Candidate, refs, "candidate", "references", nil); err != nil {
-			return nil, err
-		}
-		cells := 0
-		if err := terCells(*req.Candidate, refs, "references", &cells); err != nil {
-			return nil, err
-		}
-		res, err := models.SentenceTER(*req.Candidate, refs)
+	if !p.corpus {
+		res, err := models.SentenceTER(p.candidates[0], p.references[0])
 		if err != nil {
 			return nil, errorf("references: %s", strings.TrimPrefix(err.Error(), "models: "))
 		}
 		return &res, nil
-	case req.Candidates != nil:
-		if n := len(req.Candidates); n > MaxCorpusSentences {
-			return nil, errorf("candidates: %d sentences is over the limit of %d", n, MaxCorpusSentences)
-		}
-		var refs [][]string
-		if json.Unmarshal(req.References, &refs) != nil {
-			return nil, errorf(`references: with "candidates" give one list of sentences per candidate, like [["ref 1a", "ref 1b"], ["ref 2"]]`)
-		}
-		if len(refs) == len(req.Candidates) { // else models names the mismatch
-			words, cells := 0, 0
-			for i, c := range req.Candidates {
-				if err := sentenceLimits(c, refs[i], fmtIndex("candidates", i), fmtIndex("references", i), &words); err != nil {
-					return nil, err
-				}
-				if err := terCells(c, refs[i], fmtIndex("references", i), &cells); err != nil {
-					return nil, err
-				}
-			}
-		}
-		res, err := models.CorpusTER(req.Candidates, refs)
-		if err != nil {
-			return nil, errorf("%s", strings.TrimPrefix(err.Error(), "models: "))
-		}
-		return &res, nil
 	}
-	return nil, errorf("candidate: missing; give the sentence to score (or candidates for a corpus)")
+	res, err := models.CorpusTER(p.candidates, p.references)
+	if err != nil {
+		return nil, errorf("%s", strings.TrimPrefix(err.Error(), "models: "))
+	}
+	return &res, nil
 }
 
 // terCells adds the cells of cand's edit distances to each of refs to *total and

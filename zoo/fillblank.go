@@ -37,21 +37,29 @@ type FillBlank struct {
 // NewFillBlank returns an untrained model, bidirectional or not, with weights drawn from seed.
 func NewFillBlank(bidirectional bool, seed uint64) *FillBlank {
 	rng := rand.New(rand.NewPCG(seed, 0xb1))
-	d, h := len(data.BlankVocab), BlankHidden
 	m := &FillBlank{opt: models.NewAdam(blankLR)}
-	var err error
-	if m.Fwd, err = models.NewCell(blankKind, d, h, rng); err != nil {
-		panic(err)
-	}
-	q := h
-	if bidirectional {
-		if m.Bwd, err = models.NewCell(blankKind, d, h, rng); err != nil {
-			panic(err)
-		}
-		q = 2 * h
-	}
+	var q int
+	m.Fwd, m.Bwd, q = blankCells(bidirectional, rng)
 	m.Out = models.NewDense("out.", q, len(data.BlankAnswers), rng)
 	return m
+}
+
+// blankCells draws the fill-in-the-blank sentences' cells: →H_t's, and ←H_t's when
+// bidirectional (else nil), each of BlankHidden units over the one-hot words; q is the
+// width of the state the output reads, h or 2h.
+func blankCells(bidirectional bool, rng *rand.Rand) (fwd, bwd models.Cell, q int) {
+	d, h := len(data.BlankVocab), BlankHidden
+	fwd, err := models.NewCell(blankKind, d, h, rng)
+	if err != nil {
+		panic(err)
+	}
+	if !bidirectional {
+		return fwd, nil, h
+	}
+	if bwd, err = models.NewCell(blankKind, d, h, rng); err != nil {
+		panic(err)
+	}
+	return fwd, bwd, 2 * h
 }
 
 // Bidirectional reports whether the model has a backward direction.

@@ -42,20 +42,10 @@ type NextWord struct {
 // has the fill-in-the-blank models' cell, size and optimiser.
 func NewNextWord(bidirectional bool, seed uint64) *NextWord {
 	rng := rand.New(rand.NewPCG(seed, 0x4e57))
-	V, h := len(data.BlankVocab), BlankHidden
 	m := &NextWord{opt: models.NewAdam(blankLR)}
-	var err error
-	if m.Fwd, err = models.NewCell(blankKind, V, h, rng); err != nil {
-		panic(err)
-	}
-	q := h
-	if bidirectional {
-		if m.Bwd, err = models.NewCell(blankKind, V, h, rng); err != nil {
-			panic(err)
-		}
-		q = 2 * h
-	}
-	m.Out = models.NewDense("out.", q, V, rng)
+	var q int
+	m.Fwd, m.Bwd, q = blankCells(bidirectional, rng)
+	m.Out = models.NewDense("out.", q, len(data.BlankVocab), rng)
 	return m
 }
 
