@@ -39,13 +39,7 @@ type LSTM struct {
 // NewLSTM returns an LSTM with input size d and hidden size h, every parameter
 // drawn from U(−1/√h, 1/√h).
 func NewLSTM(d, h int, rng *rand.Rand) *LSTM {
-	mustSizes(d, h)
-	c := &LSTM{
-		Wxi: NewParam("W_xi", d, h), Whi: NewParam("W_hi", h, h), Bi: NewBias("b_i", h),
-		Wxf: NewParam("W_xf", d, h), Whf: NewParam("W_hf", h, h), Bf: NewBias("b_f", h),
-		Wxo: NewParam("W_xo", d, h), Who: NewParam("W_ho", h, h), Bo: NewBias("b_o", h),
-		Wxc: NewParam("W_xc", d, h), Whc: NewParam("W_hc", h, h), Bc: NewBias("b_c", h),
-	}
+	c := lstmWeights(d, h)
 	initUniform(c.Params(), h, rng)
 	return c
 }
@@ -54,16 +48,21 @@ func NewLSTM(d, h int, rng *rand.Rand) *LSTM {
 // and hidden size h: the parameters of NewLSTM followed by p_i, p_f, p_o, every one
 // drawn from U(−1/√h, 1/√h).
 func NewPeepholeLSTM(d, h int, rng *rand.Rand) *LSTM {
+	c := lstmWeights(d, h)
+	c.Pi, c.Pf, c.Po = NewBias("p_i", h), NewBias("p_f", h), NewBias("p_o", h)
+	initUniform(c.Params(), h, rng)
+	return c
+}
+
+// lstmWeights allocates the gates' and the candidate's weights, all zero.
+func lstmWeights(d, h int) *LSTM {
 	mustSizes(d, h)
-	c := &LSTM{
+	return &LSTM{
 		Wxi: NewParam("W_xi", d, h), Whi: NewParam("W_hi", h, h), Bi: NewBias("b_i", h),
 		Wxf: NewParam("W_xf", d, h), Whf: NewParam("W_hf", h, h), Bf: NewBias("b_f", h),
 		Wxo: NewParam("W_xo", d, h), Who: NewParam("W_ho", h, h), Bo: NewBias("b_o", h),
 		Wxc: NewParam("W_xc", d, h), Whc: NewParam("W_hc", h, h), Bc: NewBias("b_c", h),
-		Pi: NewBias("p_i", h), Pf: NewBias("p_f", h), Po: NewBias("p_o", h),
 	}
-	initUniform(c.Params(), h, rng)
-	return c
 }
 
 // Peephole reports whether the gates see the memory cell (NewPeepholeLSTM).
