@@ -48,7 +48,7 @@ func (m *EmbedModel) Clone() *EmbedModel {
 // Clone is a copy of the model (both directions) and its optimiser.
 func (m *FillBlank) Clone() *FillBlank {
 	c := models.NewCopier()
-	return &FillBlank{Fwd: c.Cell(m.Fwd), Bwd: c.Cell(m.Bwd), Out: c.Dense(m.Out), opt: c.Adam(m.opt)}
+	return &FillBlank{blankStack{Fwd: c.Cell(m.Fwd), Bwd: c.Cell(m.Bwd), Out: c.Dense(m.Out), opt: c.Adam(m.opt)}}
 }
 
 // Clone is a copy of the translator's encoder-decoder with c, which copies the

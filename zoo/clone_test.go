@@ -155,7 +155,7 @@ func TestCloneKnowsEveryField(t *testing.T) {
 		fields int
 	}{
 		{CharLM{}, 3}, {GRUClassifier{}, 5}, {SeqClassifier{}, 4}, {MarketModel{}, 6},
-		{EmbedModel{}, 2}, {FillBlank{}, 4}, {Translator{}, 6},
+		{EmbedModel{}, 2}, {FillBlank{}, 1}, {blankStack{}, 4}, {Translator{}, 6},
 	} {
 		if n := reflect.TypeOf(c.v).NumField(); n != c.fields {
 			t.Errorf("%T has %d fields; Clone was written for %d", c.v, n, c.fields)

@@ -27,7 +27,11 @@ const blankKind = models.KindRNN
 // FillBlank is a model that fills in the blank of a sentence. Its output at the
 // blank's step t reads the hidden state there: ŷ = softmax(H_t W_q + b_q), where H_t
 // is →H_t for the unidirectional model and [→H_t, ←H_t] for the bidirectional one.
-type FillBlank struct {
+type FillBlank struct{ blankStack }
+
+// blankStack is what the models over the fill-in-the-blank sentences share: the
+// cells and the output layer, trained by Adam.
+type blankStack struct {
 	Fwd models.Cell // →H_t = f(X_t, →H_{t−1}), reading left to right
 	Bwd models.Cell // ←H_t = b(X_t, ←H_{t+1}), reading right to left; nil if unidirectional
 	Out *models.Dense
@@ -36,42 +40,55 @@ type FillBlank struct {
 
 // NewFillBlank returns an untrained model, bidirectional or not, with weights drawn from seed.
 func NewFillBlank(bidirectional bool, seed uint64) *FillBlank {
-	rng := rand.New(rand.NewPCG(seed, 0xb1))
-	m := &FillBlank{opt: models.NewAdam(blankLR)}
-	var q int
-	m.Fwd, m.Bwd, q = blankCells(bidirectional, rng)
-	m.Out = models.NewDense("out.", q, len(data.BlankAnswers), rng)
+	return &FillBlank{newBlankStack(bidirectional, len(data.BlankAnswers), rand.New(rand.NewPCG(seed, 0xb1)))}
+}
+
+// newBlankStack draws →H_t's cell, ←H_t's when bidirectional, each of BlankHidden
+// units over the one-hot words, and an output layer of the given width on their
+// states, in that order from rng.
+func newBlankStack(bidirectional bool, outputs int, rng *rand.Rand) blankStack {
+	d, h := len(data.BlankVocab), BlankHidden
+	m := blankStack{opt: models.NewAdam(blankLR)}
+	var err error
+	if m.Fwd, err = models.NewCell(blankKind, d, h, rng); err != nil {
+		panic(err)
+	}
+	q := h
+	if bidirectional {
+		if m.Bwd, err = models.NewCell(blankKind, d, h, rng); err != nil {
+			panic(err)
+		}
+		q = 2 * h
+	}
+	m.Out = models.NewDense("out.", q, outputs, rng)
 	return m
 }
 
-// blankCells draws the fill-in-the-blank sentences' cells: →H_t's, and ←H_t's when
-// bidirectional (else nil), each of BlankHidden units over the one-hot words; q is the
-// width of the state the output reads, h or 2h.
-func blankCells(bidirectional bool, rng *rand.Rand) (fwd, bwd models.Cell, q int) {
-	d, h := len(data.BlankVocab), BlankHidden
-	fwd, err := models.NewCell(blankKind, d, h, rng)
-	if err != nil {
-		panic(err)
-	}
-	if !bidirectional {
-		return fwd, nil, h
-	}
-	if bwd, err = models.NewCell(blankKind, d, h, rng); err != nil {
-		panic(err)
-	}
-	return fwd, bwd, 2 * h
-}
-
-// Bidirectional reports whether the model has a backward direction.
-func (m *FillBlank) Bidirectional() bool { return m.Bwd != nil }
+// Bidirectional reports whether the model has the backward direction.
+func (m *blankStack) Bidirectional() bool { return m.Bwd != nil }
 
 // Params lists "fwd.W_xh", …, then "bwd.…" if bidirectional, then "out.W", "out.b".
-func (m *FillBlank) Params() models.Params {
+func (m *blankStack) Params() models.Params {
 	ps := m.Fwd.Params().WithPrefix("fwd.")
 	if m.Bwd != nil {
 		ps = append(ps, m.Bwd.Params().WithPrefix("bwd.")...)
 	}
 	return append(ps, m.Out.Params()...)
+}
+
+// traces reads a batch in both directions (blankInputs pads each sentence after its
+// end in reading order); bwd is nil if unidirectional.
+func (m *blankStack) traces(batch []data.BlankSentence) (fwd, bwd *models.Trace) {
+	fwd, err := models.Forward(m.Fwd, blankInputs(batch, false), models.State{})
+	if err != nil {
+		panic(err) // one-hot inputs are finite and never empty
+	}
+	if m.Bwd != nil {
+		if bwd, err = models.Forward(m.Bwd, blankInputs(batch, true), models.State{}); err != nil {
+			panic(err)
+		}
+	}
+	return fwd, bwd
 }
 
 // blankInputs returns X_1..X_T for a batch as one direction reads it: one-hot rows,
@@ -127,15 +144,7 @@ func (blankPass) bwdSteps(batch []data.BlankSentence) []int {
 
 func (m *FillBlank) pass(batch []data.BlankSentence) blankPass {
 	var p blankPass
-	var err error
-	if p.fwd, err = models.Forward(m.Fwd, blankInputs(batch, false), models.State{}); err != nil {
-		panic(err) // one-hot inputs are finite and never empty
-	}
-	if m.Bwd != nil {
-		if p.bwd, err = models.Forward(m.Bwd, blankInputs(batch, true), models.State{}); err != nil {
-			panic(err)
-		}
-	}
+	p.fwd, p.bwd = m.traces(batch)
 	h := BlankHidden
 	q, _ := m.Out.W.Value.Dims()
 	p.H = mat.NewDense(len(batch), q, nil)

@@ -31,34 +31,12 @@ const (
 // state there, ŷ_t = softmax(H_t W_q + b_q), where H_t is →H_t for the
 // unidirectional model and [→H_t, ←H_t] for the bidirectional one. ←H_t has read
 // x_T, …, x_{t+1}, x_t: during training the word to predict is already in its input.
-type NextWord struct {
-	Fwd models.Cell // →H_t, reading left to right
-	Bwd models.Cell // ←H_t, reading right to left; nil if unidirectional
-	Out *models.Dense
-	opt *models.Adam
-}
+type NextWord struct{ blankStack }
 
 // NewNextWord returns an untrained next-word model with weights drawn from seed; it
 // has the fill-in-the-blank models' cell, size and optimiser.
 func NewNextWord(bidirectional bool, seed uint64) *NextWord {
-	rng := rand.New(rand.NewPCG(seed, 0x4e57))
-	m := &NextWord{opt: models.NewAdam(blankLR)}
-	var q int
-	m.Fwd, m.Bwd, q = blankCells(bidirectional, rng)
-	m.Out = models.NewDense("out.", q, len(data.BlankVocab), rng)
-	return m
-}
-
-// Bidirectional reports whether the model has a backward direction.
-func (m *NextWord) Bidirectional() bool { return m.Bwd != nil }
-
-// Params lists "fwd.…", then "bwd.…" if bidirectional, then "out.W", "out.b".
-func (m *NextWord) Params() models.Params {
-	ps := m.Fwd.Params().WithPrefix("fwd.")
-	if m.Bwd != nil {
-		ps = append(ps, m.Bwd.Params().WithPrefix("bwd.")...)
-	}
-	return append(ps, m.Out.Params()...)
+	return &NextWord{newBlankStack(bidirectional, len(data.BlankVocab), rand.New(rand.NewPCG(seed, 0x4e57)))}
 }
 
 // nextWordPass is both directions' traces over a batch and, per time step k
@@ -72,15 +50,7 @@ type nextWordPass struct {
 // order, so padding never reaches a state the loss reads).
 func (m *NextWord) pass(batch []data.BlankSentence) nextWordPass {
 	var p nextWordPass
-	var err error
-	if p.fwd, err = models.Forward(m.Fwd, blankInputs(batch, false), models.State{}); err != nil {
-		panic(err) // one-hot inputs are finite and never empty
-	}
-	if m.Bwd != nil {
-		if p.bwd, err = models.Forward(m.Bwd, blankInputs(batch, true), models.State{}); err != nil {
-			panic(err)
-		}
-	}
+	p.fwd, p.bwd = m.traces(batch)
 	h := BlankHidden
 	q, _ := m.Out.W.Value.Dims()
 	p.H = make([]*mat.Dense, p.fwd.Len())
