@@ -365,10 +365,11 @@ var encDecLesson = &Lesson{
 	Params: sim.Specs{
 		{Name: "input", Label: "English sentence", Kind: sim.Text, Default: "They are watching .", MaxLen: 120, MaxLenWhy: translationWhy,
 			Help: "Any sentence; words the corpus does not know become <unk>."},
-		{Name: "weights", Label: "weights", Kind: sim.Choice, Default: weightsTrained, Choices: []string{weightsTrained, weightsUntrained},
-			Help: "trained: the bundled checkpoint; untrained: random initial weights."},
 		{Name: "layers", Label: "layers", Symbol: "L", Kind: sim.Int, Default: "1", Min: 1, Max: models.MaxSeq2SeqLayers, Step: 1,
 			Help: "GRU layers in the encoder and in the decoder; only L = 1 is trained, deeper models run with untrained weights whatever the weights setting."},
+		{Name: "weights", Label: "weights", Kind: sim.Choice, Default: weightsTrained, Choices: []string{weightsTrained, weightsUntrained},
+			Help: "trained: the bundled checkpoint; untrained: random initial weights.",
+			When: &sim.Applies{Param: "layers", Values: []string{"1"}, Why: "only the one-layer model is trained: with L > 1 the weights are untrained"}},
 		seedSpec(seq2seqTrainSeed, "Draws the untrained weights (the trained checkpoint ignores it)."),
 	},
 	Plots: []Plot{

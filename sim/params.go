@@ -200,8 +200,9 @@ func (v Values) Query() string {
 type Specs []ParamSpec
 
 // Validate checks the specs' declarations (a lesson bug, which the catalog's tests
-// report): unique names, and every When naming a Choice or Bool parameter declared
-// before it, with values that parameter accepts and a reason to show.
+// report): unique names, and every When naming a Choice, Bool or Int parameter
+// declared before it, with values that parameter accepts in their canonical form (as
+// the page compares them) and a reason to show.
 func (ss Specs) Validate() error {
 	for i, s := range ss {
 		if slices.IndexFunc(ss[:i], func(o ParamSpec) bool { return o.Name == s.Name }) >= 0 {
@@ -214,15 +215,15 @@ func (ss Specs) Validate() error {
 		if j < 0 {
 			return fmt.Errorf("sim: parameter %s applies when %s is set, which is not declared before it", s.Name, s.When.Param)
 		}
-		if k := ss[j].Kind; k != Choice && k != Bool {
-			return fmt.Errorf("sim: parameter %s applies when %s is set, a %s parameter (want choice or bool)", s.Name, s.When.Param, k)
+		if k := ss[j].Kind; k != Choice && k != Bool && k != Int {
+			return fmt.Errorf("sim: parameter %s applies when %s is set, a %s parameter (want choice, bool or int)", s.Name, s.When.Param, k)
 		}
 		if len(s.When.Values) == 0 || s.When.Why == "" {
 			return fmt.Errorf("sim: parameter %s: its condition needs values and a reason", s.Name)
 		}
 		for _, v := range s.When.Values {
-			if _, err := ss[j].Check(v); err != nil {
-				return fmt.Errorf("sim: parameter %s applies when %s = %q, which it does not accept", s.Name, s.When.Param, v)
+			if c, err := ss[j].Check(v); err != nil || c != v {
+				return fmt.Errorf("sim: parameter %s applies when %s = %q, which it does not accept in that form", s.Name, s.When.Param, v)
 			}
 		}
 	}
