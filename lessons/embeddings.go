@@ -40,9 +40,12 @@ const (
 // in Static after any training (the Run reads it again for the snapshot that follows
 // training).
 type embedModel struct {
-	m      *zoo.EmbedModel // the shared bundled one (read-only) until TrainStep starts one of its own
-	ck     zoo.Meta        // metadata of the checkpoint the page started from
-	corpus *data.WordCorpus
+	m            *zoo.EmbedModel // the shared bundled one (read-only) until TrainStep starts one of its own
+	glove        *mat.Dense      // GloVe's final embeddings (e_w + θ_w)/2, same corpus and window, shown beside skip-gram's
+	gloveJ       []float64       // GloVe's J before each of its training steps
+	gloveEntries int             // non-zero entries of X
+	ck           zoo.Meta        // metadata of the checkpoint the page started from
+	corpus       *data.WordCorpus
 
 	sentence  []int
 	pairs     [][2]int
@@ -101,6 +104,8 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 		return nil, err
 	}
 	e := &embedModel{m: m, ck: meta, corpus: c, window: v.Int("window"), k: v.Int("negatives"), seed: uint64(v.Int("seed"))}
+	gm, gJ := zoo.SharedGloVe()
+	e.glove, e.gloveJ, e.gloveEntries = sharedGloVeFinal(), gJ, len(gm.Entries)
 	text := v.String("sentence")
 	if strings.TrimSpace(text) == "" {
 		text = embedDefaultWords
@@ -186,6 +191,11 @@ func (e *embedModel) refresh(aligned bool) {
 	} else {
 		delete(meta, "same_class_neighbours")
 	}
+	meta["glove_X"] = fmt.Sprintf("%d of the %d×%d entries non-zero: ±%d words, every neighbour counted once (no 1/distance weighting), no subsampling", e.gloveEntries, V, V, zoo.EmbedWindow)
+	meta["glove_f"] = fmt.Sprintf("α = %g, x_max = %d (the paper's values)", models.GloVeAlpha, models.GloVeXMax)
+	meta["glove_J"] = fmt.Sprintf("%.4g before training, %.4g after %d full-batch steps of Adam", e.gloveJ[0], e.gloveJ[len(e.gloveJ)-1], len(e.gloveJ))
+	gq := gloveQuality()
+	meta["glove_same_class"] = fmt.Sprintf("%.0f%% of content words have a nearest neighbour of their own class (%.0f%% by chance); analogies %d of %d", 100*gq.SameClass, 100*gq.Chance, gq.Analogies, gq.AnalogyCount)
 	meta["focus"] = e.focus()
 	meta["features"] = featuresTable()
 	meta["similarity"] = e.similarityTable()
@@ -296,7 +306,7 @@ var similarityPairs = [][2]string{{"man", "woman"}, {"boy", "girl"}, {"king", "q
 // featurised table and the trained embeddings.
 func (e *embedModel) similarityTable() mtTable {
 	t := mtTable{Title: "cosine similarity sim(e_u, e_v) of word pairs"}
-	oneHot, feat, trained := mtRow{Label: "one-hot"}, mtRow{Label: "features"}, mtRow{Label: "trained"}
+	oneHot, feat, trained, glove := mtRow{Label: "one-hot"}, mtRow{Label: "features"}, mtRow{Label: "trained"}, mtRow{Label: "GloVe"}
 	for _, p := range similarityPairs {
 		t.Head = append(t.Head, p[0]+"·"+p[1])
 		oneHot.Cells = append(oneHot.Cells, mtCell{Text: "0", Mark: "off"})
@@ -306,11 +316,13 @@ func (e *embedModel) similarityTable() mtTable {
 		v, okV := e.corpus.Index[p[1]]
 		if okU && okV {
 			trained.Cells = append(trained.Cells, mtCell{Text: strconv.FormatFloat(models.Cosine(e.m.Embedding(u), e.m.Embedding(v)), 'f', 2, 64)})
+			glove.Cells = append(glove.Cells, mtCell{Text: strconv.FormatFloat(models.Cosine(e.glove.RawRowView(u), e.glove.RawRowView(v)), 'f', 2, 64)})
 		} else {
 			trained.Cells = append(trained.Cells, mtCell{Text: "—", Mark: "cut"})
+			glove.Cells = append(glove.Cells, mtCell{Text: "—", Mark: "cut"})
 		}
 	}
-	t.Rows = []mtRow{oneHot, feat, trained}
+	t.Rows = []mtRow{oneHot, feat, trained, glove}
 	return t
 }
 
@@ -347,6 +359,7 @@ func (e *embedModel) analogyTable() mtTable {
 	} else {
 		ix := e.corpus.Index
 		t.Rows = append(t.Rows, answers("trained", e.m.E.Value, e.corpus.Words, [3]int{ix[a], ix[b], ix[c]}, embedAnswers))
+		t.Rows = append(t.Rows, answers("GloVe", e.glove, e.corpus.Words, [3]int{ix[a], ix[b], ix[c]}, embedAnswers))
 	}
 	return t
 }
@@ -357,6 +370,11 @@ func (e *embedModel) neighboursTable() mtTable {
 	t := mtTable{Title: fmt.Sprintf("nearest neighbours of %q: argmax sim(e(w), e(%s))", w, w)}
 	row := mtRow{Label: "trained"}
 	for _, n := range e.neighbours(e.query, embedNeighbours) {
+		row.Cells = append(row.Cells, cosCell(e.corpus.Words[n.Word], n.Cosine))
+	}
+	t.Rows = append(t.Rows, row)
+	row = mtRow{Label: "GloVe"}
+	for _, n := range models.Nearest(e.glove, e.glove.RawRowView(e.query), embedNeighbours, e.query) {
 		row.Cells = append(row.Cells, cosCell(e.corpus.Words[n.Word], n.Cosine))
 	}
 	t.Rows = append(t.Rows, row)
@@ -383,6 +401,16 @@ var huffmanDepths = sync.OnceValue(func() huffmanInfo {
 	d := models.HuffmanCodeLengths(counts)
 	return huffmanInfo{mean: models.MeanCodeLength(counts, d), max: slices.Max(d)}
 })
+
+// sharedGloVeFinal is (e_w + θ_w)/2 of the shared GloVe model, computed once and
+// shared read-only by every page (nothing writes it: the page trains skip-gram only).
+var sharedGloVeFinal = sync.OnceValue(func() *mat.Dense {
+	m, _ := zoo.SharedGloVe()
+	return m.Final()
+})
+
+// gloveQuality measures the shared GloVe embeddings once.
+var gloveQuality = sync.OnceValue(func() zoo.EmbedQuality { return zoo.EmbeddingQuality(sharedGloVeFinal()) })
 
 // ceilLog2 is ⌈log₂ n⌉ for n ≥ 1: the depth of a balanced binary tree with n leaves.
 func ceilLog2(n int) int {
@@ -530,6 +558,7 @@ var embeddingsLesson = &Lesson{
 		`Skip-gram is first written with a softmax over the whole vocabulary, and negative sampling stands in for it: the probability that \(t\) appears near \(c\) is \(P(t \mid c) = \exp(\theta_t^\top e_c) / \sum_{w=1}^{V} \exp(\theta_w^\top e_c)\), trained with the cross-entropy loss \(-\log P(t \mid c)\). The denominator is what makes it slow: one prediction needs the score of every one of the \(V\) words, and its gradient moves all \(V\) output vectors \(\theta_w\). <b>Hierarchical softmax</b> keeps a normalised \(P(t \mid c)\) but computes it differently: the words are the leaves of a binary tree (a Huffman tree, so frequent words sit near the root), each inner node \(n\) has its own vector \(\theta_n\), and \(P(t \mid c)\) is the product of the left-or-right decisions \(\sigma(\pm\theta_n^\top e_c)\) on the path from the root to \(t\): \(O(\log V)\) terms instead of \(V\). Negative sampling, used here, gives up the normalised distribution altogether: per pair it scores only the true word and \(k\) noise words, \(k + 1\) binary classifiers, and its scores are not probabilities over the vocabulary. What it keeps is the pull of \(e_c\) towards the words seen near \(c\) and away from random ones, which is what the embeddings need. The facts give the three costs for this model's \(V\), and at each step the softmax's denominator for the centre word, a sum the page computes over the whole vocabulary.`,
 		`Here the model learns 32-dimensional embeddings from the English side of the page's translation corpus: about 3,600 short sentences and 262 words, with punctuation left out and frequent words like <i>the</i> subsampled. The scrubber walks through the training examples of one sentence: each step is one (centre, context) pair with its \(k\) negatives, scored by the current model, and the map marks the centre word (ringed), the true context word (green) and the negatives (red). The map shows every word projected on the first two principal components of its unit-length embedding, coloured by its word class in the corpus generator's lexicon. The model never sees these classes.`,
 		`The bundled embeddings (4,000 steps of Adam) put the nearest neighbour of 85% of the content words in the same class, against 32% by chance: pronouns sit with pronouns (<i>he</i> next to <i>she</i>, cosine 0.90), food with food (<i>apple</i> next to <i>orange</i>), things with things (<i>car</i> next to <i>house</i> and <i>bike</i>), adjectives together, and <i>school</i>, <i>paris</i> and <i>london</i> almost on top of each other, since all three only ever follow “to”. Analogies mostly fail, and that is a finding about the data: in these English sentences <i>man</i> and <i>woman</i> occur in exactly the same contexts (the grammar treats them alike), so nothing in the text separates them and no vector offset can encode gender. Of nine analogy questions from the corpus only <i>boy</i> → <i>boys</i> as <i>girl</i> → <i>girls</i> comes out right, and the analogy table opens on it: the trained vectors answer <i>girls</i>. The lecture's <i>man</i> → <i>woman</i> as <i>king</i> → ? is answered on the hand-made feature table (the table's first row, always shown), for two reasons: the corpus has no <i>king</i> or <i>queen</i> at all (its lexicon has no royals, so the trained vectors have no \(e_{king}\); type <i>king</i> and the trained row says so), and even <i>man</i> and <i>woman</i> carry no gender in this text. <b>Train</b> starts again from random vectors (drawn from the seed) and redraws the map as it learns: with seed 1, 200 steps already give 77% same-class neighbours and 400 steps 85%.`,
+		`<b>GloVe</b> learns from the same text in one piece instead of pair by pair. It first counts, for every two words \(i\) and \(j\), how often \(j\) falls within the window of \(i\): the co-occurrence matrix \(X\), here with the skip-gram window of 2 words each side, every neighbour counted once whatever its distance, and no subsampling. Because the window looks both ways, \(X\) is symmetric. It then fits \(\theta_i^\top e_j + b_i + b'_j\) to \(\log X_{ij}\) by least squares, each pair weighted by \(f(X_{ij})\): zero for pairs never seen together (their logarithm does not exist), small for rare pairs whose counts are noisy, and capped at 1 from \(x_{\max} = 100\) on so that pairs like “the … the” do not dominate (\(\alpha = 3/4\), the paper's values; 52 entries of this corpus reach 100). Since \(X\) is symmetric, \(\theta\) and \(e\) play the same role, and the embedding kept is their mean. The tables add a <i>GloVe</i> row beside skip-gram's: 32 dimensions, 300 full-batch steps of Adam from seed 3, trained when the page is first opened (under a second). \(J\) falls from about 4,400 to 0.043, but the vectors group words less well than skip-gram's: 61% same-class neighbours against 85%. With 262 words and 32 dimensions GloVe has more parameters than \(X\) has non-zero entries, so it can fit nearly every count exactly, noise included; skip-gram's sampled pairs and negatives do not let it memorise that way.`,
 	},
 	Equations: []Equation{
 		{TeX: `e_w = E\, o_w, \qquad \mathrm{sim}(o_u, o_v) = 0 \ \ (u \ne v)`},
@@ -538,6 +567,7 @@ var embeddingsLesson = &Lesson{
 		{TeX: `\htmlClass{sym-scores}{P(y = 1 \mid c, t)} = \sigma(\theta_t^\top e_c)`, Symbols: []Symbol{{ID: "scores", Array: "scores"}}},
 		{TeX: `\text{softmax (not trained here):}\quad P(t \mid c) = \frac{\exp(\theta_t^\top e_c)}{\sum_{w=1}^{V} \exp(\theta_w^\top e_c)}`},
 		{TeX: `L = -\log \sigma(\theta_t^\top e_c) - \sum_{i=1}^{k} \log \sigma(-\theta_{n_i}^\top e_c), \qquad n_i \sim P(w) = \frac{f(w)^{3/4}}{\sum_j f(w_j)^{3/4}}`},
+		{TeX: `J = \sum_{i,j} f(X_{ij}) \big(\theta_i^\top e_j + b_i + b'_j - \log X_{ij}\big)^2, \quad f(x) = \begin{cases} (x/x_{\max})^{3/4} & x < x_{\max} \\ 1 & x \ge x_{\max} \end{cases}, \quad e_w^{\text{final}} = \frac{e_w + \theta_w}{2}`},
 	},
 	Arrays: []Array{
 		{Name: "points", Label: `PCA of the unit-length \(e_w\)`, Axes: []Axis{Points, Coords}},
@@ -600,6 +630,10 @@ var embedFacts = factTable{
 		{key: "hierarchical_cost", label: `hierarchical softmax: binary decisions per prediction`},
 		{key: "negative_sampling_cost", label: `negative sampling: scores per pair, k + 1`},
 		{key: "cost_ratio", label: `softmax ÷ negative sampling, V / (k + 1)`, measured: true},
+		{key: "glove_X", label: `GloVe: co-occurrence counts \(X_{ij}\)`},
+		{key: "glove_f", label: `GloVe: weighting \(f(X_{ij})\)`},
+		{key: "glove_J", label: `GloVe: loss \(J\)`, measured: true},
+		{key: "glove_same_class", label: `GloVe: same-class neighbours of \((e_w + \theta_w)/2\)`, measured: true},
 	},
 	step: []fact{
 		{key: "pair", label: "pair"},

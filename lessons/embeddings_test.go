@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"unroll/data"
+	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
 )
@@ -33,7 +34,7 @@ func TestEmbeddingsDefaultAnalogy(t *testing.T) {
 	if got := an.Rows[0].Cells[0].Text; got != "queen" || !strings.Contains(an.Rows[0].Label, "features") {
 		t.Errorf("row 1 %q: got %q, want the lecture's man → woman as king → queen on the features", an.Rows[0].Label, got)
 	}
-	if row := an.Rows[len(an.Rows)-1]; row.Label != "trained" || row.Cells[0].Text != "girls" {
+	if row := an.Rows[2]; row.Label != "trained" || row.Cells[0].Text != "girls" {
 		t.Errorf("trained row %q: got %q, want girls", row.Label, row.Cells[0].Text)
 	}
 	prose := strings.Join(embeddingsLesson.Prose, " ")
@@ -299,6 +300,51 @@ func TestEmbeddingsSoftmaxCost(t *testing.T) {
 		}
 		if want := fmt.Sprintf("%.4g, a sum of V = %d terms for this one prediction", z, V); e.At(1).Meta["softmax_normaliser"] != want {
 			t.Errorf("step 1: got %v want %v", e.At(1).Meta["softmax_normaliser"], want)
+		}
+	}
+}
+
+// TestEmbeddingsGloVeRows (seed 003, Learning 3): the GloVe rows of the tables are
+// computed from (e_w + θ_w)/2 of the shared GloVe model, and the prose's figures are
+// its measured quality.
+func TestEmbeddingsGloVeRows(t *testing.T) {
+	e := buildEmbed(t, map[string]string{"word": "apple"})
+	gm, curve := zoo.SharedGloVe()
+	var final mat.Dense
+	final.Add(gm.E.Value, gm.Theta.Value)
+	final.Scale(0.5, &final)
+	if !mat.Equal(&final, e.glove) {
+		t.Fatal("the page's GloVe vectors are not (e + θ)/2 of the shared model")
+	}
+	c := e.corpus
+	nb := e.static.Meta["neighbours"].(mtTable)
+	want := models.Nearest(&final, final.RawRowView(c.Index["apple"]), embedNeighbours, c.Index["apple"])
+	if row := nb.Rows[1]; row.Label != "GloVe" || len(row.Cells) != len(want) {
+		t.Fatalf("neighbours row 2: %+v", row)
+	}
+	for i, n := range want {
+		if got := nb.Rows[1].Cells[i].Text; got != c.Words[n.Word] {
+			t.Errorf("GloVe neighbour %d of apple: got %s want %s", i+1, got, c.Words[n.Word])
+		}
+	}
+	an := e.static.Meta["analogy"].(mtTable)
+	ix := c.Index
+	if got, want := an.Rows[3].Cells[0].Text, c.Words[models.Analogy(&final, ix["boy"], ix["boys"], ix["girl"], 1)[0].Word]; an.Rows[3].Label != "GloVe" || got != want {
+		t.Errorf("GloVe analogy row %q: got %s want %s", an.Rows[3].Label, got, want)
+	}
+	capped := 0
+	for _, x := range gm.Entries {
+		if x.Weight == 1 {
+			capped++
+		}
+	}
+	q := zoo.EmbeddingQuality(&final)
+	prose := strings.Join(embeddingsLesson.Prose, " ")
+	for _, s := range []string{fmt.Sprintf("%.0f%% same-class neighbours", 100*q.SameClass), fmt.Sprintf("to %.2g", curve[len(curve)-1]),
+		fmt.Sprintf("%d full-batch steps", zoo.GloVeSteps), fmt.Sprintf("x_{\\max} = %d", models.GloVeXMax),
+		fmt.Sprintf("%d entries of this corpus reach %d", capped, models.GloVeXMax)} {
+		if !strings.Contains(prose, s) {
+			t.Errorf("prose does not say %q", s)
 		}
 	}
 }
