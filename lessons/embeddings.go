@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -27,6 +28,12 @@ const (
 	embedNegStream    = 0x6e67 // separates the walkthrough's negatives from training's stream
 	embedMaxSentence  = 80     // characters of the walkthrough sentence: ~16 words, ≤ 8 pairs each, far below sim.MaxSteps
 	embedDefaultWords = "the girl drinks milk"
+	// embedCoocWords: the co-occurrence panel shows X for the 16 most frequent words,
+	// a grid that still prints its labels at 360 px.
+	embedCoocWords = 16
+	// embedCoocScale is the colour scale's top, log X: above log 467 ≈ 6.15, the
+	// largest count of the corpus (TestEmbeddingsCooccurrencePanel holds it).
+	embedCoocScale = 6.5
 	// embedRefreshEvery: training redraws the map and tables every 5th step (and the
 	// first): the PCA costs several training steps, and 5 steps move the map little.
 	embedRefreshEvery = 5
@@ -146,7 +153,10 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 		e.negatives = append(e.negatives, c.Negatives(rng, e.k, p[1]))
 	}
 	e.points = make([]float64, 2*len(c.Words))
-	e.static = sim.Frame{Arrays: []sim.Array{sim.Matrix("points", len(c.Words), 2, e.points)}, Meta: map[string]any{}}
+	logX, seen, top := cooccurrenceGrid()
+	e.static = sim.Frame{Arrays: []sim.Array{sim.Matrix("points", len(c.Words), 2, e.points),
+		sim.Matrix("logX", len(top), len(top), logX), sim.Matrix("X_seen", len(top), len(top), seen)}, Meta: map[string]any{}}
+	e.static.Meta["axes"] = map[string]any{"logX": map[string]any{"rows": top, "cols": top, "row_title": "word i", "col_title": "word j", "value": "log Xᵢⱼ", "mask": "X_seen"}}
 	e.refresh(false)
 	return e, nil
 }
@@ -402,6 +412,40 @@ var huffmanDepths = sync.OnceValue(func() huffmanInfo {
 	return huffmanInfo{mean: models.MeanCodeLength(counts, d), max: slices.Max(d)}
 })
 
+// cooccurrenceGrid is log X_ij of the embedCoocWords most frequent words (X of the
+// default window), 1 in seen where X_ij > 0 and 0 where it is 0 (f = 0: no term of J;
+// log X is then written as 0 and the panel hatches the cell), and the words.
+func cooccurrenceGrid() (logX, seen []float64, words []string) {
+	g := coocGrid()
+	return g.logX, g.seen, g.words
+}
+
+var coocGrid = sync.OnceValue(func() (g struct {
+	logX, seen []float64
+	words      []string
+}) {
+	c := data.Words()
+	order := make([]int, len(c.Words))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(c.Counts[b], c.Counts[a]) })
+	order = order[:embedCoocWords]
+	X := zoo.GloVeCooccurrence(zoo.EmbedWindow)
+	n := len(order)
+	logX, seen, words := make([]float64, n*n), make([]float64, n*n), make([]string, n)
+	for a, i := range order {
+		words[a] = c.Words[i]
+		for b, j := range order {
+			if x := X.At(i, j); x > 0 {
+				logX[a*n+b], seen[a*n+b] = math.Log(x), 1
+			}
+		}
+	}
+	g.logX, g.seen, g.words = logX, seen, words
+	return g
+})
+
 // sharedGloVeFinal is (e_w + θ_w)/2 of the shared GloVe model, computed once and
 // shared read-only by every page (nothing writes it: the page trains skip-gram only).
 var sharedGloVeFinal = sync.OnceValue(func() *mat.Dense {
@@ -572,6 +616,8 @@ var embeddingsLesson = &Lesson{
 	Arrays: []Array{
 		{Name: "points", Label: `PCA of the unit-length \(e_w\)`, Axes: []Axis{Points, Coords}},
 		{Name: "scores", Label: `\(\sigma(\theta^\top e_c)\)`, Axes: []Axis{Items}, PerStep: true},
+		{Name: "logX", Label: `\(\log X_{ij}\)`, Axes: []Axis{Vocabulary, Vocabulary}},
+		{Name: "X_seen", Label: `\(X_{ij} > 0\)`, Axes: []Axis{Vocabulary, Vocabulary}},
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
@@ -586,6 +632,8 @@ var embeddingsLesson = &Lesson{
 		{ID: "analogy", Static: []string{"analogy"}, Kind: Table, Title: "analogies by vector offset",
 			Note: "Top answers by cosine, the three query words left out; the best is green. Row 1 is the lecture's question on the feature table: the corpus has no king or queen."},
 		{ID: "neighbours", Static: []string{"neighbours"}, Kind: Table, Title: "nearest neighbours by cosine"},
+		{ID: "cooccurrence", Static: []string{"axes"}, Kind: Alignment, Title: `GloVe's co-occurrence counts \(\log X_{ij}\) of the 16 most frequent words (window ±2)`, Arrays: []string{"logX", "X_seen"}, Scale: []float64{0, embedCoocScale},
+			Note: `Symmetric, as the window looks both ways. Hatched: \(X_{ij} = 0\), where \(f = 0\) and the pair adds nothing to \(J\).`},
 	},
 	Params: sim.Specs{
 		{Name: "sentence", Label: "walk-through sentence", Kind: sim.Text, MaxLen: embedMaxSentence, MaxLenWhy: "every word makes up to 8 skip-gram pairs, one step each, and about 16 words already make a long walk-through", Default: embedDefaultWords,

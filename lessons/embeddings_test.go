@@ -348,3 +348,31 @@ func TestEmbeddingsGloVeRows(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddingsCooccurrencePanel (seed 003: X_ij counts i in the context of j): the
+// panel's grid is log X of the most frequent words, symmetric, marked unseen exactly
+// where X = 0 (f = 0), and under the panel's colour scale.
+func TestEmbeddingsCooccurrencePanel(t *testing.T) {
+	logX, seen, words := cooccurrenceGrid()
+	X := zoo.GloVeCooccurrence(zoo.EmbedWindow)
+	c := data.Words()
+	n := len(words)
+	if n != embedCoocWords {
+		t.Fatalf("%d words want %d", n, embedCoocWords)
+	}
+	for a := range n {
+		for b := range n {
+			x := X.At(c.Index[words[a]], c.Index[words[b]])
+			want, wantSeen := 0.0, 0.0
+			if x > 0 {
+				want, wantSeen = math.Log(x), 1
+			}
+			if logX[a*n+b] != want || seen[a*n+b] != wantSeen || logX[a*n+b] != logX[b*n+a] {
+				t.Errorf("%s, %s: got log X %v seen %v want %v %v (and symmetric)", words[a], words[b], logX[a*n+b], seen[a*n+b], want, wantSeen)
+			}
+		}
+	}
+	if top := math.Log(mat.Max(X)); top > embedCoocScale {
+		t.Errorf("largest log X %.3f above the colour scale %v", top, embedCoocScale)
+	}
+}

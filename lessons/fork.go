@@ -114,7 +114,9 @@ func (e *embedModel) Fork() (sim.Model, error) {
 		c.m = e.m.Clone()
 	}
 	c.points = slices.Clone(e.points)
-	c.static = sim.Frame{Arrays: []sim.Array{sim.Matrix("points", len(e.points)/2, 2, c.points)}, Meta: maps.Clone(e.static.Meta)}
+	// the arrays after the points (GloVe's co-occurrence grid) are shared read-only
+	arrays := append([]sim.Array{sim.Matrix("points", len(e.points)/2, 2, c.points)}, e.static.Arrays[1:]...)
+	c.static = sim.Frame{Arrays: arrays, Meta: maps.Clone(e.static.Meta)}
 	return &c, nil
 }
 
