@@ -246,7 +246,16 @@ func TestProject2D(t *testing.T) {
 // BenchmarkEmbeddingsTrainStep is one live training step with its progress frame:
 // a minibatch of Adam, the PCA map and the tables rebuilt.
 func BenchmarkEmbeddingsTrainStep(b *testing.B) {
-	m, err := embeddingsLesson.Build(embeddingsLesson.Params.Defaults())
+	benchEmbedTrain(b, nil)
+}
+
+// BenchmarkEmbeddingsTrainGloVe is one full-batch GloVe step with its progress frame.
+func BenchmarkEmbeddingsTrainGloVe(b *testing.B) {
+	benchEmbedTrain(b, map[string]string{"method": "GloVe"})
+}
+
+func benchEmbedTrain(b *testing.B, changes map[string]string) {
+	m, err := embeddingsLesson.Build(embedValues(changes))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -374,5 +383,64 @@ func TestEmbeddingsCooccurrencePanel(t *testing.T) {
 	}
 	if top := math.Log(mat.Max(X)); top > embedCoocScale {
 		t.Errorf("largest log X %.3f above the colour scale %v", top, embedCoocScale)
+	}
+}
+
+// TestEmbeddingsTrainGloVe (seed 003, Learning 3): with the method GloVe, Train fits
+// a fresh GloVe model on the page: J falls, the map and the GloVe rows follow its
+// (e + θ)/2, skip-gram's rows stay the bundled ones, and a fork trains on exactly
+// like the original.
+func TestEmbeddingsTrainGloVe(t *testing.T) {
+	e := buildEmbed(t, map[string]string{"method": "GloVe"})
+	skip := e.static.Meta["neighbours"].(mtTable).Rows[0]
+	var first, last float64
+	for step := range 100 {
+		f, err := e.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if step == 0 {
+			first = f.Meta["loss"].(float64)
+		}
+		last = f.Meta["loss"].(float64)
+	}
+	if !(last < 0.1*first) {
+		t.Errorf("J after 100 steps: got %v want below 10%% of %v", last, first)
+	}
+	static := e.Static()
+	var final mat.Dense
+	final.Add(e.gl.E.Value, e.gl.Theta.Value)
+	final.Scale(0.5, &final)
+	if !mat.Equal(&final, e.glove) || !mat.Equal(&final, e.space()) {
+		t.Fatal("the page's GloVe vectors are not (e + θ)/2 of its own model")
+	}
+	q := zoo.EmbeddingQuality(&final)
+	if want := fmt.Sprintf("%.0f%%", 100*q.SameClass); !strings.Contains(static.Meta["glove_same_class"].(string), want) {
+		t.Errorf("GloVe quality fact %q does not say %s", static.Meta["glove_same_class"], want)
+	}
+	nb := static.Meta["neighbours"].(mtTable)
+	w := e.query
+	for i, n := range models.Nearest(&final, final.RawRowView(w), embedNeighbours, w) {
+		if got := nb.Rows[1].Cells[i].Text; got != e.corpus.Words[n.Word] {
+			t.Errorf("GloVe neighbour %d: got %s want %s", i+1, got, e.corpus.Words[n.Word])
+		}
+	}
+	if !reflect.DeepEqual(nb.Rows[0], skip) {
+		t.Errorf("skip-gram's neighbours changed while GloVe trained")
+	}
+	fk, err := e.Fork()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fk.(*embedModel)
+	for range 3 {
+		a, _ := e.TrainStep()
+		b, _ := f.TrainStep()
+		if !reflect.DeepEqual(a, b) {
+			t.Fatal("the fork trains differently from the original")
+		}
+	}
+	if e.gl.E.Value == f.gl.E.Value {
+		t.Error("the fork shares GloVe's weights")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"unroll/models"
 	"unroll/sim"
 )
@@ -112,6 +114,10 @@ func (e *embedModel) Fork() (sim.Model, error) {
 	c.scratch = e.scratch.fork()
 	if e.ownsWeights() {
 		c.m = e.m.Clone()
+	}
+	if e.gl != nil {
+		c.gl = e.gl.Clone()
+		c.glove = mat.DenseCopyOf(e.glove)
 	}
 	c.points = slices.Clone(e.points)
 	// the arrays after the points (GloVe's co-occurrence grid) are shared read-only

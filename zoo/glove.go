@@ -72,3 +72,14 @@ var SharedGloVe = sync.OnceValues(func() (*GloVeModel, []float64) {
 	}
 	return m, curve
 })
+
+// Clone is a deep copy of the model and its optimiser state; the entries of X,
+// never written, are shared.
+func (m *GloVeModel) Clone() *GloVeModel {
+	c := models.NewCopier()
+	return &GloVeModel{
+		GloVe:   &models.GloVe{Theta: c.Param(m.Theta), E: c.Param(m.E), B: c.Param(m.B), BC: c.Param(m.BC)},
+		Entries: m.Entries,
+		opt:     c.Adam(m.opt),
+	}
+}
