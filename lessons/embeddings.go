@@ -686,7 +686,7 @@ var embeddingsLesson = &Lesson{
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "space", Static: []string{"words", "word_class", "class_names", "focus"}, Meta: []string{"example"}, Train: []string{"points"}, Kind: Scatter, Title: `the embedding space: \(e_w\) on its first two principal components`, Arrays: []string{"points"},
+		{ID: "space", Static: []string{"words", "word_class", "class_names", "focus"}, Meta: []string{"example"}, Train: []string{"points"}, Kind: Scatter, Title: `the embedding space on its first two principal components: skip-gram's \(e_w\), or GloVe's \((e_w + \theta_w)/2\) when the method is GloVe`, Arrays: []string{"points"},
 			Note: `Colours are word classes from the lexicon, which the model never sees. Ringed: the centre word c; green: its true context t; red: the k negatives, with their scores \(\sigma(\theta^\top e_c)\).`},
 		{ID: "scores", Meta: []string{"axes"}, Kind: Bars, Title: `\(\sigma(\theta^\top e_c)\) for the true context (bar 1) and the \(k\) negatives`, Arrays: []string{"scores"}, Scale: []float64{0, 1}, Symbol: "scores",
 			Note: "Training pushes bar 1 towards 1 and the others towards 0; the words are listed in the facts."},
