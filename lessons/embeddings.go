@@ -240,6 +240,9 @@ func (e *embedModel) weightsFact() string {
 	if e.gl != nil {
 		return fmt.Sprintf("GloVe trained from scratch for %d full-batch steps (seed %d); skip-gram: the bundled checkpoint", e.trained, e.seed)
 	}
+	if e.method == embedGloVe {
+		return fmt.Sprintf("GloVe: %d full-batch steps from seed %d, trained when the server first needed it; skip-gram: the bundled checkpoint, %s steps from seed %s", zoo.GloVeSteps, zoo.GloVeSeed, e.ck["steps"], e.ck["seed"])
+	}
 	if e.trained == 0 {
 		return fmt.Sprintf("bundled checkpoint: %s steps from seed %s (go run ./cmd/train)", e.ck["steps"], e.ck["seed"])
 	}

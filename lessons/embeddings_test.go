@@ -393,6 +393,9 @@ func TestEmbeddingsCooccurrencePanel(t *testing.T) {
 func TestEmbeddingsTrainGloVe(t *testing.T) {
 	e := buildEmbed(t, map[string]string{"method": "GloVe"})
 	skip := e.static.Meta["neighbours"].(mtTable).Rows[0]
+	if w, want := e.static.Meta["weights"].(string), fmt.Sprintf("GloVe: %d full-batch steps", zoo.GloVeSteps); !strings.Contains(w, want) {
+		t.Errorf("weights before training: got %q want it to say %q", w, want)
+	}
 	var first, last float64
 	for step := range 100 {
 		f, err := e.TrainStep()
@@ -408,6 +411,9 @@ func TestEmbeddingsTrainGloVe(t *testing.T) {
 		t.Errorf("J after 100 steps: got %v want below 10%% of %v", last, first)
 	}
 	static := e.Static()
+	if w := static.Meta["weights"].(string); !strings.Contains(w, "GloVe trained from scratch for 100 full-batch steps") {
+		t.Errorf("weights after training: got %q", w)
+	}
 	var final mat.Dense
 	final.Add(e.gl.E.Value, e.gl.Theta.Value)
 	final.Scale(0.5, &final)

@@ -17,7 +17,7 @@ import (
 const (
 	gloveLR    = 0.05 // Adam's η on the full-batch J: falls steadily, no oscillation
 	GloVeSteps = 300  // full-batch steps of the shared model (well under a second)
-	gloveSeed  = 3    // the shared model's seed, as the skip-gram checkpoint's
+	GloVeSeed  = 3    // the shared model's seed, as the skip-gram checkpoint's
 )
 
 // GloVeModel is the lesson's GloVe model, the non-zero entries of its X and its optimiser.
@@ -58,10 +58,10 @@ func (m *GloVeModel) TrainStep() (float64, error) {
 	return J, nil
 }
 
-// SharedGloVe is the GloVe model trained GloVeSteps steps from gloveSeed with the
+// SharedGloVe is the GloVe model trained GloVeSteps steps from GloVeSeed with the
 // default window, and J before each step: trained once, shared read-only.
 var SharedGloVe = sync.OnceValues(func() (*GloVeModel, []float64) {
-	m := NewGloVeModel(gloveSeed, EmbedWindow)
+	m := NewGloVeModel(GloVeSeed, EmbedWindow)
 	curve := make([]float64, 0, GloVeSteps)
 	for range GloVeSteps {
 		J, err := m.TrainStep()
