@@ -679,7 +679,8 @@ var embeddingsLesson = &Lesson{
 		{TeX: `\htmlClass{sym-scores}{P(y = 1 \mid c, t)} = \sigma(\theta_t^\top e_c)`, Symbols: []Symbol{{ID: "scores", Array: "scores"}}},
 		{TeX: `\text{softmax (not trained here):}\quad P(t \mid c) = \frac{\exp(\theta_t^\top e_c)}{\sum_{w=1}^{V} \exp(\theta_w^\top e_c)}`},
 		{TeX: `L = -\log \sigma(\theta_t^\top e_c) - \sum_{i=1}^{k} \log \sigma(-\theta_{n_i}^\top e_c), \qquad n_i \sim P(w) = \frac{f(w)^{3/4}}{\sum_j f(w_j)^{3/4}}`},
-		{TeX: `J = \sum_{i,j} f(X_{ij}) \big(\theta_i^\top e_j + b_i + b'_j - \log X_{ij}\big)^2, \quad f(x) = \begin{cases} (x/x_{\max})^{3/4} & x < x_{\max} \\ 1 & x \ge x_{\max} \end{cases}, \quad e_w^{\text{final}} = \frac{e_w + \theta_w}{2}`},
+		{TeX: `J = \sum_{i,j} f(X_{ij}) \big(\theta_i^\top e_j + b_i + b'_j - \log X_{ij}\big)^2`},
+		{TeX: `f(x) = \begin{cases} (x/x_{\max})^{3/4} & 0 < x < x_{\max} \\ 1 & x \ge x_{\max} \\ 0 & x = 0 \end{cases}, \qquad e_w^{\text{final}} = \frac{e_w + \theta_w}{2}`},
 	},
 	Arrays: []Array{
 		{Name: "points", Label: `PCA of the unit-length \(e_w\)`, Axes: []Axis{Points, Coords}},
