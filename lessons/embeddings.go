@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -27,6 +28,14 @@ const (
 	embedNegStream    = 0x6e67 // separates the walkthrough's negatives from training's stream
 	embedMaxSentence  = 80     // characters of the walkthrough sentence: ~16 words, ≤ 8 pairs each, far below sim.MaxSteps
 	embedDefaultWords = "the girl drinks milk"
+	embedSkipGram     = "skip-gram"
+	embedGloVe        = "GloVe"
+	// embedCoocWords: the co-occurrence panel shows X for the 16 most frequent words,
+	// a grid that still prints its labels at 360 px.
+	embedCoocWords = 16
+	// embedCoocScale is the colour scale's top, log X: above log 467 ≈ 6.15, the
+	// largest count of the corpus (TestEmbeddingsCooccurrencePanel holds it).
+	embedCoocScale = 6.5
 	// embedRefreshEvery: training redraws the map and tables every 5th step (and the
 	// first): the PCA costs several training steps, and 5 steps move the map little.
 	embedRefreshEvery = 5
@@ -40,9 +49,16 @@ const (
 // in Static after any training (the Run reads it again for the snapshot that follows
 // training).
 type embedModel struct {
-	m      *zoo.EmbedModel // the shared bundled one (read-only) until TrainStep starts one of its own
-	ck     zoo.Meta        // metadata of the checkpoint the page started from
-	corpus *data.WordCorpus
+	m            *zoo.EmbedModel // the shared bundled one (read-only) until TrainStep starts one of its own
+	glove        *mat.Dense      // GloVe's final embeddings (e_w + θ_w)/2, same corpus and window, shown beside skip-gram's
+	gloveJ       []float64       // GloVe's J before each of its training steps
+	method       string          // what Train trains and the map shows: embedSkipGram or embedGloVe
+	gl           *zoo.GloVeModel // the page's own GloVe model, once Train trains GloVe
+	glJ          [2]float64      // its J before the first and before the latest step
+	training     bool            // refresh called by TrainStep: the map only needs to be right
+	gloveEntries int             // non-zero entries of X
+	ck           zoo.Meta        // metadata of the checkpoint the page started from
+	corpus       *data.WordCorpus
 
 	sentence  []int
 	pairs     [][2]int
@@ -101,6 +117,9 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 		return nil, err
 	}
 	e := &embedModel{m: m, ck: meta, corpus: c, window: v.Int("window"), k: v.Int("negatives"), seed: uint64(v.Int("seed"))}
+	e.method = v.String("method")
+	gm, gJ := zoo.SharedGloVe()
+	e.glove, e.gloveJ, e.gloveEntries = sharedGloVeFinal(), gJ, len(gm.Entries)
 	text := v.String("sentence")
 	if strings.TrimSpace(text) == "" {
 		text = embedDefaultWords
@@ -141,7 +160,10 @@ func buildEmbeddings(v sim.Values) (sim.Model, error) {
 		e.negatives = append(e.negatives, c.Negatives(rng, e.k, p[1]))
 	}
 	e.points = make([]float64, 2*len(c.Words))
-	e.static = sim.Frame{Arrays: []sim.Array{sim.Matrix("points", len(c.Words), 2, e.points)}, Meta: map[string]any{}}
+	logX, seen, top := cooccurrenceGrid()
+	e.static = sim.Frame{Arrays: []sim.Array{sim.Matrix("points", len(c.Words), 2, e.points),
+		sim.Matrix("logX", len(top), len(top), logX), sim.Matrix("X_seen", len(top), len(top), seen)}, Meta: map[string]any{}}
+	e.static.Meta["axes"] = map[string]any{"logX": map[string]any{"rows": top, "cols": top, "row_title": "word i", "col_title": "word j", "value": "log Xᵢⱼ", "mask": "X_seen"}}
 	e.refresh(false)
 	return e, nil
 }
@@ -162,8 +184,10 @@ func (e *embedModel) Static() sim.Frame {
 func (e *embedModel) refresh(aligned bool) {
 	e.stale = false
 	c := e.corpus
-	E := e.m.E.Value
-	variance := project2D(E, e.points, aligned)
+	if e.gl != nil {
+		e.glove = e.gl.Final()
+	}
+	variance := project2D(e.space(), e.points, aligned)
 	meta := e.static.Meta
 	meta["words"] = c.Words
 	meta["word_class"] = c.Class
@@ -178,13 +202,31 @@ func (e *embedModel) refresh(aligned bool) {
 		ceilLog2(V), hs.mean, hs.max)
 	meta["negative_sampling_cost"] = e.k + 1
 	meta["cost_ratio"] = float64(V) / float64(e.k+1)
-	meta["map"] = fmt.Sprintf("PCA of the unit-length e(w): PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
+	meta["map"] = fmt.Sprintf("PCA of the unit-length "+e.spaceName()+": PC1 %.0f%%, PC2 %.0f%% of the variance", 100*variance[0], 100*variance[1])
 	meta["weights"] = e.weightsFact()
-	if e.trained == 0 {
+	if e.trained == 0 && e.method != embedGloVe {
 		meta["same_class_neighbours"] = fmt.Sprintf("%.0f%% of content words have a nearest neighbour of their own class (%.0f%% by chance)",
 			100*e.ck.Float("same_class_nn"), 100*e.ck.Float("same_class_chance"))
 	} else {
 		delete(meta, "same_class_neighbours")
+	}
+	entries, window := e.gloveEntries, zoo.EmbedWindow
+	if e.gl != nil {
+		entries, window = len(e.gl.Entries), e.window
+	}
+	meta["glove_X"] = fmt.Sprintf("%d of the %d×%d entries non-zero: ±%d words, every neighbour counted once (no 1/distance weighting), no subsampling", entries, V, V, window)
+	meta["glove_f"] = fmt.Sprintf("α = %g, x_max = %d (the paper's values)", models.GloVeAlpha, models.GloVeXMax)
+	meta["glove_J"] = fmt.Sprintf("%.4g before training, %.4g after %d full-batch steps of Adam", e.gloveJ[0], e.gloveJ[len(e.gloveJ)-1], len(e.gloveJ))
+	switch {
+	case e.gl == nil:
+		gq := gloveQuality()
+		meta["glove_same_class"] = gloveQualityFact(gq)
+	case e.training: // measured in Static after training: it costs about 20 GloVe steps
+		meta["glove_J"] = e.ownGloVeJ()
+		delete(meta, "glove_same_class")
+	default:
+		meta["glove_J"] = e.ownGloVeJ()
+		meta["glove_same_class"] = gloveQualityFact(zoo.EmbeddingQuality(e.glove))
 	}
 	meta["focus"] = e.focus()
 	meta["features"] = featuresTable()
@@ -195,6 +237,12 @@ func (e *embedModel) refresh(aligned bool) {
 
 // weightsFact says where the weights come from.
 func (e *embedModel) weightsFact() string {
+	if e.gl != nil {
+		return fmt.Sprintf("GloVe trained from scratch for %d full-batch steps (seed %d); skip-gram: the bundled checkpoint", e.trained, e.seed)
+	}
+	if e.method == embedGloVe {
+		return fmt.Sprintf("GloVe: %d full-batch steps from seed %d, trained when the server first needed it; skip-gram: the bundled checkpoint, %s steps from seed %s", zoo.GloVeSteps, zoo.GloVeSeed, e.ck["steps"], e.ck["seed"])
+	}
 	if e.trained == 0 {
 		return fmt.Sprintf("bundled checkpoint: %s steps from seed %s (go run ./cmd/train)", e.ck["steps"], e.ck["seed"])
 	}
@@ -267,9 +315,26 @@ func (e *embedModel) focus() map[string]any {
 	return map[string]any{"word": e.query, "neighbours": ids}
 }
 
+// neighbours are w's nearest neighbours in the space the map shows.
 func (e *embedModel) neighbours(w, k int) []models.Neighbour {
-	E := e.m.E.Value
+	E := e.space()
 	return models.Nearest(E, E.RawRowView(w), k, w)
+}
+
+// space is the embeddings the map shows: skip-gram's E, or GloVe's (e_w + θ_w)/2
+// when the method is GloVe.
+func (e *embedModel) space() *mat.Dense {
+	if e.method == embedGloVe {
+		return e.glove
+	}
+	return e.m.E.Value
+}
+
+func (e *embedModel) spaceName() string {
+	if e.method == embedGloVe {
+		return "GloVe (e(w) + θ(w))/2"
+	}
+	return "e(w)"
 }
 
 func cosCell(text string, cos float64) mtCell {
@@ -296,7 +361,7 @@ var similarityPairs = [][2]string{{"man", "woman"}, {"boy", "girl"}, {"king", "q
 // featurised table and the trained embeddings.
 func (e *embedModel) similarityTable() mtTable {
 	t := mtTable{Title: "cosine similarity sim(e_u, e_v) of word pairs"}
-	oneHot, feat, trained := mtRow{Label: "one-hot"}, mtRow{Label: "features"}, mtRow{Label: "trained"}
+	oneHot, feat, trained, glove := mtRow{Label: "one-hot"}, mtRow{Label: "features"}, mtRow{Label: "trained"}, mtRow{Label: "GloVe"}
 	for _, p := range similarityPairs {
 		t.Head = append(t.Head, p[0]+"·"+p[1])
 		oneHot.Cells = append(oneHot.Cells, mtCell{Text: "0", Mark: "off"})
@@ -306,11 +371,13 @@ func (e *embedModel) similarityTable() mtTable {
 		v, okV := e.corpus.Index[p[1]]
 		if okU && okV {
 			trained.Cells = append(trained.Cells, mtCell{Text: strconv.FormatFloat(models.Cosine(e.m.Embedding(u), e.m.Embedding(v)), 'f', 2, 64)})
+			glove.Cells = append(glove.Cells, mtCell{Text: strconv.FormatFloat(models.Cosine(e.glove.RawRowView(u), e.glove.RawRowView(v)), 'f', 2, 64)})
 		} else {
 			trained.Cells = append(trained.Cells, mtCell{Text: "—", Mark: "cut"})
+			glove.Cells = append(glove.Cells, mtCell{Text: "—", Mark: "cut"})
 		}
 	}
-	t.Rows = []mtRow{oneHot, feat, trained}
+	t.Rows = []mtRow{oneHot, feat, trained, glove}
 	return t
 }
 
@@ -347,6 +414,7 @@ func (e *embedModel) analogyTable() mtTable {
 	} else {
 		ix := e.corpus.Index
 		t.Rows = append(t.Rows, answers("trained", e.m.E.Value, e.corpus.Words, [3]int{ix[a], ix[b], ix[c]}, embedAnswers))
+		t.Rows = append(t.Rows, answers("GloVe", e.glove, e.corpus.Words, [3]int{ix[a], ix[b], ix[c]}, embedAnswers))
 	}
 	return t
 }
@@ -356,7 +424,12 @@ func (e *embedModel) neighboursTable() mtTable {
 	w := e.corpus.Words[e.query]
 	t := mtTable{Title: fmt.Sprintf("nearest neighbours of %q: argmax sim(e(w), e(%s))", w, w)}
 	row := mtRow{Label: "trained"}
-	for _, n := range e.neighbours(e.query, embedNeighbours) {
+	for _, n := range models.Nearest(e.m.E.Value, e.m.E.Value.RawRowView(e.query), embedNeighbours, e.query) {
+		row.Cells = append(row.Cells, cosCell(e.corpus.Words[n.Word], n.Cosine))
+	}
+	t.Rows = append(t.Rows, row)
+	row = mtRow{Label: "GloVe"}
+	for _, n := range models.Nearest(e.glove, e.glove.RawRowView(e.query), embedNeighbours, e.query) {
 		row.Cells = append(row.Cells, cosCell(e.corpus.Words[n.Word], n.Cosine))
 	}
 	t.Rows = append(t.Rows, row)
@@ -383,6 +456,59 @@ var huffmanDepths = sync.OnceValue(func() huffmanInfo {
 	d := models.HuffmanCodeLengths(counts)
 	return huffmanInfo{mean: models.MeanCodeLength(counts, d), max: slices.Max(d)}
 })
+
+// cooccurrenceGrid is log X_ij of the embedCoocWords most frequent words (X of the
+// default window), 1 in seen where X_ij > 0 and 0 where it is 0 (f = 0: no term of J;
+// log X is then written as 0 and the panel hatches the cell), and the words.
+func cooccurrenceGrid() (logX, seen []float64, words []string) {
+	g := coocGrid()
+	return g.logX, g.seen, g.words
+}
+
+var coocGrid = sync.OnceValue(func() (g struct {
+	logX, seen []float64
+	words      []string
+}) {
+	c := data.Words()
+	order := make([]int, len(c.Words))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(c.Counts[b], c.Counts[a]) })
+	order = order[:embedCoocWords]
+	X := zoo.GloVeCooccurrence(zoo.EmbedWindow)
+	n := len(order)
+	logX, seen, words := make([]float64, n*n), make([]float64, n*n), make([]string, n)
+	for a, i := range order {
+		words[a] = c.Words[i]
+		for b, j := range order {
+			if x := X.At(i, j); x > 0 {
+				logX[a*n+b], seen[a*n+b] = math.Log(x), 1
+			}
+		}
+	}
+	g.logX, g.seen, g.words = logX, seen, words
+	return g
+})
+
+func gloveQualityFact(q zoo.EmbedQuality) string {
+	return fmt.Sprintf("%.0f%% of content words have a nearest neighbour of their own class (%.0f%% by chance); analogies %d of %d", 100*q.SameClass, 100*q.Chance, q.Analogies, q.AnalogyCount)
+}
+
+// ownGloVeJ is the J fact of the GloVe model the page trains.
+func (e *embedModel) ownGloVeJ() string {
+	return fmt.Sprintf("%.4g before training, %.4g before step %d (trained on the page from seed %d)", e.glJ[0], e.glJ[1], e.trained, e.seed)
+}
+
+// sharedGloVeFinal is (e_w + θ_w)/2 of the shared GloVe model, computed once and
+// shared read-only by every page (nothing writes it: the page trains skip-gram only).
+var sharedGloVeFinal = sync.OnceValue(func() *mat.Dense {
+	m, _ := zoo.SharedGloVe()
+	return m.Final()
+})
+
+// gloveQuality measures the shared GloVe embeddings once.
+var gloveQuality = sync.OnceValue(func() zoo.EmbedQuality { return zoo.EmbeddingQuality(sharedGloVeFinal()) })
 
 // ceilLog2 is ⌈log₂ n⌉ for n ≥ 1: the depth of a balanced binary tree with n leaves.
 func ceilLog2(n int) int {
@@ -440,15 +566,29 @@ func roundAll(v []float64) []float64 {
 // progress frame carries the loss curve and the map's points, so the page redraws
 // the map as it trains.
 func (e *embedModel) TrainStep() (sim.Frame, error) {
-	rng := e.stream(e.seed, func() { e.m = zoo.NewEmbedModel(e.seed) })
-	loss, err := e.m.TrainStep(rng, e.window, e.k)
+	var loss float64
+	var err error
+	if e.method == embedGloVe {
+		e.stream(e.seed, func() { e.gl = zoo.NewGloVeModel(e.seed, e.window) })
+		loss, err = e.gl.TrainStep() // e.glove follows at the next refresh
+		if e.trained == 0 {
+			e.glJ[0] = loss
+		}
+		e.glJ[1] = loss
+	} else {
+		rng := e.stream(e.seed, func() { e.m = zoo.NewEmbedModel(e.seed) })
+		loss, err = e.m.TrainStep(rng, e.window, e.k)
+	}
 	if err != nil {
 		return sim.Frame{}, fmt.Errorf("lessons: training diverged at step %d: %w", e.trained+1, err)
 	}
 	e.trained++
 	e.stale = true
 	if e.trained == 1 || e.trained%embedRefreshEvery == 0 {
+		e.training = true
 		e.refresh(e.trained > 1)
+		e.training = false
+		e.stale = e.gl != nil // Static measures GloVe's quality
 	} else {
 		e.static.Meta["weights"] = e.weightsFact()
 	}
@@ -530,6 +670,7 @@ var embeddingsLesson = &Lesson{
 		`Skip-gram is first written with a softmax over the whole vocabulary, and negative sampling stands in for it: the probability that \(t\) appears near \(c\) is \(P(t \mid c) = \exp(\theta_t^\top e_c) / \sum_{w=1}^{V} \exp(\theta_w^\top e_c)\), trained with the cross-entropy loss \(-\log P(t \mid c)\). The denominator is what makes it slow: one prediction needs the score of every one of the \(V\) words, and its gradient moves all \(V\) output vectors \(\theta_w\). <b>Hierarchical softmax</b> keeps a normalised \(P(t \mid c)\) but computes it differently: the words are the leaves of a binary tree (a Huffman tree, so frequent words sit near the root), each inner node \(n\) has its own vector \(\theta_n\), and \(P(t \mid c)\) is the product of the left-or-right decisions \(\sigma(\pm\theta_n^\top e_c)\) on the path from the root to \(t\): \(O(\log V)\) terms instead of \(V\). Negative sampling, used here, gives up the normalised distribution altogether: per pair it scores only the true word and \(k\) noise words, \(k + 1\) binary classifiers, and its scores are not probabilities over the vocabulary. What it keeps is the pull of \(e_c\) towards the words seen near \(c\) and away from random ones, which is what the embeddings need. The facts give the three costs for this model's \(V\), and at each step the softmax's denominator for the centre word, a sum the page computes over the whole vocabulary.`,
 		`Here the model learns 32-dimensional embeddings from the English side of the page's translation corpus: about 3,600 short sentences and 262 words, with punctuation left out and frequent words like <i>the</i> subsampled. The scrubber walks through the training examples of one sentence: each step is one (centre, context) pair with its \(k\) negatives, scored by the current model, and the map marks the centre word (ringed), the true context word (green) and the negatives (red). The map shows every word projected on the first two principal components of its unit-length embedding, coloured by its word class in the corpus generator's lexicon. The model never sees these classes.`,
 		`The bundled embeddings (4,000 steps of Adam) put the nearest neighbour of 85% of the content words in the same class, against 32% by chance: pronouns sit with pronouns (<i>he</i> next to <i>she</i>, cosine 0.90), food with food (<i>apple</i> next to <i>orange</i>), things with things (<i>car</i> next to <i>house</i> and <i>bike</i>), adjectives together, and <i>school</i>, <i>paris</i> and <i>london</i> almost on top of each other, since all three only ever follow “to”. Analogies mostly fail, and that is a finding about the data: in these English sentences <i>man</i> and <i>woman</i> occur in exactly the same contexts (the grammar treats them alike), so nothing in the text separates them and no vector offset can encode gender. Of nine analogy questions from the corpus only <i>boy</i> → <i>boys</i> as <i>girl</i> → <i>girls</i> comes out right, and the analogy table opens on it: the trained vectors answer <i>girls</i>. The lecture's <i>man</i> → <i>woman</i> as <i>king</i> → ? is answered on the hand-made feature table (the table's first row, always shown), for two reasons: the corpus has no <i>king</i> or <i>queen</i> at all (its lexicon has no royals, so the trained vectors have no \(e_{king}\); type <i>king</i> and the trained row says so), and even <i>man</i> and <i>woman</i> carry no gender in this text. <b>Train</b> starts again from random vectors (drawn from the seed) and redraws the map as it learns: with seed 1, 200 steps already give 77% same-class neighbours and 400 steps 85%.`,
+		`<b>GloVe</b> learns from the same text in one piece instead of pair by pair. It first counts, for every two words \(i\) and \(j\), how often \(j\) falls within the window of \(i\): the co-occurrence matrix \(X\), here with the skip-gram window of 2 words each side, every neighbour counted once whatever its distance, and no subsampling. Because the window looks both ways, \(X\) is symmetric. It then fits \(\theta_i^\top e_j + b_i + b'_j\) to \(\log X_{ij}\) by least squares, each pair weighted by \(f(X_{ij})\): zero for pairs never seen together (their logarithm does not exist), small for rare pairs whose counts are noisy, and capped at 1 from \(x_{\max} = 100\) on so that pairs like “the … the” do not dominate (\(\alpha = 3/4\), the paper's values; 52 entries of this corpus reach 100). Since \(X\) is symmetric, \(\theta\) and \(e\) play the same role, and the embedding kept is their mean. The tables add a <i>GloVe</i> row beside skip-gram's: 32 dimensions, 300 full-batch steps of Adam from seed 3, trained when the page is first opened (under a second). \(J\) falls from about 4,400 to 0.043, but the vectors group words less well than skip-gram's: 61% same-class neighbours against 85%. With 262 words and 32 dimensions GloVe has more parameters than \(X\) has non-zero entries, so it can fit nearly every count exactly, noise included; skip-gram's sampled pairs and negatives do not let it memorise that way. Set the method to GloVe and the map shows GloVe's space instead, and <b>Train</b> fits a fresh GloVe model from the seed, on the window chosen above, one full-batch step of Adam on \(J\) per training step; the loss curve is then \(J\).`,
 	},
 	Equations: []Equation{
 		{TeX: `e_w = E\, o_w, \qquad \mathrm{sim}(o_u, o_v) = 0 \ \ (u \ne v)`},
@@ -538,14 +679,18 @@ var embeddingsLesson = &Lesson{
 		{TeX: `\htmlClass{sym-scores}{P(y = 1 \mid c, t)} = \sigma(\theta_t^\top e_c)`, Symbols: []Symbol{{ID: "scores", Array: "scores"}}},
 		{TeX: `\text{softmax (not trained here):}\quad P(t \mid c) = \frac{\exp(\theta_t^\top e_c)}{\sum_{w=1}^{V} \exp(\theta_w^\top e_c)}`},
 		{TeX: `L = -\log \sigma(\theta_t^\top e_c) - \sum_{i=1}^{k} \log \sigma(-\theta_{n_i}^\top e_c), \qquad n_i \sim P(w) = \frac{f(w)^{3/4}}{\sum_j f(w_j)^{3/4}}`},
+		{TeX: `J = \sum_{i,j} f(X_{ij}) \big(\theta_i^\top e_j + b_i + b'_j - \log X_{ij}\big)^2`},
+		{TeX: `f(x) = \begin{cases} (x/x_{\max})^{3/4} & 0 < x < x_{\max} \\ 1 & x \ge x_{\max} \\ 0 & x = 0 \end{cases}, \qquad e_w^{\text{final}} = \frac{e_w + \theta_w}{2}`},
 	},
 	Arrays: []Array{
 		{Name: "points", Label: `PCA of the unit-length \(e_w\)`, Axes: []Axis{Points, Coords}},
 		{Name: "scores", Label: `\(\sigma(\theta^\top e_c)\)`, Axes: []Axis{Items}, PerStep: true},
+		{Name: "logX", Label: `\(\log X_{ij}\)`, Axes: []Axis{Vocabulary, Vocabulary}},
+		{Name: "X_seen", Label: `\(X_{ij} > 0\)`, Axes: []Axis{Vocabulary, Vocabulary}},
 	},
 	Loss: "loss_curve",
 	Panels: []Panel{
-		{ID: "space", Static: []string{"words", "word_class", "class_names", "focus"}, Meta: []string{"example"}, Train: []string{"points"}, Kind: Scatter, Title: `the embedding space: \(e_w\) on its first two principal components`, Arrays: []string{"points"},
+		{ID: "space", Static: []string{"words", "word_class", "class_names", "focus"}, Meta: []string{"example"}, Train: []string{"points"}, Kind: Scatter, Title: `the embedding space on its first two principal components: skip-gram's \(e_w\), or GloVe's \((e_w + \theta_w)/2\) when the method is GloVe`, Arrays: []string{"points"},
 			Note: `Colours are word classes from the lexicon, which the model never sees. Ringed: the centre word c; green: its true context t; red: the k negatives, with their scores \(\sigma(\theta^\top e_c)\).`},
 		{ID: "scores", Meta: []string{"axes"}, Kind: Bars, Title: `\(\sigma(\theta^\top e_c)\) for the true context (bar 1) and the \(k\) negatives`, Arrays: []string{"scores"}, Scale: []float64{0, 1}, Symbol: "scores",
 			Note: "Training pushes bar 1 towards 1 and the others towards 0; the words are listed in the facts."},
@@ -556,6 +701,8 @@ var embeddingsLesson = &Lesson{
 		{ID: "analogy", Static: []string{"analogy"}, Kind: Table, Title: "analogies by vector offset",
 			Note: "Top answers by cosine, the three query words left out; the best is green. Row 1 is the lecture's question on the feature table: the corpus has no king or queen."},
 		{ID: "neighbours", Static: []string{"neighbours"}, Kind: Table, Title: "nearest neighbours by cosine"},
+		{ID: "cooccurrence", Static: []string{"axes"}, Kind: Alignment, Title: `GloVe's co-occurrence counts \(\log X_{ij}\) of the 16 most frequent words (window ±2)`, Arrays: []string{"logX", "X_seen"}, Scale: []float64{0, embedCoocScale},
+			Note: `Symmetric, as the window looks both ways. Hatched: \(X_{ij} = 0\), where \(f = 0\) and the pair adds nothing to \(J\).`},
 	},
 	Params: sim.Specs{
 		{Name: "sentence", Label: "walk-through sentence", Kind: sim.Text, MaxLen: embedMaxSentence, MaxLenWhy: "every word makes up to 8 skip-gram pairs, one step each, and about 16 words already make a long walk-through", Default: embedDefaultWords,
@@ -569,6 +716,8 @@ var embeddingsLesson = &Lesson{
 			Help: "Words drawn from f(w)^¾ per true pair, in the walk-through and in training."},
 		{Name: "window", Label: "context window", Kind: sim.Int, Default: strconv.Itoa(zoo.EmbedWindow), Min: 1, Max: 4, Step: 1,
 			Help: "A context word is at most this many words from the centre word."},
+		{Name: "method", Label: "method", Kind: sim.Choice, Choices: []string{embedSkipGram, embedGloVe}, Default: embedSkipGram,
+			Help: "What Train trains from scratch and the map shows: skip-gram's e(w), or GloVe's (e(w) + θ(w))/2 fitted to log X on the same corpus and window (one full-batch step of Adam per training step). The tables show both."},
 		seedSpec(1, "Draws the walk-through's negatives and the random start of training."),
 	},
 	Plots: []Plot{
@@ -579,12 +728,14 @@ var embeddingsLesson = &Lesson{
 	Facts:  embedFacts,
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): 0.35 ms a step on one core with the map redrawn every 5th, 4 s; seed 1 reaches 85% same-class neighbours in 400.
+	// A full-batch GloVe step takes 0.8 ms with the map: 10000 steps in 8 s, and J has levelled off after about 300.
 	MaxTrained: 10000,
-	Largest:    sim.Values{"sentence": "the girl drinks milk the boy eats the apple the man sees the woman", "window": "4", "negatives": "10"},
+	Largest:    sim.Values{"sentence": "the girl drinks milk the boy eats the apple the man sees the woman", "window": "4", "negatives": "10", "method": "GloVe"},
 	// 299 KB measured on a 14-word sentence with window 4 and 10 negatives, 46 KB at the defaults: the frames; the embeddings are shared.
 	SessionBytes: 480 << 10,
-	// 577 KB measured (its own E and Θ, their gradients and Adam's moments) and a loss curve of 10000 steps.
-	TrainedBytes: 1280 << 10,
+	// 577 KB measured for skip-gram (its own E and Θ, their gradients and Adam's moments); GloVe at window 4
+	// (Largest) 996 KB (θ, e, b, b′, gradients, Adam's moments and X's 10,437 non-zero entries); and a loss curve of 10000 steps.
+	TrainedBytes: 1536 << 10,
 }
 
 // embedFacts labels the page's facts in the lecture's words.
@@ -600,6 +751,10 @@ var embedFacts = factTable{
 		{key: "hierarchical_cost", label: `hierarchical softmax: binary decisions per prediction`},
 		{key: "negative_sampling_cost", label: `negative sampling: scores per pair, k + 1`},
 		{key: "cost_ratio", label: `softmax ÷ negative sampling, V / (k + 1)`, measured: true},
+		{key: "glove_X", label: `GloVe: co-occurrence counts \(X_{ij}\)`},
+		{key: "glove_f", label: `GloVe: weighting \(f(X_{ij})\)`},
+		{key: "glove_J", label: `GloVe: loss \(J\)`, measured: true},
+		{key: "glove_same_class", label: `GloVe: same-class neighbours of \((e_w + \theta_w)/2\)`, measured: true},
 	},
 	step: []fact{
 		{key: "pair", label: "pair"},

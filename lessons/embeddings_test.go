@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"unroll/data"
+	"unroll/models"
 	"unroll/sim"
 	"unroll/zoo"
 )
@@ -33,7 +34,7 @@ func TestEmbeddingsDefaultAnalogy(t *testing.T) {
 	if got := an.Rows[0].Cells[0].Text; got != "queen" || !strings.Contains(an.Rows[0].Label, "features") {
 		t.Errorf("row 1 %q: got %q, want the lecture's man → woman as king → queen on the features", an.Rows[0].Label, got)
 	}
-	if row := an.Rows[len(an.Rows)-1]; row.Label != "trained" || row.Cells[0].Text != "girls" {
+	if row := an.Rows[2]; row.Label != "trained" || row.Cells[0].Text != "girls" {
 		t.Errorf("trained row %q: got %q, want girls", row.Label, row.Cells[0].Text)
 	}
 	prose := strings.Join(embeddingsLesson.Prose, " ")
@@ -245,7 +246,16 @@ func TestProject2D(t *testing.T) {
 // BenchmarkEmbeddingsTrainStep is one live training step with its progress frame:
 // a minibatch of Adam, the PCA map and the tables rebuilt.
 func BenchmarkEmbeddingsTrainStep(b *testing.B) {
-	m, err := embeddingsLesson.Build(embeddingsLesson.Params.Defaults())
+	benchEmbedTrain(b, nil)
+}
+
+// BenchmarkEmbeddingsTrainGloVe is one full-batch GloVe step with its progress frame.
+func BenchmarkEmbeddingsTrainGloVe(b *testing.B) {
+	benchEmbedTrain(b, map[string]string{"method": "GloVe"})
+}
+
+func benchEmbedTrain(b *testing.B, changes map[string]string) {
+	m, err := embeddingsLesson.Build(embedValues(changes))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -300,5 +310,143 @@ func TestEmbeddingsSoftmaxCost(t *testing.T) {
 		if want := fmt.Sprintf("%.4g, a sum of V = %d terms for this one prediction", z, V); e.At(1).Meta["softmax_normaliser"] != want {
 			t.Errorf("step 1: got %v want %v", e.At(1).Meta["softmax_normaliser"], want)
 		}
+	}
+}
+
+// TestEmbeddingsGloVeRows (seed 003, Learning 3): the GloVe rows of the tables are
+// computed from (e_w + θ_w)/2 of the shared GloVe model, and the prose's figures are
+// its measured quality.
+func TestEmbeddingsGloVeRows(t *testing.T) {
+	e := buildEmbed(t, map[string]string{"word": "apple"})
+	gm, curve := zoo.SharedGloVe()
+	var final mat.Dense
+	final.Add(gm.E.Value, gm.Theta.Value)
+	final.Scale(0.5, &final)
+	if !mat.Equal(&final, e.glove) {
+		t.Fatal("the page's GloVe vectors are not (e + θ)/2 of the shared model")
+	}
+	c := e.corpus
+	nb := e.static.Meta["neighbours"].(mtTable)
+	want := models.Nearest(&final, final.RawRowView(c.Index["apple"]), embedNeighbours, c.Index["apple"])
+	if row := nb.Rows[1]; row.Label != "GloVe" || len(row.Cells) != len(want) {
+		t.Fatalf("neighbours row 2: %+v", row)
+	}
+	for i, n := range want {
+		if got := nb.Rows[1].Cells[i].Text; got != c.Words[n.Word] {
+			t.Errorf("GloVe neighbour %d of apple: got %s want %s", i+1, got, c.Words[n.Word])
+		}
+	}
+	an := e.static.Meta["analogy"].(mtTable)
+	ix := c.Index
+	if got, want := an.Rows[3].Cells[0].Text, c.Words[models.Analogy(&final, ix["boy"], ix["boys"], ix["girl"], 1)[0].Word]; an.Rows[3].Label != "GloVe" || got != want {
+		t.Errorf("GloVe analogy row %q: got %s want %s", an.Rows[3].Label, got, want)
+	}
+	capped := 0
+	for _, x := range gm.Entries {
+		if x.Weight == 1 {
+			capped++
+		}
+	}
+	q := zoo.EmbeddingQuality(&final)
+	prose := strings.Join(embeddingsLesson.Prose, " ")
+	for _, s := range []string{fmt.Sprintf("%.0f%% same-class neighbours", 100*q.SameClass), fmt.Sprintf("to %.2g", curve[len(curve)-1]),
+		fmt.Sprintf("%d full-batch steps", zoo.GloVeSteps), fmt.Sprintf("x_{\\max} = %d", models.GloVeXMax),
+		fmt.Sprintf("%d entries of this corpus reach %d", capped, models.GloVeXMax)} {
+		if !strings.Contains(prose, s) {
+			t.Errorf("prose does not say %q", s)
+		}
+	}
+}
+
+// TestEmbeddingsCooccurrencePanel (seed 003: X_ij counts i in the context of j): the
+// panel's grid is log X of the most frequent words, symmetric, marked unseen exactly
+// where X = 0 (f = 0), and under the panel's colour scale.
+func TestEmbeddingsCooccurrencePanel(t *testing.T) {
+	logX, seen, words := cooccurrenceGrid()
+	X := zoo.GloVeCooccurrence(zoo.EmbedWindow)
+	c := data.Words()
+	n := len(words)
+	if n != embedCoocWords {
+		t.Fatalf("%d words want %d", n, embedCoocWords)
+	}
+	for a := range n {
+		for b := range n {
+			x := X.At(c.Index[words[a]], c.Index[words[b]])
+			want, wantSeen := 0.0, 0.0
+			if x > 0 {
+				want, wantSeen = math.Log(x), 1
+			}
+			if logX[a*n+b] != want || seen[a*n+b] != wantSeen || logX[a*n+b] != logX[b*n+a] {
+				t.Errorf("%s, %s: got log X %v seen %v want %v %v (and symmetric)", words[a], words[b], logX[a*n+b], seen[a*n+b], want, wantSeen)
+			}
+		}
+	}
+	if top := math.Log(mat.Max(X)); top > embedCoocScale {
+		t.Errorf("largest log X %.3f above the colour scale %v", top, embedCoocScale)
+	}
+}
+
+// TestEmbeddingsTrainGloVe (seed 003, Learning 3): with the method GloVe, Train fits
+// a fresh GloVe model on the page: J falls, the map and the GloVe rows follow its
+// (e + θ)/2, skip-gram's rows stay the bundled ones, and a fork trains on exactly
+// like the original.
+func TestEmbeddingsTrainGloVe(t *testing.T) {
+	e := buildEmbed(t, map[string]string{"method": "GloVe"})
+	skip := e.static.Meta["neighbours"].(mtTable).Rows[0]
+	if w, want := e.static.Meta["weights"].(string), fmt.Sprintf("GloVe: %d full-batch steps", zoo.GloVeSteps); !strings.Contains(w, want) {
+		t.Errorf("weights before training: got %q want it to say %q", w, want)
+	}
+	var first, last float64
+	for step := range 100 {
+		f, err := e.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if step == 0 {
+			first = f.Meta["loss"].(float64)
+		}
+		last = f.Meta["loss"].(float64)
+	}
+	if !(last < 0.1*first) {
+		t.Errorf("J after 100 steps: got %v want below 10%% of %v", last, first)
+	}
+	static := e.Static()
+	if w := static.Meta["weights"].(string); !strings.Contains(w, "GloVe trained from scratch for 100 full-batch steps") {
+		t.Errorf("weights after training: got %q", w)
+	}
+	var final mat.Dense
+	final.Add(e.gl.E.Value, e.gl.Theta.Value)
+	final.Scale(0.5, &final)
+	if !mat.Equal(&final, e.glove) || !mat.Equal(&final, e.space()) {
+		t.Fatal("the page's GloVe vectors are not (e + θ)/2 of its own model")
+	}
+	q := zoo.EmbeddingQuality(&final)
+	if want := fmt.Sprintf("%.0f%%", 100*q.SameClass); !strings.Contains(static.Meta["glove_same_class"].(string), want) {
+		t.Errorf("GloVe quality fact %q does not say %s", static.Meta["glove_same_class"], want)
+	}
+	nb := static.Meta["neighbours"].(mtTable)
+	w := e.query
+	for i, n := range models.Nearest(&final, final.RawRowView(w), embedNeighbours, w) {
+		if got := nb.Rows[1].Cells[i].Text; got != e.corpus.Words[n.Word] {
+			t.Errorf("GloVe neighbour %d: got %s want %s", i+1, got, e.corpus.Words[n.Word])
+		}
+	}
+	if !reflect.DeepEqual(nb.Rows[0], skip) {
+		t.Errorf("skip-gram's neighbours changed while GloVe trained")
+	}
+	fk, err := e.Fork()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fk.(*embedModel)
+	for range 3 {
+		a, _ := e.TrainStep()
+		b, _ := f.TrainStep()
+		if !reflect.DeepEqual(a, b) {
+			t.Fatal("the fork trains differently from the original")
+		}
+	}
+	if e.gl.E.Value == f.gl.E.Value {
+		t.Error("the fork shares GloVe's weights")
 	}
 }

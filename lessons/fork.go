@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"unroll/models"
 	"unroll/sim"
 )
@@ -113,8 +115,14 @@ func (e *embedModel) Fork() (sim.Model, error) {
 	if e.ownsWeights() {
 		c.m = e.m.Clone()
 	}
+	if e.gl != nil {
+		c.gl = e.gl.Clone()
+		c.glove = mat.DenseCopyOf(e.glove)
+	}
 	c.points = slices.Clone(e.points)
-	c.static = sim.Frame{Arrays: []sim.Array{sim.Matrix("points", len(e.points)/2, 2, c.points)}, Meta: maps.Clone(e.static.Meta)}
+	// the arrays after the points (GloVe's co-occurrence grid) are shared read-only
+	arrays := append([]sim.Array{sim.Matrix("points", len(e.points)/2, 2, c.points)}, e.static.Arrays[1:]...)
+	c.static = sim.Frame{Arrays: arrays, Meta: maps.Clone(e.static.Meta)}
 	return &c, nil
 }
 

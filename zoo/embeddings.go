@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"gonum.org/v1/gonum/mat"
+
 	"unroll/data"
 	"unroll/models"
 )
@@ -96,9 +98,11 @@ var EmbedAnalogies = [][4]string{
 }
 
 // Quality measures m on the shipped corpus.
-func (m *EmbedModel) Quality() EmbedQuality {
+func (m *EmbedModel) Quality() EmbedQuality { return EmbeddingQuality(m.E.Value) }
+
+// EmbeddingQuality measures embeddings E (a row per word of the shipped corpus).
+func EmbeddingQuality(E *mat.Dense) EmbedQuality {
 	c := data.Words()
-	E := m.E.Value
 	var q EmbedQuality
 	share := make([]float64, len(data.WordClasses))
 	content := 0
