@@ -151,3 +151,20 @@ func TestShownFollowsTheNotation(t *testing.T) {
 		t.Errorf("every panel is shown at the defaults, though one is for the other convention")
 	}
 }
+
+// TestLossNamedAsThePage: the training-loss export names the loss as the page's
+// heading does at the view's values: L for skip-gram, J for GloVe (lecture 003).
+func TestLossNamedAsThePage(t *testing.T) {
+	l, _ := lessons.Find("embeddings")
+	for method, want := range map[string]string{"skip-gram": `\(L\)`, "GloVe": `\(J\)`} {
+		v := View{Lesson: l, Loss: []float64{2, 1}, Values: l.Params.Defaults()}
+		v.Values["method"] = method
+		f, err := lossFigure(v, TrainingLoss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(f.Title, want) || f.YLabel != want {
+			t.Errorf("method %s: title %q, y label %q; want them to name %s", method, f.Title, f.YLabel, want)
+		}
+	}
+}

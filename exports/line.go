@@ -2,6 +2,7 @@ package exports
 
 import (
 	"slices"
+	"strings"
 
 	"unroll/figures"
 	"unroll/lessons"
@@ -70,6 +71,24 @@ func lossFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	for i := range xs {
 		xs[i] = float64(i + 1)
 	}
-	return figures.Figure{Title: Text(p.Title), XLabel: "training step", YLabel: "L", LogY: p.LogY,
-		Series: []figures.Series{{Label: "L", X: xs, Y: v.Loss}}}, nil
+	name := lossName(v)
+	symbol := strings.TrimSuffix(strings.TrimPrefix(name, `\(`), `\)`)
+	return figures.Figure{Title: Text("training loss " + name), XLabel: "training step", YLabel: Text(name), LogY: p.LogY,
+		Series: []figures.Series{{Label: symbol, X: xs, Y: v.Loss}}}, nil
+}
+
+// lossName is the training loss's symbol as the page's heading writes it at the
+// view's values (lessons.Lesson.LossNames), as inline TeX: \(L\) unless the lesson
+// names it otherwise.
+func lossName(v View) string {
+	values := v.Values
+	if values == nil {
+		values = v.Lesson.Params.Defaults()
+	}
+	for _, n := range v.Lesson.LossNames {
+		if n.When.Holds(values) {
+			return n.TeX
+		}
+	}
+	return `\(L\)`
 }

@@ -22,6 +22,9 @@ type View struct {
 	Steps  int         // the model's steps: the scrubber's length
 	Passes []sim.Pass
 	Loss   []float64 // the training loss of each step the model took (lessons.LossCurve)
+	// Values are the page's parameter values, where the caller knows them: what a
+	// panel's words depend on (the loss's name); nil reads as the defaults.
+	Values sim.Values
 }
 
 // NewView steps model m of lesson l to step (clamped to 0..Steps), computing each

@@ -724,8 +724,12 @@ var embeddingsLesson = &Lesson{
 		{Name: "space", Title: `word embeddings \(e_w\), first two principal components`, XLabel: "PC1", YLabel: "PC2", Points: true, Series: spaceSeries},
 		{Name: "loss", Title: `skip-gram negative-sampling loss \(L\) while training the bundled embeddings`, XLabel: "training step", YLabel: `\(L\)`, Series: lossSeries},
 	},
-	Build:  buildEmbeddings,
-	Facts:  embedFacts,
+	Build: buildEmbeddings,
+	Facts: embedFacts,
+	LossNames: []LossName{
+		{TeX: `\(L\)`, When: &sim.Applies{Param: "method", Values: []string{embedSkipGram}, Why: "skip-gram's loss"}},
+		{TeX: `\(J\)`, When: &sim.Applies{Param: "method", Values: []string{embedGloVe}, Why: "GloVe's loss"}},
+	},
 	Trains: true,
 	// 10000 (sim.MaxTrainSteps): 0.35 ms a step on one core with the map redrawn every 5th, 4 s; seed 1 reaches 85% same-class neighbours in 400.
 	// A full-batch GloVe step takes 0.8 ms with the map: 10000 steps in 8 s, and J has levelled off after about 300.

@@ -35,9 +35,13 @@ type Lesson struct {
 	Arrays []Array
 	// Loss names the array of the training messages that holds the whole loss curve so
 	// far ("" when the curve grows by the messages' "loss" meta, one point a step).
-	Loss   string
-	Params sim.Specs
-	Plots  []Plot
+	Loss string
+	// LossNames are the training loss's symbol in the loss panel's heading, each while
+	// its condition holds (the embeddings page trains skip-gram's L or GloVe's J); none:
+	// L.
+	LossNames []LossName
+	Params    sim.Specs
+	Plots     []Plot
 	// Build makes the lesson's model, whose frames carry the facts' values in their meta;
 	// Plot.Series and Plot.Grid read the model it returns. A page's frames come from
 	// Model, which labels them with Facts.
@@ -70,6 +74,12 @@ type Lesson struct {
 	// footprint_test.go measures both and fails when a measurement exceeds them or
 	// they exceed it more than fourfold, so they stay honest.
 	TrainedBytes int
+}
+
+// LossName is the training loss's symbol, as inline TeX, while When holds.
+type LossName struct {
+	TeX  string
+	When *sim.Applies
 }
 
 // Equation is one displayed equation. One that depends on a parameter (the cell a

@@ -40,12 +40,18 @@ func TestCatalog(t *testing.T) {
 		for _, p := range l.Panels {
 			shown = append(shown, p.When)
 		}
+		for _, n := range l.LossNames {
+			if n.When == nil || !l.Trains {
+				t.Errorf("%s: the loss's name %s needs a condition, on a lesson that trains", l.Slug, n.TeX)
+			}
+			shown = append(shown, n.When)
+		}
 		for _, w := range shown {
 			if w == nil {
 				continue
 			}
 			if err := append(slices.Clone(l.Params), sim.ParamSpec{Name: "shown", Kind: sim.Text, When: w}).Validate(); err != nil {
-				t.Errorf("%s: an equation or panel: %v", l.Slug, err)
+				t.Errorf("%s: an equation, panel or loss name: %v", l.Slug, err)
 			}
 		}
 		if l.Build == nil || l.Title == "" || l.Summary == "" || len(l.Prose) == 0 || l.Short == "" || len([]rune(l.Short)) > 15 {

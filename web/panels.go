@@ -236,6 +236,7 @@ func (s *Server) exportView(w http.ResponseWriter, r *http.Request, l *lessons.L
 		step = m.Steps()
 	}
 	v, err := exports.NewView(r.Context(), l, m, step)
+	v.Values, _ = l.Params.Parse(r.URL.Query()) // exportModel has checked them
 	release()
 	if err != nil {
 		done()
