@@ -458,14 +458,14 @@ func pytorchExport(l *lessons.Lesson) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</p><p class=\"math\">These five lines (with <code>pip install torch safetensors</code>) load it and print \\(H_t\\) at the page's step, the numbers the page shows:</p><pre class=\"pytorch-snippet\" data-testid=\"pytorch-snippet\"><code>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</p><p class=\"math\">These five lines (with <code>pip install torch safetensors</code>) load it and print \\(H_t\\) at the page's step, the numbers the page shows:</p><pre class=\"pytorch-snippet\" data-testid=\"pytorch-snippet\" tabindex=\"0\" aria-label=\"Python that loads the model into PyTorch\"><code>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var29 string
 			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(lessons.PyTorchSnippet)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/exports.templ`, Line: 82, Col: 92}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/exports.templ`, Line: 82, Col: 159}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
