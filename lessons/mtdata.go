@@ -183,7 +183,7 @@ func mtMissingNote(french bool) string {
 	return "type an English sentence to see the source side"
 }
 
-// DecoderInput is the decoder's input under teacher forcing (lecture 4.6): <bos>
+// DecoderInput is the decoder's input under teacher forcing (section 4.6): <bos>
 // followed by the labels shifted right by one, (<bos>, y_1, …, y_{T−1}).
 func DecoderInput(labels []int) []int {
 	if len(labels) == 0 {
@@ -611,7 +611,7 @@ var mtDataLesson = &Lesson{
 	Prose: []string{
 		`A translation model does not read text: it reads rectangles of integers. This page follows one English–French pair of Unroll's corpus (the lectures' “they are watching .” → “ils regardent .” opens it) through every step of the lecture's preprocessing, one stage per step of the scrubber.`,
 		`<b>Normalise</b>: lowercase, replace the non-breaking spaces of French typography, and put a space before each , . ! ? so that punctuation becomes a token of its own. <b>Tokenise</b> at spaces. <b>Map to ids</b> with a vocabulary built on the training split: four special tokens come first — <code>&lt;unk&gt;</code> 0 for unknown words, <code>&lt;pad&gt;</code> 1 for padding, <code>&lt;bos&gt;</code> 2 and <code>&lt;eos&gt;</code> 3 for the beginning and end of a sequence — then the words by frequency. A word seen fewer than <i>min_freq</i> times gets no id of its own and becomes <code>&lt;unk&gt;</code>: a smaller vocabulary, at the price of the sentences it blurs.`,
-		`A minibatch needs every sequence to have the same length \(T\) (<i>num_steps</i>). Append <code>&lt;eos&gt;</code>, cut longer sequences to their first \(T\) ids and fill shorter ones with <code>&lt;pad&gt;</code>. The <b>valid length</b> \(L\) remembers how many entries are real, and its mask \(m_t\) tells the encoder and the loss to ignore the padding. Finally the decoder is trained with <b>teacher forcing</b> (lecture 4.6): its input is <code>&lt;bos&gt;</code> followed by the labels shifted right by one, so at step \(t\) it reads the true \(y_{t-1}\) and must predict \(y_t\).`,
+		`A minibatch needs every sequence to have the same length \(T\) (<i>num_steps</i>). Append <code>&lt;eos&gt;</code>, cut longer sequences to their first \(T\) ids and fill shorter ones with <code>&lt;pad&gt;</code>. The <b>valid length</b> \(L\) remembers how many entries are real, and its mask \(m_t\) tells the encoder and the loss to ignore the padding. Finally the decoder is trained with <b>teacher forcing</b> (section 4.6): its input is <code>&lt;bos&gt;</code> followed by the labels shifted right by one, so at step \(t\) it reads the true \(y_{t-1}\) and must predict \(y_t\).`,
 		`Pick another pair by its index, or type your own English and French (words the corpus does not know become <code>&lt;unk&gt;</code>). Type one side alone and the page follows it as far as it goes, with a note for the other; the minibatch needs both, because a training example is a pair. Move <i>min_freq</i> and watch the frequency plot's cut and the <code>&lt;unk&gt;</code> table; shorten <i>num_steps</i> to see truncation cut off the <code>&lt;eos&gt;</code>.`,
 	},
 	Equations: []Equation{

@@ -394,8 +394,8 @@ func (m *seq2seqModel) At(t int) sim.Frame {
 		"mask":           mask,
 		"teacher_input":  m.tr.Tgt.Token(st.Input),
 		"teacher_output": m.tr.Tgt.Token(st.Output),
-		"loss":           round4(st.Loss),
-		"loss_x_mask":    round4(st.Loss * mask),
+		"loss":           sig4(st.Loss),
+		"loss_x_mask":    sig4(st.Loss * mask),
 		"topk":           topKMeta(m.tr, st),
 	}
 	if mask == 1 {
