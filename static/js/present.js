@@ -209,7 +209,10 @@ function offstage(panels, strip) {
   for (const p of onStage) {
     p.el.classList.remove("offstage");
     const r = p.el.getBoundingClientRect();
-    if (r.bottom > box.bottom + 1 || r.right > box.right + 1) { p.el.classList.add("offstage"); off.push(p); }
+    // off the stage: below or beside it, or squeezed by the stage's rows (a table panel
+    // shrunk to its title holds more than it shows)
+    const squeezed = p.el.scrollHeight > p.el.clientHeight + 2;
+    if (r.bottom > box.bottom + 1 || r.right > box.right + 1 || squeezed) { p.el.classList.add("offstage"); off.push(p); }
   }
   if (off.length === onStage.length && off.length) { off[0].el.classList.remove("offstage"); off.shift(); } // nothing fits: the first, cut
   strip.hidden = off.length === 0;
