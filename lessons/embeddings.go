@@ -215,7 +215,7 @@ func (e *embedModel) refresh(aligned bool) {
 		entries, window = len(e.gl.Entries), e.window
 	}
 	meta["glove_X"] = fmt.Sprintf("%d of the %d×%d entries non-zero: ±%d words, every neighbour counted once (no 1/distance weighting), no subsampling", entries, V, V, window)
-	meta["glove_f"] = fmt.Sprintf("α = %g, x_max = %d (the paper's values)", models.GloVeAlpha, models.GloVeXMax)
+	meta["glove_f"] = fmt.Sprintf("α = %g, xₘₐₓ = %d (the paper's values)", models.GloVeAlpha, models.GloVeXMax)
 	meta["glove_J"] = fmt.Sprintf("%.4g before training, %.4g after %d full-batch steps of Adam", e.gloveJ[0], e.gloveJ[len(e.gloveJ)-1], len(e.gloveJ))
 	switch {
 	case e.gl == nil:
