@@ -55,7 +55,7 @@ type ParamSpec struct {
 }
 
 // Applies is the condition of ParamSpec.When: the parameter applies only while the
-// parameter Param (a Choice or a Bool declared before it) has one of Values.
+// parameter Param (a Choice, Bool or Int declared before it) has one of Values.
 type Applies struct {
 	Param  string   `json:"param"`
 	Values []string `json:"values"`
