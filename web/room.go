@@ -414,6 +414,9 @@ func (r *room) resync(fl *follower) {
 // end closes the room: every follower is told why (a room message, then a close
 // frame with code and text), the instructor's page too, and the run it kept is let go.
 func (r *room) end(code int, text string) {
+	// Forget its code first: once a follower hears the room ended, its code already
+	// finds no class (TestRoomIdleEnds asks for the join page right after).
+	r.set.remove(r)
 	r.mu.Lock()
 	if r.ended {
 		r.mu.Unlock()
@@ -432,7 +435,6 @@ func (r *room) end(code int, text string) {
 		r.run, r.runBytes = nil, 0
 	}
 	r.mu.Unlock()
-	r.set.remove(r)
 }
 
 // page is what a follower's page opens on: the room's lesson at its values, and the
