@@ -3,6 +3,7 @@ package zoo
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -91,9 +92,16 @@ func TestNextWordCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := TrainNextWordPair(nextWordSeed, NextWordSteps)
-	if !slices.Equal(q.UniLoss, p.UniLoss) || !slices.Equal(q.BiLoss, p.BiLoss) {
-		t.Errorf("retrained loss curves differ from the shipped ones")
+	// Step for step only where cmd/train recorded them: on arm64 the compiler fuses
+	// x*y + z (FMA), and 250 steps of Adam carry the last bits into the curves
+	// (internal/machine; docs/measurements.md, "Across machines").
+	if runtime.GOARCH == "amd64" {
+		q := TrainNextWordPair(nextWordSeed, NextWordSteps)
+		if !slices.Equal(q.UniLoss, p.UniLoss) || !slices.Equal(q.BiLoss, p.BiLoss) {
+			t.Errorf("retrained loss curves differ from the shipped ones")
+		}
+	} else {
+		t.Logf("retraining is compared step for step on amd64 only (here %s)", runtime.GOARCH)
 	}
 	for _, bi := range []bool{false, true} {
 		b, err := loadBundled(nextWordCheckpointFile(bi), NewNextWord(bi, 0))
