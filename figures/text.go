@@ -75,7 +75,7 @@ var mathSymbols = map[string]string{
 	"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "theta": "θ",
 	"lambda": "λ", "mu": "μ", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω",
 	"Sigma": "Σ", "Delta": "Δ", "Theta": "Θ", "Omega": "Ω",
-	"partial": "∂", "|": "‖", "cdot": "·", "times": "×", "ldots": "…", "dots": "…",
+	"partial": "∂", "|": "‖", "lVert": "‖", "rVert": "‖", "top": "⊤", "cdot": "·", "times": "×", "ldots": "…", "dots": "…",
 	"mid": " | ", "to": "→", "le": "≤", "ge": "≥", "approx": "≈", "sum": "Σ", "prod": "∏",
 	"log": "log", "exp": "exp", "max": "max", "min": "min", "arg": "arg ", "ell": "ℓ",
 	",": "\u2009", " ": " ", "{": "{", "}": "}", "%": "%", "_": "_",

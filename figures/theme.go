@@ -40,6 +40,9 @@ func newPlot(th colours) *plot.Plot {
 	pl.Title.TextStyle.Color = th.foreground
 	pl.Legend.TextStyle.Font.Size = vg.Points(labelSize)
 	pl.Legend.TextStyle.Color = th.foreground
+	// A fifth of an em between rows, so a tall ∏ or a superscript keeps clear of the
+	// row above.
+	pl.Legend.Padding = vg.Points(labelSize / 5)
 	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
 		a.Label.TextStyle.Font.Size = vg.Points(labelSize)
 		a.Label.TextStyle.Color = th.foreground

@@ -207,7 +207,8 @@ type Panel struct {
 	LogY bool   // log-scale y axis (gradient norms)
 	Note string // one line under the panel: what to look for
 	// Legend names the arrays in a line or bars panel's legend and tooltips, in the
-	// order of Arrays ("" keeps the array's name); nil uses the names.
+	// order of Arrays ("" keeps the array's name); nil uses the names. An entry may
+	// hold TeX between \( and \): exports typeset it, the page draws its plain form.
 	Legend []string
 	// When, if set, shows the panel only while the condition holds (a notation switch
 	// between two panels of the same numbers); the page hides it otherwise.

@@ -245,8 +245,8 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 			t.Errorf("panel %s: %d legend names for %d arrays", p.ID, len(p.Legend), len(p.Arrays))
 		}
 		for _, name := range p.Legend {
-			if strings.Contains(name, "|") {
-				t.Errorf("panel %s: legend name %q contains |, the attribute's separator", p.ID, name)
+			if strings.Contains(PlainLabel(name), "|") {
+				t.Errorf("panel %s: legend name %q reads %q on the page, which contains |, the attribute's separator", p.ID, name, PlainLabel(name))
 			}
 		}
 		if p.Kind == Heatmap {

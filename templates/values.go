@@ -137,7 +137,13 @@ func hasAdvanced(ss sim.Specs) bool {
 func joinNames(names []string) string { return strings.Join(names, ",") }
 
 // joinLegend is a panel's legend names for its data-legend attribute ("" for none).
-func joinLegend(names []string) string { return strings.Join(names, "|") }
+func joinLegend(names []string) string {
+	plain := make([]string, len(names))
+	for i, n := range names {
+		plain[i] = lessons.PlainLabel(n)
+	}
+	return strings.Join(plain, "|")
+}
 
 // boolAttr is "true" or "" (absent) for a data attribute.
 func boolAttr(b bool) string {
