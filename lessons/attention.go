@@ -348,7 +348,8 @@ var attentionLesson = &Lesson{
 		{TeX: `s_{t'} = g\big([\mathrm{emb}(y_{t'-1});\, c_{t'}],\ s_{t'-1}\big)`},
 		{TeX: `\htmlClass{sym-P}{P(y_{t'} \mid y_{<t'}, x)} = \mathrm{softmax}(s_{t'} W + b)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
 		{TeX: `\mathrm{Attention}(Q, K, V) = \htmlClass{sym-A}{A}\,V, \quad A = \mathrm{softmax}\Big(\frac{Q K^\top}{\sqrt{d_k}} + M\Big)`, Symbols: []Symbol{{ID: "A", Array: "A"}}},
-		{TeX: `Q = H W^Q,\ K = H W^K,\ V = H W^V; \quad \text{here } W^Q = W^K = W^V = I:\ Q = K = V = H`},
+		{TeX: `Q = H W^Q,\ K = H W^K,\ V = H W^V`},
+		{TeX: `\text{here } W^Q = W^K = W^V = I:\ Q = K = V = H`},
 		{TeX: `M_{ij} = \begin{cases} 0 & \text{query } i \text{ may see key } j \\ -\infty & \text{masked} \end{cases}`},
 	},
 	Arrays: []Array{
@@ -360,6 +361,7 @@ var attentionLesson = &Lesson{
 		{Name: "A", Label: `\(\mathrm{softmax}(QK^\top/\sqrt{d_k})\)`, Axes: []Axis{Positions, Positions}},
 		{Name: "A_allowed", Label: "allowed pairs", Axes: []Axis{Positions, Positions}},
 	},
+	Stage: []string{"alignment", "decoder"},
 	Panels: []Panel{
 		{ID: "decoder", Static: []string{"answers"}, Meta: []string{"pred", "correct"}, Kind: Tokens, Title: `decoder output \(y_{t'}\), fed back as the next step's input`,
 			Note: "Green: the output matches the correct answer; orange: it does not (when the page knows the answer, shown above the outputs)."},

@@ -738,6 +738,7 @@ var beamLesson = &Lesson{
 		{Name: "beam_log_p", Label: `\(\log P(\hat{y}_{1..t})\) of the best beam`, Axes: []Axis{Scalar}, PerStep: true},
 		{Name: "greedy_log_p", Label: `\(\log P\) of the greedy prefix`, Axes: []Axis{Scalar}, PerStep: true},
 	},
+	Stage: []string{"compare", "logp", "tree"},
 	Panels: []Panel{
 		{ID: "tree", Static: []string{"tree"}, Kind: Tree, Title: `the hypothesis tree, step by step`,
 			Note: `Each column is a step t; every box is a prefix with \(P(y_t \mid \text{prefix})\) and its score so far. Hover a box for its numbers.`},

@@ -349,7 +349,8 @@ var bleuLesson = &Lesson{
 		{TeX: `\text{eq. (7): } \mathrm{BLEU} = \htmlClass{sym-BP_d2l}{\exp\Big(\min\Big(0,\ 1 - \frac{\mathrm{len}_{\text{label}}}{\mathrm{len}_{\text{pred}}}\Big)\Big)} \prod_{n=1}^{k} p_n^{1/2^n}`,
 			Symbols: []Symbol{{ID: "BP_d2l", Array: "BP_d2l"}}},
 		{TeX: `\mathrm{WER} = \frac{S + D + I}{N}`},
-		{TeX: `\mathrm{TER} = \frac{\text{shifts} + S + D + I}{\bar N}, \qquad \bar N = \text{the references' average length}`},
+		{TeX: `\mathrm{TER} = \frac{\text{shifts} + S + D + I}{\bar N}`},
+		{TeX: `\bar N = \text{the references' average length}`},
 	},
 	Arrays: []Array{
 		{Name: "p", Label: `\(p_n\)`, Axes: []Axis{Ranks}, PerStep: true},
@@ -358,6 +359,7 @@ var bleuLesson = &Lesson{
 		{Name: "BLEU", Label: `\(\mathrm{BLEU}\)`, Axes: []Axis{Scalar}, PerStep: true},
 		{Name: "BLEU_d2l", Label: `\(\mathrm{BLEU}\) (d2l)`, Axes: []Axis{Scalar}, PerStep: true},
 	},
+	Stage: []string{"ngrams", "p"},
 	Panels: []Panel{
 		{ID: "p", Static: []string{"axes"}, Kind: Bars, Title: `modified precisions \(p_n\), n = 1 … N`, Arrays: []string{"p"}, Scale: []float64{0, 1}, Symbol: "p",
 			Note: "Each step adds one order; orders not reached yet show 0."},

@@ -316,7 +316,8 @@ var deepLesson = &Lesson{
 		{Name: "regime_line", Label: "regime (bull = 1)", Axes: []Axis{Time}},
 		{Name: "p_bull", Label: `\(P(\text{bull})\)`, Axes: []Axis{Scalar}, PerStep: true},
 	},
-	Loss: "loss_curve",
+	Loss:  "loss_curve",
+	Stage: []string{"H", "graph"},
 	Panels: []Panel{
 		{ID: "graph", Static: []string{"tokens"}, Kind: Graph, Title: `the layers × time grid \(H_t^{(l)}\)`, Arrays: []string{"H"}, Scale: []float64{-1, 1}, Symbol: "H",
 			Note: "Each state feeds the next step of its layer (→) and the same step of the layer above (↑); the output reads the top layer."},

@@ -352,6 +352,7 @@ var encDecLesson = &Lesson{
 		{Name: "s", Label: `\(s_{t'}\)`, Axes: []Axis{Units}, PerStep: true},
 		{Name: "state", Label: `\(h_t^{(l)}\), then \(s_{t'}^{(l)}\)`, Axes: []Axis{Layers, Units}, PerStep: true},
 	},
+	Stage: []string{"diagram"},
 	Panels: []Panel{
 		{ID: "diagram", Static: []string{"enc_steps", "dec_rows", "source", "tokens", "translation", "source_unk"}, Meta: []string{"input", "output"}, Kind: EncDec, Title: `encoder \(\to\) context \(\mathbf{c}\) \(\to\) decoder`, Arrays: []string{"h", "c", "s"}, Scale: []float64{-1, 1}, Symbol: "c",
 			Note: "Each node's strip shows its first units. The context c is the encoder's last state, and it feeds every decoder step. Red tokens are not in the vocabulary: the model reads <unk>."},

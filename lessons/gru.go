@@ -173,7 +173,8 @@ var gruLesson = &Lesson{
 		{Name: "H", Label: `\(H_t\)`, Axes: []Axis{Units}, PerStep: true},
 		{Name: "P", Label: `\(\hat{y}_t\)`, Axes: []Axis{Classes}, PerStep: true, Labels: "classes"},
 	},
-	Loss: "loss_curve",
+	Loss:  "loss_curve",
+	Stage: []string{"R", "Z"},
 	Panels: []Panel{
 		classifierTokens("The current token is marked; the model's answer and the right answer are under it."),
 		{ID: "R", Static: []string{"tokens"}, Kind: Heatmap, Title: `reset gate \(R_t\)`, Arrays: []string{"R"}, Scale: []float64{0, 1}, Symbol: "R",

@@ -29,6 +29,10 @@ type Lesson struct {
 	// TeX with \htmlClass{sym-<id>}{…} and listed in Symbols.
 	Equations []Equation
 	Panels    []Panel
+	// Stage names the lesson's main panels, which presenter mode puts first on the
+	// stage, in this order, beside the equations; the other panels follow in page
+	// order and wait in the strip when they do not fit. Nil keeps the page's order.
+	Stage []string
 	// Arrays declares every array the panels read (Panel.Arrays names them): what each
 	// of its dimensions counts, which way it runs along the time axis, its scale and
 	// its label in the lecture's symbols. The page reads arrays only through these.

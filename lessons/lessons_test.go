@@ -688,3 +688,20 @@ func TestParamLabelsDoNotRepeatSymbols(t *testing.T) {
 		}
 	}
 }
+
+// TestStageNamesPanels: every main panel a lesson names for presenter mode's stage is
+// one of its panels, named once.
+func TestStageNamesPanels(t *testing.T) {
+	for _, l := range Catalog() {
+		seen := map[string]bool{}
+		for _, id := range l.Stage {
+			if !slices.ContainsFunc(l.Panels, func(p Panel) bool { return p.ID == id }) {
+				t.Errorf("%s: Stage names %q, which is not a panel", l.Slug, id)
+			}
+			if seen[id] {
+				t.Errorf("%s: Stage names %q twice", l.Slug, id)
+			}
+			seen[id] = true
+		}
+	}
+}

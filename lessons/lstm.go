@@ -382,7 +382,8 @@ var lstmLesson = &Lesson{
 		{Name: "C_plain", Label: `\(C_t\) (LSTM)`, Axes: []Axis{Units}, PerStep: true},
 		{Name: "C_peephole", Label: `\(C_t\) (peephole LSTM)`, Axes: []Axis{Units}, PerStep: true},
 	},
-	Loss: "loss_curve",
+	Loss:  "loss_curve",
+	Stage: []string{"F", "C"},
 	Panels: []Panel{
 		classifierTokens("The current token is marked; the LSTM's answer and the right answer are under it."),
 		{ID: "I", Static: []string{"tokens"}, Kind: Heatmap, Title: `input gate \(I_t\)`, Arrays: []string{"I"}, Scale: []float64{0, 1}, Symbol: "I",

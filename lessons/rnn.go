@@ -420,8 +420,10 @@ var rnnLesson = &Lesson{
 		{TeX: `\ell = -\sum_{t=1}^{T-1} \log P(x_{t+1} \mid x_1, \dots, x_t)`},
 		{TeX: `\text{bits per character} = \frac{\ell}{(T-1) \ln 2}`},
 		{TeX: `\text{perplexity} = 2^{\text{bits per character}}`},
-		{TeX: `\text{B: } \htmlClass{sym-H_B}{H_t} = \tanh(X_t W_{xh} + \hat y_{t-1} W_{oh} + b_h), \quad \hat y_t = \mathrm{softmax}(H_t W_{hq} + b_q)`, Symbols: []Symbol{{ID: "H_B", Array: "H_B"}}},
-		{TeX: `\text{C: } \htmlClass{sym-H_C}{H_t} = \tanh(X_t W_{xh} + H_{t-1} W_{hh} + b_h), \quad \hat y = \mathrm{softmax}(H_T W_{hq} + b_q)`, Symbols: []Symbol{{ID: "H_C", Array: "H_C"}}},
+		{TeX: `\text{B: } \htmlClass{sym-H_B}{H_t} = \tanh(X_t W_{xh} + \hat y_{t-1} W_{oh} + b_h)`, Symbols: []Symbol{{ID: "H_B", Array: "H_B"}}},
+		{TeX: `\text{B: } \hat y_t = \mathrm{softmax}(H_t W_{hq} + b_q)`},
+		{TeX: `\text{C: } \htmlClass{sym-H_C}{H_t} = \tanh(X_t W_{xh} + H_{t-1} W_{hh} + b_h)`, Symbols: []Symbol{{ID: "H_C", Array: "H_C"}}},
+		{TeX: `\text{C: } \hat y = \mathrm{softmax}(H_T W_{hq} + b_q)`},
 	},
 	Arrays: []Array{
 		{Name: "X", Label: `\(X_t\)`, Axes: []Axis{Vocabulary}, PerStep: true, Labels: "vocab"},
@@ -431,7 +433,8 @@ var rnnLesson = &Lesson{
 		{Name: "P", Label: `\(P(x_{t+1} \mid x_1, \dots, x_t)\)`, Axes: []Axis{Vocabulary}, PerStep: true, Labels: "vocab"},
 		{Name: "P_tau", Label: `\(\mathrm{softmax}(O_t / \tau)\)`, Axes: []Axis{Vocabulary}, PerStep: true, Labels: "vocab"},
 	},
-	Loss: "loss_curve",
+	Loss:  "loss_curve",
+	Stage: []string{"graph", "tokens"},
 	Panels: []Panel{
 		{ID: "graph", Static: []string{"archs", "tokens", "prompt_len"}, Meta: []string{"token"}, Kind: Graph, Title: "A: hidden → hidden, an output at every step (many-to-many; the language model)", Arrays: []string{"H"}, Symbol: "H",
 			Note: "One copy of the cell per character, every copy with the same weights."},

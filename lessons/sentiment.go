@@ -239,6 +239,7 @@ var sentimentLesson = &Lesson{
 		{Name: "p_avg", Label: "average model's P(positive) from the first t words", Axes: []Axis{Scalar}, PerStep: true, Scale: []float64{0, 1}},
 		{Name: "vote", Label: "vote v⟨t⟩", Axes: []Axis{Scalar}, PerStep: true},
 	},
+	Stage: []string{"p", "a"},
 	Panels: []Panel{
 		{ID: "p", Kind: Line, Title: `\(P(\text{positive})\) after word \(t\)`, Arrays: []string{"p_rnn", "p_avg"}, Legend: []string{"GRU, from a⟨t⟩", "average of the first t words"}, Scale: []float64{0, 1}, Symbol: "p_rnn",
 			Note: "Above 0.5 the model says positive. Only the value at the last word is each model's answer."},

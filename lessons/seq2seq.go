@@ -538,7 +538,8 @@ var seq2seqLesson = &Lesson{
 		{Name: "ℓ_t'", Label: `\(\ell_{t'}\)`, Axes: []Axis{Scalar}, PerStep: true},
 		{Name: "m_t' ℓ_t'", Label: `\(m_{t'}\ell_{t'}\)`, Axes: []Axis{Scalar}, PerStep: true},
 	},
-	Loss: "loss_curve",
+	Loss:  "loss_curve",
+	Stage: []string{"step-loss", "diagram"},
 	Panels: []Panel{
 		{ID: "diagram", Static: []string{"enc_steps", "dec_rows", "source", "tokens", "translation", "source_unk"}, Meta: []string{"teacher_input", "teacher_output", "teacher_correct", "free_input", "free_output", "free_correct", "mask", "label", "diverges_here"}, Kind: EncDec, Title: `encoder \(\to\) \(\mathbf{c}\) \(\to\) decoder, teacher-forced and free-running`, Arrays: []string{"h", "c", "s", "s_free"}, Scale: []float64{-1, 1}, Symbol: "c",
 			Note: "Outputs are green where they match the label, orange where not; the red mark is the first step where free running leaves the reference. Red tokens are not in the vocabulary (<unk>)."},

@@ -6,6 +6,7 @@ package templates
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,6 +138,15 @@ func hasAdvanced(ss sim.Specs) bool {
 func joinNames(names []string) string { return strings.Join(names, ",") }
 
 // joinLegend is a panel's legend names for its data-legend attribute ("" for none).
+// stageRank is the panel's place among the lesson's main panels (Lesson.Stage),
+// counting from 1, or "" when it is not one of them.
+func stageRank(l *lessons.Lesson, id string) string {
+	if i := slices.Index(l.Stage, id); i >= 0 {
+		return strconv.Itoa(i + 1)
+	}
+	return ""
+}
+
 func joinLegend(names []string) string {
 	plain := make([]string, len(names))
 	for i, n := range names {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,6 +55,7 @@ const stageJS = `(() => {
     scrollX: root.scrollWidth > innerWidth,
     scrollY: root.scrollHeight > innerHeight,
     nav: document.querySelector("header.site").offsetParent !== null,
+    sideways: [...document.querySelectorAll(".equation[data-tex]")].filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1).map((e) => e.dataset.tex.slice(0, 60)),
   };
 })()`
 
@@ -65,6 +67,7 @@ type stage struct {
 	ScrollX      bool     `json:"scrollX"`
 	ScrollY      bool     `json:"scrollY"`
 	Nav          bool     `json:"nav"`
+	Sideways     []string `json:"sideways"` // equations too wide for their column even shrunk: they scroll
 }
 
 // TestBrowserPresenterMode: every lesson in presenter mode at 1280×720 is a stage: no
@@ -105,6 +108,12 @@ func TestBrowserPresenterMode(t *testing.T) {
 			if s.ScrollX || s.ScrollY {
 				t.Errorf("the stage scrolls: sideways %v, down %v", s.ScrollX, s.ScrollY)
 			}
+			for _, tex := range s.Sideways {
+				t.Errorf("an equation scrolls sideways on the stage (split it): %s…", tex)
+			}
+			if len(l.Stage) > 0 && !slices.Contains(s.PanelsInside, l.Stage[0]) {
+				t.Errorf("the lesson's first main panel %q is not on the stage (on it: %v)", l.Stage[0], s.PanelsInside)
+			}
 			if n := evalJS[int](t, ctx, `window.canvasFonts.count()`); n == 0 {
 				t.Fatal("no text was drawn on any canvas")
 			}
@@ -121,7 +130,7 @@ func TestBrowserPresenterMode(t *testing.T) {
 			waitForJS(t, ctx, "the 1080p stage", `innerWidth === 1920`)
 			settle(t, ctx)
 			settle(t, ctx)
-			if s := evalJS[stage](t, ctx, stageJS); !s.Equations || len(s.PanelsInside) == 0 || s.ScrollX || s.ScrollY {
+			if s := evalJS[stage](t, ctx, stageJS); !s.Equations || len(s.PanelsInside) == 0 || s.ScrollX || s.ScrollY || len(s.Sideways) > 0 {
 				t.Errorf("the stage at 1920×1080: %+v", s)
 			}
 			shoot(t, ctx, l.Slug+"-present-1920x1080.png")

@@ -34,6 +34,31 @@ export function syncEquations(params) {
 }
 
 const MIN_SCALE = 0.7; // below this a projected equation is unreadable: scroll instead
+const MIN_COLUMN_SCALE = 0.6; // the stage's equations shrink together at most to this to fit its height
+
+// fitEquations fits every display equation to its column's width (fitEquation); on the
+// stage (presenter mode, the spotlight) it first shrinks them all together until the
+// column holds them from top to bottom, since the stage never scrolls.
+export function fitEquations() {
+  const all = [...document.querySelectorAll(".equation[data-tex]")];
+  const box = document.querySelector(".lesson-text"), eqs = document.querySelector("[data-testid=equations]");
+  if (box && eqs) {
+    eqs.style.removeProperty("--eq-scale");
+    all.forEach((el) => { const k = el.querySelector(".katex"); if (k) k.style.fontSize = ""; });
+    if (box.closest(".lesson.present, .lesson.spotlit")) {
+      // measured from the top (the column centres its content, hiding an overflow above)
+      box.style.justifyContent = "flex-start";
+      let scale = 1;
+      for (let i = 0; i < 4 && box.scrollHeight > box.clientHeight + 1 && scale > MIN_COLUMN_SCALE; i++) {
+        const over = box.scrollHeight - box.clientHeight;
+        scale = Math.max(MIN_COLUMN_SCALE, scale * (eqs.offsetHeight - over - 2) / eqs.offsetHeight);
+        eqs.style.setProperty("--eq-scale", String(scale));
+      }
+      box.style.justifyContent = "";
+    }
+  }
+  all.forEach(fitEquation);
+}
 
 // fitEquation shrinks a display equation that is wider than its column, so the whole
 // equation stays in view next to the panels (it scrolls sideways below MIN_SCALE).

@@ -15,7 +15,7 @@
 //   a11y.js       the drawings in words (labels, tables) and the announcer, the one live region
 import { connect } from "./socket.js";
 import { createStore, applySnapshot, applyFrame, applyTrain, gaps } from "./store.js";
-import { renderEquation, renderInline, fitEquation, syncEquations, whenReady } from "./math.js";
+import { renderEquation, renderInline, fitEquations, syncEquations, whenReady } from "./math.js";
 import { linkSymbols } from "./links.js";
 import { bindA11y } from "./a11y.js";
 import { $, $$, tid } from "./dom.js";
@@ -41,9 +41,9 @@ const STATUS = { // what the connection's state line says (retry and full say wh
 whenReady(() => {
   $$(".equation[data-tex]").forEach(renderEquation);
   $$(".math").forEach(renderInline);
-  document.fonts.ready.then(() => $$(".equation[data-tex]").forEach(fitEquation)); // KaTeX's fonts change the widths
+  document.fonts.ready.then(fitEquations); // KaTeX's fonts change the widths
   let fitTimer = 0;
-  window.addEventListener("resize", () => { clearTimeout(fitTimer); fitTimer = setTimeout(() => $$(".equation[data-tex]").forEach(fitEquation), FIT_AFTER_RESIZE_MS); });
+  window.addEventListener("resize", () => { clearTimeout(fitTimer); fitTimer = setTimeout(fitEquations, FIT_AFTER_RESIZE_MS); });
   // a phone's navigation is one line that scrolls sideways: bring the open lesson into it
   const here = $("header.site nav [aria-current=page]"), nav = here?.parentElement;
   if (here && nav.scrollWidth > nav.clientWidth) nav.scrollLeft = here.offsetLeft - nav.offsetLeft - (nav.clientWidth - here.offsetWidth) / 2;

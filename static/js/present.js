@@ -8,7 +8,7 @@
 // and their titles wait in a strip under it (click one, or press S, to spotlight it).
 import { $, $$, tid } from "./dom.js";
 import { setZoom, zoomOf } from "./panels/common.js";
-import { fitEquation } from "./math.js";
+import { fitEquations } from "./math.js";
 
 const SMALLEST_FONT = 11; // common.js's SMALL, the smallest text any panel draws
 const STAGE_FONT = 18; // CSS px: the smallest text on a projector, 1280×720, read from the back
@@ -16,6 +16,8 @@ const STAGE_W = 1280, STAGE_H = 720; // the projector the stage is laid out for
 const SPOT_MAX_ZOOM = 2.5; // a spotlit panel grows until it fills the stage, and no further than this over the stage's zoom
 const FIT_PASSES = 7; // a spotlit panel's zoom settles in at most this many redraws
 const SAME_ZOOM = 0.02; // zooms this close (relative) draw alike: no redraw for less
+const FLEX_LEAST = 110; // drawing px: common.js flexHeight's least; a chart is not squeezed below it to stay on the stage
+const STAGE_LAST = 100; // the stage rank of a panel that is not one of the lesson's main panels
 const STAGE_CHROME = 104; // CSS px around a chart on the stage: its title, a note, padding, and the strip of panels off the stage
 
 // stageZoom is presenter mode's zoom for this window: SMALL drawn at STAGE_FONT on a
@@ -54,15 +56,17 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     for (const eq of $$(".equation")) eq.classList.toggle("eq-spot", Boolean(spot?.symbol && $(`.sym-${CSS.escape(spot.symbol)}`, eq)));
     for (const p of panels) {
       const on = p.id === view.spot;
+      p.el.style.order = view.present ? String(stageRank(p) - STAGE_LAST) : ""; // the lesson's main panels first
       p.el.classList.toggle("spot", on);
       $(".spot-toggle", p.el)?.setAttribute("aria-pressed", String(on));
       if (!p.canvas) continue;
       delete p.canvas.dataset.zoom;
       delete p.canvas.dataset.maxHeight;
+      delete p.canvas.dataset.fitHeight;
     }
     if (staged) stageHeight();
     fitted = ""; passes = 0; sorted = "";
-    requestAnimationFrame(() => $$(".equation[data-tex]").forEach(fitEquation)); // the equations' column changed width
+    requestAnimationFrame(fitEquations); // the equations' column changed size
     schedule();
     if (how) writeURL(how);
     if (tell) for (const f of listeners) f({ ...view });
@@ -122,24 +126,29 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     } else {
       // Sorting the panels lays the page out once for each: only when a drawing's size
       // or the stage's changed since the last sort, not on every frame of a play.
+      // A table panel's rows arrive after its first sort, so its content's height counts
+      // too; the key is taken again after a sort, which moves panels on and off.
       const box = $(".panels");
-      const key = `${box.clientWidth}×${box.clientHeight} ${panels.map((p) => `${p.canvas?.style.width}/${p.canvas?.style.height}`).join(" ")}`;
-      if (key !== sorted) {
-        sorted = key;
-        if (offstage(panels, strip)) schedule(); // a panel came back on the stage: draw it
+      const key = () => `${box.clientWidth}×${box.clientHeight} ${panels.map((p) => `${p.canvas?.style.width}/${p.canvas?.style.height}/${p.el.scrollHeight}`).join(" ")}`;
+      if (key() !== sorted) {
+        const moved = offstage(panels, strip);
+        sorted = key();
+        if (moved) schedule(); // a panel came back on the stage: draw it
       }
     }
     if (view.spot) fitSpot();
   }
 
   // stageHeight gives every canvas the stage's room as its most height (common.js,
-  // flexHeight: a chart or a map takes that at most) and reports whether it changed.
+  // flexHeight: a chart or a map takes that at most; a heatmap's rows shrink to it) and
+  // reports whether it changed.
   function stageHeight() {
     const room = Math.floor(($(".panels").getBoundingClientRect().height - STAGE_CHROME) / stageZoom());
     let changed = false;
     for (const p of panels) {
-      if (!p.canvas || room <= 0 || Number(p.canvas.dataset.maxHeight) === room) continue;
-      p.canvas.dataset.maxHeight = String(room);
+      const want = Math.min(room, Number(p.canvas?.dataset.fitHeight) || Infinity); // less for a panel that offstage shrank
+      if (!p.canvas || room <= 0 || Number(p.canvas.dataset.maxHeight) === want) continue;
+      p.canvas.dataset.maxHeight = String(want);
       changed = true;
     }
     return changed;
@@ -196,19 +205,41 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   };
 }
 
+// stageRank is a panel's place on the stage: its rank among the lesson's main panels
+// (data-stage, from 1), else STAGE_LAST, after all of them.
+function stageRank(p) { return Number(p.el.dataset.stage) || STAGE_LAST; }
+
 // offstage keeps on the stage the panels that fit wholly inside the panels' box, in
 // order, each taking the first place it fits in (a panel too tall for the stage leaves
 // it, and smaller ones after it may stay), and lists the others' titles in the strip.
-// A panel off the stage is not drawn (draw.js), so it is measured at the size it had
-// when it last was; offstage reports whether the panels on the stage changed.
+// A chart or a map that starts on the stage but runs below it is given less height
+// instead. A panel off the stage is not drawn (draw.js), so it is measured at the size
+// it had when it last was; offstage reports whether the panels on the stage, or the
+// height one of them is given, changed.
 function offstage(panels, strip) {
-  const onStage = panels.filter((p) => p.el.closest(".panels")); // the training section's loss chart is not a stage panel
+  const onStage = panels.filter((p) => p.el.closest(".panels")) // the training section's loss chart is not a stage panel
+    .sort((a, b) => stageRank(a) - stageRank(b)); // in the stage's order: the main panels first (stable: then the page's)
   const box = $(".panels").getBoundingClientRect();
   for (const p of onStage) p.el.classList.add("offstage");
   const off = [];
+  let refit = false;
   for (const p of onStage) {
     p.el.classList.remove("offstage");
+    // A drawing made for another room or zoom (it was off the stage when they changed)
+    // has a stale size: it stays on the stage to be drawn, and the next sort measures it.
+    if (p.canvas && p.canvas.dataset.drawnFor !== `${p.canvas.dataset.maxHeight || ""}×${zoomOf(p.canvas)}`) continue;
     const r = p.el.getBoundingClientRect();
+    // A drawing of any height (a chart, a map) that starts on the stage but runs below
+    // it is given the room left under its title, above its note, and drawn again.
+    if (r.bottom > box.bottom + 1 && r.top < box.bottom && p.canvas?.dataset.flex) {
+      const c = p.canvas.getBoundingClientRect();
+      const fit = Math.floor((box.bottom - r.top - (r.height - c.height) - 2) / zoomOf(p.canvas));
+      if (fit >= FLEX_LEAST && fit < (Number(p.canvas.dataset.maxHeight) || Infinity)) {
+        p.canvas.dataset.fitHeight = p.canvas.dataset.maxHeight = String(fit);
+        refit = true;
+        continue;
+      }
+    }
     // off the stage: below or beside it, or squeezed by the stage's rows (a table panel
     // shrunk to its title holds more than it shows)
     const squeezed = p.el.scrollHeight > p.el.clientHeight + 2;
@@ -217,7 +248,7 @@ function offstage(panels, strip) {
   if (off.length === onStage.length && off.length) { off[0].el.classList.remove("offstage"); off.shift(); } // nothing fits: the first, cut
   strip.hidden = off.length === 0;
   const want = off.map((p) => p.id).join(" ");
-  if (strip.dataset.panels === want) return false;
+  if (strip.dataset.panels === want) return refit;
   strip.dataset.panels = want;
   const label = document.createElement("span");
   label.textContent = "More panels:";

@@ -36,6 +36,7 @@ function spanRow(wrap, need) {
 // or less when the stage has less room (canvas.dataset.maxHeight, drawing pixels, set
 // by present.js), down to least.
 export function flexHeight(canvas, want, least = 110) {
+  canvas.dataset.flex = "1"; // present.js may give it less room to keep it on the stage
   const cap = Number(canvas.dataset.maxHeight);
   return cap > 0 ? Math.max(least, Math.min(want, cap)) : want;
 }
@@ -60,6 +61,7 @@ export function fit(canvas, height, minWidth = 0) {
     canvas.width = w; canvas.height = h;
   }
   canvas.style.height = Math.round(height * z) + "px";
+  canvas.dataset.drawnFor = `${canvas.dataset.maxHeight || ""}×${z}`; // the stage's room and zoom it was drawn for (present.js)
   const ctx = canvas.getContext("2d");
   ctx.setTransform(scale, 0, 0, scale, 0, 0);
   ctx.clearRect(0, 0, width, height);

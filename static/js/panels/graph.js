@@ -44,7 +44,8 @@ export function draw(canvas, cfg, view) {
 
   ctx.font = SMALL; ctx.fillStyle = MUTED;
   ctx.fillText("X", 4, Y(0)); ctx.fillText("O", 4, Y(nRows - 1));
-  rows.forEach((r, i) => ctx.fillText(r.layers > 1 ? `H⁽${r.layer + 1}⁾` : r.plain, 4, Y(i + 1)));
+  // the row's symbol only: a label's trailing "(architecture B)" would run into the nodes
+  rows.forEach((r, i) => ctx.fillText(r.layers > 1 ? `H⁽${r.layer + 1}⁾` : r.plain.replace(/\s*\(.*\)$/, ""), 4, Y(i + 1)));
   // the current step's columns: t = step for a forward row, t = T − step + 1 for a backward one
   const current = new Set(view.step > 0 ? (rows.length ? rows : [{ name: "" }]).map((r) => timeOf(view, r.name, view.step)) : []);
   for (const t of current) if (t >= first && t < first + cols) { ctx.fillStyle = "#fef3c7"; ctx.fillRect(X(t) - colW / 2 + 2, 2, colW - 4, height - 4); }

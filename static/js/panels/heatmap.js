@@ -88,7 +88,13 @@ export function draw(canvas, cfg, view) {
   const layered = bs.length > 1 && bs.every((b) => b.layer);
   const named = bs.length > 1 && !layered;
   const gap = (i) => (named ? GAP : layered && i > 0 ? LAYER_GAP : 0);
-  const height = TOP + AXIS + (ms.length ? KEY : 0) + bs.reduce((s, b, i) => s + b.rows * rowH[i] + gap(i), 0) + (bs.length ? 0 : 60);
+  // On the stage (present.js sets maxHeight) the rows shrink to the stage's room, down
+  // to MIN_ROW: the lesson's main map stays whole beside the equations.
+  const fixed = TOP + AXIS + (ms.length ? KEY : 0) + bs.reduce((s, b, i) => s + gap(i), 0);
+  canvas.dataset.flex = "1";
+  const cap = Number(canvas.dataset.maxHeight), rowsH = bs.reduce((s, b, i) => s + b.rows * rowH[i], 0);
+  if (cap > 0 && rowsH > 0 && fixed + rowsH > cap) rowH.forEach((h, i) => { rowH[i] = Math.max(MIN_ROW, Math.floor(h * (cap - fixed) / rowsH)); });
+  const height = fixed + bs.reduce((s, b, i) => s + b.rows * rowH[i], 0) + (bs.length ? 0 : 60);
   const { ctx, width } = fit(canvas, Math.max(90, height));
   if (!bs.length || view.steps === 0) { empty(ctx, width, 90, view.steps ? "step forward to fill the heatmap" : "waiting for the model…"); return null; }
 
