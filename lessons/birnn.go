@@ -299,7 +299,7 @@ var birnnLesson = &Lesson{
 		{Name: "H_uni", Label: `\(H_t\) (unidirectional)`, Axes: []Axis{Units}, PerStep: true},
 	},
 	Loss:  "loss_curve",
-	Stage: []string{"graph", "tokens"},
+	Stage: []string{"tokens", "graph"},
 	Panels: []Panel{
 		{ID: "tokens", Static: []string{"tokens", "answers"}, Kind: Tokens, Title: "sentence", Arrays: []string{"H_fwd", "H_bwd"}, // marks both passes' current tokens
 			Note: "The blank's right answer is under it when the sentence is one the task generates."},

@@ -637,7 +637,7 @@ var mtDataLesson = &Lesson{
 		{Name: "Y", Label: `labels \(Y\)`, Axes: []Axis{Batch, Positions}, PerStep: true},
 		{Name: "unk_percent_fr", Label: "unknown French tokens (%)", Axes: []Axis{Ranks}},
 	},
-	Stage: []string{"pipeline"},
+	Stage: []string{"frequencies", "pipeline"},
 	Panels: []Panel{
 		{ID: "pipeline", Meta: []string{"pipeline"}, Kind: Table, Title: "the pair, stage by stage", Symbol: "m", Also: []string{"L", "T", "y", "dec", "Y"},
 			Note: "Each step adds one stage. Grey ids are <pad>, red <unk>, blue <bos>/<eos>; a mask's 0s are the padded steps."},

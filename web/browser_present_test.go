@@ -55,6 +55,7 @@ const stageJS = `(() => {
     scrollX: root.scrollWidth > innerWidth,
     scrollY: root.scrollHeight > innerHeight,
     nav: document.querySelector("header.site").offsetParent !== null,
+    cut: (() => { const b = document.querySelector(".panels").getBoundingClientRect(); return panels.filter((p) => { const r = p.getBoundingClientRect(); return r.bottom > b.bottom + 1 || r.right > b.right + 1; }).map((p) => p.dataset.panel); })(),
     sideways: [...document.querySelectorAll(".equation[data-tex]")].filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1).map((e) => e.dataset.tex.slice(0, 60)),
   };
 })()`
@@ -67,6 +68,7 @@ type stage struct {
 	ScrollX      bool     `json:"scrollX"`
 	ScrollY      bool     `json:"scrollY"`
 	Nav          bool     `json:"nav"`
+	Cut          []string `json:"cut"` // panels shown on the stage but running past its edge
 	Sideways     []string `json:"sideways"` // equations too wide for their column even shrunk: they scroll
 }
 
@@ -111,6 +113,9 @@ func TestBrowserPresenterMode(t *testing.T) {
 			for _, tex := range s.Sideways {
 				t.Errorf("an equation scrolls sideways on the stage (split it): %s…", tex)
 			}
+			if len(s.Cut) > 0 {
+				t.Errorf("panels shown but cut at the stage's edge: %v", s.Cut)
+			}
 			if len(l.Stage) > 0 && !slices.Contains(s.PanelsInside, l.Stage[0]) {
 				t.Errorf("the lesson's first main panel %q is not on the stage (on it: %v)", l.Stage[0], s.PanelsInside)
 			}
@@ -121,6 +126,20 @@ func TestBrowserPresenterMode(t *testing.T) {
 				t.Errorf("the smallest canvas text is %.1f CSS px, want ≥ %d", min, minStageFont)
 			}
 			t.Logf("on the stage: %v; in the strip: %v", s.PanelsInside, s.Offstage)
+
+			// A few steps on, with values in every drawing, the main panel is still there.
+			for range 4 {
+				press(t, ctx, kb.ArrowRight)
+			}
+			settle(t, ctx)
+			settle(t, ctx)
+			s = evalJS[stage](t, ctx, stageJS)
+			if len(l.Stage) > 0 && !slices.Contains(s.PanelsInside, l.Stage[0]) {
+				t.Errorf("four steps on, the lesson's first main panel %q is not on the stage (on it: %v)", l.Stage[0], s.PanelsInside)
+			}
+			if !s.Equations || s.ScrollX || s.ScrollY || len(s.Sideways) > 0 || len(s.Cut) > 0 {
+				t.Errorf("the stage four steps on: %+v", s)
+			}
 			shoot(t, ctx, l.Slug+"-present-1280x720.png")
 
 			// A 1080p projector: the same stage, larger.

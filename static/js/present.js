@@ -129,7 +129,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
       // A table panel's rows arrive after its first sort, so its content's height counts
       // too; the key is taken again after a sort, which moves panels on and off.
       const box = $(".panels");
-      const key = () => `${box.clientWidth}×${box.clientHeight} ${panels.map((p) => `${p.canvas?.style.width}/${p.canvas?.style.height}/${p.el.scrollHeight}`).join(" ")}`;
+      const key = () => `${box.clientWidth}×${box.clientHeight} ${panels.map((p) => `${p.canvas?.style.width}/${p.canvas?.style.height}/${p.canvas?.dataset.drawnFor}/${p.el.scrollHeight}`).join(" ")}`;
       if (key() !== sorted) {
         const moved = offstage(panels, strip);
         sorted = key();
@@ -225,16 +225,15 @@ function offstage(panels, strip) {
   let refit = false;
   for (const p of onStage) {
     p.el.classList.remove("offstage");
-    // A drawing made for another room or zoom (it was off the stage when they changed)
-    // has a stale size: it stays on the stage to be drawn, and the next sort measures it.
-    if (p.canvas && p.canvas.dataset.drawnFor !== `${p.canvas.dataset.maxHeight || ""}×${zoomOf(p.canvas)}`) continue;
     const r = p.el.getBoundingClientRect();
     // A drawing of any height (a chart, a map) that starts on the stage but runs below
-    // it is given the room left under its title, above its note, and drawn again.
+    // it is given the room left under its title, above its note, and drawn again (also
+    // one drawn larger while off the stage); the next sort measures it. It is tried once
+    // at each height: one that cannot shrink to it leaves the stage then.
     if (r.bottom > box.bottom + 1 && r.top < box.bottom && p.canvas?.dataset.flex) {
-      const c = p.canvas.getBoundingClientRect();
-      const fit = Math.floor((box.bottom - r.top - (r.height - c.height) - 2) / zoomOf(p.canvas));
-      if (fit >= FLEX_LEAST && fit < (Number(p.canvas.dataset.maxHeight) || Infinity)) {
+      const c = p.canvas.getBoundingClientRect(), z = zoomOf(p.canvas);
+      const fit = Math.min(Number(p.canvas.dataset.maxHeight) || Infinity, Math.floor((box.bottom - r.top - (r.height - c.height) - 2) / z));
+      if (fit >= FLEX_LEAST && fit < c.height / z - 1 && String(fit) !== p.canvas.dataset.fitHeight) {
         p.canvas.dataset.fitHeight = p.canvas.dataset.maxHeight = String(fit);
         refit = true;
         continue;
