@@ -68,7 +68,7 @@ type stage struct {
 	ScrollX      bool     `json:"scrollX"`
 	ScrollY      bool     `json:"scrollY"`
 	Nav          bool     `json:"nav"`
-	Cut          []string `json:"cut"` // panels shown on the stage but running past its edge
+	Cut          []string `json:"cut"`      // panels shown on the stage but running past its edge
 	Sideways     []string `json:"sideways"` // equations too wide for their column even shrunk: they scroll
 }
 
