@@ -83,9 +83,13 @@ func trainCaption(a models.CaptionApproach, seed uint64, steps int) (*models.Cap
 
 // CaptionScore is a captioner's greedy captions of a set of images scored against the
 // grammar's: corpus BLEU (uniform weights, N = 4, one reference each) and exact match.
+// Exact match is also split by the number of shapes: single shapes are 2 % of the
+// world, and a held-out one is a colour, kind and cell never seen together.
 type CaptionScore struct {
-	BLEU, Exact float64
-	N           int
+	BLEU, Exact        float64
+	N                  int
+	ExactOne, ExactTwo float64 // exact match on the images with one shape, with two
+	NOne, NTwo         int
 }
 
 // Caption is the model's greedy caption of an image, in words.
@@ -100,18 +104,36 @@ func Caption(m *models.Captioner, s data.Scene) []string {
 // ScoreCaptions captions every image of set greedily and scores the captions.
 func ScoreCaptions(m *models.Captioner, set []data.Scene) CaptionScore {
 	cands, refs := make([][]string, len(set)), make([][][]string, len(set))
-	exact := 0
+	var sc CaptionScore
+	var hits [sceneSizes]int
+	var count [sceneSizes]int
 	for i, s := range set {
 		cands[i], refs[i] = Caption(m, s), [][]string{s.Caption()}
+		count[len(s.Shapes)]++
 		if strings.Join(cands[i], " ") == s.CaptionText() {
-			exact++
+			hits[len(s.Shapes)]++
 		}
 	}
 	res, err := models.CorpusBLEUTokens(cands, refs, models.BLEUOptions{MaxN: 4, Weights: models.WeightsUniform})
 	if err != nil {
 		panic(err) // one reference per candidate, valid options
 	}
-	return CaptionScore{BLEU: res.BLEU, Exact: float64(exact) / float64(len(set)), N: len(set)}
+	sc.BLEU, sc.N = res.BLEU, len(set)
+	sc.Exact = float64(hits[1]+hits[2]) / float64(len(set))
+	sc.NOne, sc.NTwo = count[1], count[2]
+	sc.ExactOne, sc.ExactTwo = share(hits[1], count[1]), share(hits[2], count[2])
+	return sc
+}
+
+// sceneSizes sizes arrays indexed by a scene's number of shapes.
+const sceneSizes = data.SceneMaxShapes + 1
+
+// share is k/n, or 0 when n is 0.
+func share(k, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(k) / float64(n)
 }
 
 // captionMeta is what cmd/train records with a model: its settings, its first
@@ -128,6 +150,8 @@ func captionMeta(m *models.Captioner, a models.CaptionApproach, seed uint64, ste
 		"seed": strconv.FormatUint(seed, 10), "steps": strconv.Itoa(steps), "batch": strconv.Itoa(captionBatch),
 		"lr": fg(captionLR), "clip": fg(captionClip),
 		"held_out_images": strconv.Itoa(held.N), "held_out_bleu": fg(held.BLEU), "held_out_exact": fg(held.Exact),
+		"held_out_one": strconv.Itoa(held.NOne), "held_out_two": strconv.Itoa(held.NTwo),
+		"held_out_exact_one": fg(held.ExactOne), "held_out_exact_two": fg(held.ExactTwo),
 		"loss_head":  strings.Join(head, ","),
 		"final_loss": f4(curve[len(curve)-1]),
 	}

@@ -30,6 +30,11 @@ func TestCaptionCheckpoints(t *testing.T) {
 		s := ScoreCaptions(cm.Model, test)
 		machine.CheckRecorded(t, CaptionName(a)+" held-out BLEU", s.BLEU, cm.Meta.Float("held_out_bleu"), machine.RecordedSmooth)
 		machine.CheckRecorded(t, CaptionName(a)+" exact match", s.Exact, cm.Meta.Float("held_out_exact"), machine.RecordedCount)
+		machine.CheckRecorded(t, CaptionName(a)+" exact match, one shape", s.ExactOne, cm.Meta.Float("held_out_exact_one"), machine.RecordedCount)
+		machine.CheckRecorded(t, CaptionName(a)+" exact match, two shapes", s.ExactTwo, cm.Meta.Float("held_out_exact_two"), machine.RecordedCount)
+		if s.NOne+s.NTwo != s.N || cm.Meta["held_out_one"] != strconv.Itoa(s.NOne) {
+			t.Errorf("%s: %d + %d images by shapes, recorded %s with one shape, %d in all", CaptionName(a), s.NOne, s.NTwo, cm.Meta["held_out_one"], s.N)
+		}
 		if s.N != len(test) || cm.Meta["held_out_images"] != strconv.Itoa(len(test)) {
 			t.Errorf("%s: scored %d images, recorded %s, held-out set %d", CaptionName(a), s.N, cm.Meta["held_out_images"], len(test))
 		}
