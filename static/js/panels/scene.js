@@ -10,7 +10,7 @@
 import { fit, room, empty, zoomOf, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const MAX_SHAPES = 2; // the captions' grammar describes one or two shapes (data.SceneMaxShapes)
-const CELL_MAX = 64, CELL_MIN = 36, PAD = 4;
+const CELL_MAX = 80, CELL_MIN = 36, PAD = 4;
 const SWATCH = 26, SWATCH_GAP = 6, PALETTE_TOP = 10, NOTE_H = 18;
 const BACKGROUND = "#111827"; // the raster's black, softened: what the encoder sees is black where no shape is
 const LINES = "#4b5563";
