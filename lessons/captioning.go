@@ -301,8 +301,8 @@ var captioningLesson = &Lesson{
 		{Name: "logp_3", Label: "log P(y⁽¹⁾ … y⁽ᵗ⁾ | x), approach 3", Axes: []Axis{Scalar}, PerStep: true},
 	},
 	Panels: []Panel{
-		{ID: "scene", Kind: Scene, Title: `the image \(v\): pick a colour and a shape, click a cell`, Static: []string{"scene", "grid", "colours", "shapes", "param"},
-			Note: "Click an empty cell to place the chosen shape, a filled one to take its shape away. At most two shapes, as in the grammar."},
+		{ID: "scene", Kind: Scene, Title: `the image \(v\)`, Static: []string{"scene", "grid", "colours", "shapes", "param"},
+			Note: "To draw: pick a colour and a shape under the grid, click an empty cell to place it, a filled one to take its shape away. At most two shapes, as in the grammar."},
 		{ID: "topks", Static: []string{"dec_rows"}, Meta: []string{"topk_1", "topk_2", "topk_3", "input_1", "input_2", "input_3", "output_1", "output_2", "output_3", "label"},
 			Kind: TopKs, Title: `\(\hat y^{(t)}\): the five most probable words under each approach`, Arrays: []string{"P"}, Symbol: "P",
 			Note: "Each approach feeds back its own word, so after a mistake the three read different inputs. The grammar's word is outlined."},

@@ -41,7 +41,9 @@ func TestBrowserCaptioningDraw(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForJS(t, ctx, "live", `document.body.dataset.stream === "live"`)
-	facts := func() string { return evalJS[string](t, ctx, `document.querySelector('[data-testid=facts]').textContent`) }
+	facts := func() string {
+		return evalJS[string](t, ctx, `document.querySelector('[data-testid=facts]').textContent`)
+	}
 	if f := facts(); !strings.Contains(f, "a red circle above a blue triangle") {
 		t.Fatalf("the default image's caption is not in the facts: %q", f)
 	}
