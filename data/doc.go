@@ -4,7 +4,8 @@
 // the checksum, skip and reset sequence tasks (tasks.go), the market series
 // (series.go), the fill-in-the-blank sentences (fillblank.go), the embeddings'
 // word corpus (words.go), the generated reviews of the sentiment lesson
-// (reviews.go) and the character-level language model's text (chars.go).
+// (reviews.go), the captioning lesson's images of shapes and their captions
+// (scenes.go) and the character-level language model's text (chars.go).
 //
 // Everything here is deterministic in its seed, so the bundled checkpoints,
 // trained on these data by cmd/train, stay valid as long as the generators do not

@@ -30,6 +30,7 @@ var kinds = map[lessons.PanelKind]figureOf{
 	lessons.Tree:      treeFigure,
 	lessons.EncDec:    encdecFigure,
 	lessons.Samples:   samplesFigure,
+	lessons.Scene:     sceneFigure,
 }
 
 // TrainingLoss is the page's training-loss panel, which every lesson that trains has

@@ -22,7 +22,7 @@ import (
 )
 
 // tableKinds are the panel kinds drawn as tables or diagrams (this file's tests).
-var tableKinds = []lessons.PanelKind{lessons.Table, lessons.TopK, lessons.TopKs, lessons.Tokens, lessons.NGrams, lessons.Graph, lessons.Tree, lessons.EncDec, lessons.Samples}
+var tableKinds = []lessons.PanelKind{lessons.Table, lessons.TopK, lessons.TopKs, lessons.Tokens, lessons.NGrams, lessons.Graph, lessons.Tree, lessons.EncDec, lessons.Samples, lessons.Scene}
 
 // built is a lesson's model at its defaults.
 func built(t *testing.T, l *lessons.Lesson) sim.Model {

@@ -20,6 +20,7 @@ func Catalog() []*Lesson {
 		attentionLesson,
 		embeddingsLesson,
 		sentimentLesson,
+		captioningLesson, // seed 003 has image captioning after sentiment classification
 	}
 }
 

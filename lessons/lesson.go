@@ -134,6 +134,7 @@ const (
 	TopKs     PanelKind = "topks"     // several decoder runs' top-k lists side by side at the current step (seq2seq)
 	Samples   PanelKind = "samples"   // held-out BLEU against training steps and sample translations, live while training
 	Tree      PanelKind = "tree"      // the beam-search hypothesis tree: kept, pruned and finished expansions per step, the best path
+	Scene     PanelKind = "scene"     // a grid image of coloured shapes (static meta "scene"); clicks place and remove shapes through the page's image parameter
 )
 
 // Axis names what one dimension of an array counts.

@@ -82,6 +82,8 @@ var Bundled = []Entry{
 		Files: []string{embedFile}, Train: trainEmbeddings, Load: loadOnce(embedCheckpoint)},
 	{Name: "sentiment", About: "average-of-embeddings and GRU sentiment classifiers on one E (sentiment lesson)",
 		Files: []string{sentimentFile}, Train: trainSentimentEntry, Load: loadOnce(sentimentCheckpoint)},
+	{Name: "captioning", About: "image captioners, vector to sequence in seed 002's three approaches (captioning lesson)",
+		Files: captionFiles(), Train: trainCaptions, Load: loadOnce(captionCheckpoints)},
 	{Name: "seq2seq", About: "GRU seq2seq and attention translators, corpus and dates (several minutes to train)",
 		Files: translatorFiles(), Train: trainTranslators, Load: loadTranslators},
 }

@@ -20,8 +20,9 @@ import * as encdec from "./panels/encdec.js";
 import * as topks from "./panels/topks.js";
 import * as samples from "./panels/samples.js";
 import * as tree from "./panels/tree.js";
+import * as scene from "./panels/scene.js";
 
-export const DRAW = { heatmap, bars, line, graph, tokens, topk, ngrams, table, scatter, alignment, encdec, topks, samples, tree };
+export const DRAW = { heatmap, bars, line, graph, tokens, topk, ngrams, table, scatter, alignment, encdec, topks, samples, tree, scene };
 const LONG_FACT_CHARS = 60; // a fact's value longer than this is a sentence: it goes last, on its own line
 
 // findPanels lists the page's panels with what the templates say about each.
