@@ -176,6 +176,11 @@ func TestBrowserLayout(t *testing.T) {
 						t.Errorf("%s at %s: a control under %d px on a touch screen: %s", path, size, minTouchTarget, s)
 					}
 				}
+				name := strings.TrimPrefix(path, "/lessons/")
+				if path == "/" {
+					name = "index"
+				}
+				shoot(t, ctx, fmt.Sprintf("layout-%s-%dx%d.png", name, size.w, size.h))
 			}
 			for _, e := range errs.list() {
 				t.Errorf("console error at %s: %s", size, e)
