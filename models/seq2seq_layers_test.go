@@ -216,3 +216,27 @@ func TestStackedSeq2SeqTrainStepLearns(t *testing.T) {
 		}
 	}
 }
+
+// TestStackedSeq2SeqCopy: a Copier's copy computes what the original does, and
+// training the copy leaves the original's weights as they were.
+func TestStackedSeq2SeqCopy(t *testing.T) {
+	m := NewStackedSeq2Seq(stackedCfg, 2)
+	c := NewCopier().StackedSeq2Seq(m)
+	b, err := NewBatch([][]int{{4, 7, 5}}, [][]int{{3, 5, EosID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Loss(b), m.Loss(b); got != want {
+		t.Fatalf("copy's loss %v, original's %v", got, want)
+	}
+	c.TrainStep(b, NewAdam(0.1), 1)
+	if c.Loss(b) == m.Loss(b) {
+		t.Error("training the copy changed nothing")
+	}
+	fresh := NewStackedSeq2Seq(stackedCfg, 2)
+	for i, p := range m.Params() {
+		if !mat.Equal(p.Value, fresh.Params()[i].Value) {
+			t.Errorf("%s: training the copy changed the original", p.Name)
+		}
+	}
+}
