@@ -236,6 +236,9 @@ func (tr *Translator) Beam(src []int, k int, alpha float64) string {
 // translatorBatch is the number of pairs per training minibatch.
 const translatorBatch = 32
 
+// TranslatorBatch is translatorBatch, which the pages state.
+const TranslatorBatch = translatorBatch
+
 // TranslatorLR is Adam's learning rate for the translators (d2l's seq2seq uses 0.005).
 const TranslatorLR = 0.005
 
