@@ -527,7 +527,7 @@ var seq2seqLesson = &Lesson{
 		{TeX: `\text{teacher forcing: } \htmlClass{sym-s}{\mathbf{s}_{t'}} = g(y_{t'-1}, \mathbf{c}, \mathbf{s}_{t'-1}), \quad y_0 = \langle\mathrm{bos}\rangle`, Symbols: []Symbol{{ID: "s", Array: "s"}}},
 		{TeX: `\text{free running: } \hat y_{t'} = \arg\max_v P(v \mid \hat y_1, \dots, \hat y_{t'-1}, \mathbf{c})`},
 		{TeX: `\htmlClass{sym-loss}{\ell_{t'}} = -\log P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})`, Symbols: []Symbol{{ID: "loss", Array: stepLossArray}}},
-		{TeX: `\mathcal{L} = \frac{\sum_{t'=1}^{T'} m_{t'}\, \ell_{t'}}{\sum_{t'=1}^{T'} m_{t'}}, \quad m_{t'} = \begin{cases} 1 & t' \le L \text{ (the valid length)} \\ 0 & t' > L \text{ (padding)} \end{cases}`},
+		{TeX: `\mathcal{L} = \frac{\sum_{t'=1}^{T'} m_{t'}\, \ell_{t'}}{\sum_{t'=1}^{T'} m_{t'}}, \quad m_{t'} = \begin{cases} 1 & t' \le L \\ 0 & t' > L \end{cases}`},
 	},
 	Arrays: []Array{
 		{Name: "h", Label: `\(h_t\)`, Axes: []Axis{Units}, PerStep: true},
