@@ -254,19 +254,24 @@ func TestDeepTrainingCare(t *testing.T) {
 }
 
 // TestDeepClippingFires (seed 004: deep RNNs need clipping): with the page's θ
-// lowered below the gradient norms of training from scratch, clipping fires, and
+// lowered below the gradient norms of training from scratch to the value the prose
+// suggests, at the page's default depth, clipping fires, and
 // the page's count of clipped steps is the count recomputed from a second model
 // trained alongside on the same stream: the steps whose gradient norm before
 // clipping exceeds θ, after each of which the gradient left has norm exactly θ; the
 // facts say the count and the θ, and a clipped run trains other weights than θ = 5.
 func TestDeepClippingFires(t *testing.T) {
 	const steps, theta = 40, 0.2
+	if want := fmt.Sprintf("(%g, say)", theta); !strings.Contains(strings.Join(deepLesson.Prose, " "), want) {
+		t.Errorf("the prose does not suggest θ = %g", theta)
+	}
 	for _, kind := range zoo.DeepKinds {
 		t.Run(kind, func(t *testing.T) {
-			m := buildLesson[*deepModel](t, deepLesson, map[string]string{"cell": kind, "layers": "2", "seed": "1", "clip": fmt.Sprint(theta)})
-			ref := zoo.NewMarketModel(kind, 2, 1)
+			m := buildLesson[*deepModel](t, deepLesson, map[string]string{"cell": kind, "seed": "1", "clip": fmt.Sprint(theta)}) // the default L
+			L := m.net.Layers()
+			ref := zoo.NewMarketModel(kind, L, 1)
 			ref.Clip = theta
-			free := zoo.NewMarketModel(kind, 2, 1) // the default θ = 5, which never fires here
+			free := zoo.NewMarketModel(kind, L, 1) // the default θ = 5, which never fires here
 			rng, rngFree := rand.New(zoo.TrainSource(1)), rand.New(zoo.TrainSource(1))
 			want := 0
 			for k := range steps {
@@ -304,7 +309,7 @@ func TestDeepClippingFires(t *testing.T) {
 			if mat.Equal(m.net.Params()[0].Value, free.Params()[0].Value) {
 				t.Errorf("the clipped run ends with the weights of the unclipped one")
 			}
-			t.Logf("%s: %d of %d steps clipped at θ = %g", kind, want, steps, theta)
+			t.Logf("%s L=%d: %d of %d steps clipped at θ = %g", kind, L, want, steps, theta)
 		})
 	}
 }

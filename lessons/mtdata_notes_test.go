@@ -132,7 +132,7 @@ func seqIDs(n int) []int {
 // pairs: its pair 0 has an English source and a French target of different lengths.
 func TestMTDataNotesIdeas(t *testing.T) {
 	prose := strings.Join(mtDataLesson.Prose, " ")
-	for _, idea := range []string{"source language", "target language", "sequence transduction", "statistical", "neural", "translation model", "language model", "pairs"} {
+	for _, idea := range []string{"source language", "target language", "sequence transduction", "1940s", "statistical", "neural", "translation model", "language model", "pairs"} {
 		if !strings.Contains(prose, idea) {
 			t.Errorf("the prose does not mention %q", idea)
 		}

@@ -590,7 +590,7 @@ var seq2seqFacts = factTable{
 		{key: "reference", label: "reference"},
 		{key: "first_divergence", label: "free running leaves the reference at"},
 		{key: "held_out_bleu", label: "held-out BLEU", measured: true},
-		{key: "checkpoint_bleu", label: "held-out BLEU of the bundled weights", measured: true},
+		{key: "checkpoint_bleu", label: "held-out BLEU of the bundled weights, on the whole test split", measured: true},
 		{key: "scored_on", label: "scored on"},
 		{key: "mean_loss", label: `loss \(\mathcal{L}\) of this pair`, measured: true},
 		{key: "valid_length", label: `valid length \(L\)`},

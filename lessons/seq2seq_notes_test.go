@@ -67,6 +67,24 @@ func TestSeq2SeqNotesIdeas(t *testing.T) {
 			t.Errorf("the prose does not say %q", idea)
 		}
 	}
+	for _, p := range seq2seqLesson.Panels {
+		if p.ID == "samples" && !strings.Contains(p.Note, fmt.Sprintf("%d held-out test pairs, rescored every %d training steps", seq2seqEvalPairs, seq2seqEvalEvery)) {
+			t.Errorf("the samples panel's note %q does not give the code's numbers", p.Note)
+		}
+	}
+	m := buildSeq2SeqModel(t, nil)
+	tr, meta, err := zoo.SharedTranslator(seq2seqName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Static().Meta; st["checkpoint_bleu"] != zoo.Meta(meta).Float("test_bleu_greedy") || len(tr.Task.Test) <= seq2seqEvalPairs {
+		t.Errorf("checkpoint BLEU %v, recorded on the %d test pairs %v", st["checkpoint_bleu"], len(tr.Task.Test), meta["test_bleu_greedy"])
+	}
+	for _, f := range seq2seqFacts.static {
+		if f.key == "checkpoint_bleu" && !strings.Contains(f.label, "whole test split") {
+			t.Errorf("the label %q does not say the bundled weights' BLEU is on the whole test split (the live one is on %d pairs)", f.label, seq2seqEvalPairs)
+		}
+	}
 	for _, ref := range []string{"Elles regardent .", "Ils regardent .", "Nous sommes calmes ."} {
 		m := buildSeq2SeqModel(t, map[string]string{"reference": ref})
 		tf, _ := m.traces()
