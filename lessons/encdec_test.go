@@ -386,6 +386,11 @@ func TestEncDecTrainedDepths(t *testing.T) {
 		}
 		t.Logf("L=%d: %s, held-out BLEU %.4f, exact %.4f, %d weights, translates %q", d.L, meta["model"], d.BLEU, d.Exact, count, st["translation"])
 	}
+	for _, f := range encDecFacts.static {
+		if f.key == "by_depth" && !strings.Contains(f.label, fmt.Sprintf("(%d test pairs)", len(one.Task().Test))) {
+			t.Errorf("the by-depth fact's label %q does not give the %d test pairs", f.label, len(one.Task().Test))
+		}
+	}
 	for _, p := range encDecLesson.Params {
 		if p.Name == "weights" && p.When != nil {
 			t.Errorf("the weights parameter applies only when %+v; every depth is trained", p.When)
