@@ -31,7 +31,17 @@ type deepModel struct {
 	// clipping) of the last step and the largest so far
 	clippedSteps      int
 	lastNorm, maxNorm float64
+	clip              float64 // θ of training from scratch (the page's clip)
 }
+
+// The page's clipping threshold θ for training from scratch. From scratch every
+// stack's ‖g‖ stays below 1 (TestDeepTrainingCare), so θ up to zoo.DeepClip, the
+// bundled models' θ, shows a net that never catches anything, and θ below about 0.5
+// cuts many steps; under deepClipMin nearly every step is cut to a tiny gradient.
+const (
+	deepClipMin  = 0.05
+	deepClipStep = 0.05
+)
 
 func buildDeep(v sim.Values) (sim.Model, error) {
 	kind, L := v.String("cell"), v.Int("layers")
@@ -41,7 +51,7 @@ func buildDeep(v sim.Values) (sim.Model, error) {
 	}
 	seed := uint64(v.Int("seed"))
 	rng := rand.New(rand.NewPCG(seed, 0x5e41e5))
-	return &deepModel{net: net, meta: meta, series: data.NewMarketSeries(rng, v.Int("length")), seed: seed}, nil
+	return &deepModel{net: net, meta: meta, series: data.NewMarketSeries(rng, v.Int("length")), seed: seed, clip: v.Float("clip")}, nil
 }
 
 func (m *deepModel) states() *zoo.MarketRun {
@@ -114,9 +124,9 @@ func (m *deepModel) Static() sim.Frame {
 	meta["shapes"] = m.weightShapes()
 	meta["initialisation"] = fmt.Sprintf("every weight and bias of the layers from U(−1/√h, 1/√h) = U(−%.3f, %.3f)", zoo.DeepInitBound(), zoo.DeepInitBound())
 	meta["optimiser"] = fmt.Sprintf("Adam, learning rate η = %g", zoo.DeepLR)
-	meta["clipping"] = fmt.Sprintf("the gradient's norm is cut to θ = %g before each step", float64(zoo.DeepClip))
+	meta["clipping"] = fmt.Sprintf("the gradient's norm is cut to θ before each step: θ = %g for the bundled stacks, θ = %g when you train from scratch", float64(zoo.DeepClip), m.clip)
 	if m.trained > 0 {
-		meta["gradient_norm"] = fmt.Sprintf("%.3g at the last step, %.3g at most (θ = %g)", m.lastNorm, m.maxNorm, float64(zoo.DeepClip))
+		meta["gradient_norm"] = fmt.Sprintf("%.3g at the last step, %.3g at most (θ = %g)", m.lastNorm, m.maxNorm, m.net.Clip)
 		meta["clipped_steps"] = fmt.Sprintf("%d of %d", m.clippedSteps, m.trained)
 	}
 	if m.trained == 0 {
@@ -276,7 +286,10 @@ func (m *deepModel) At(t int) sim.Frame {
 // TrainStep trains from scratch: the first call replaces the bundled weights by fresh
 // ones drawn from the seed (same cell and L), then every call is one minibatch of Adam.
 func (m *deepModel) TrainStep() (sim.Frame, error) {
-	rng := m.stream(m.seed, func() { m.net = zoo.NewMarketModel(m.net.Kind, m.net.Layers(), m.seed) })
+	rng := m.stream(m.seed, func() {
+		m.net = zoo.NewMarketModel(m.net.Kind, m.net.Layers(), m.seed)
+		m.net.Clip = m.clip
+	})
 	loss, acc := m.net.TrainStep(rng)
 	m.lastNorm, m.maxNorm = m.net.GradNorm, max(m.maxNorm, m.net.GradNorm)
 	if m.net.Clipped {
@@ -297,7 +310,7 @@ var deepLesson = &Lesson{
 		`Why stack? Different layers can keep different kinds of information. The lecture's example is a market: whether we are in a bull or a bear market changes rarely, while prices move every day. The series here is generated that way: a slow regime \(r_t = \pm 1\) that flips on about one day in 25 and shifts the mean daily move to \(\pm 0.5\), plus a fast day-to-day component \(f_t\) that partly undoes the previous day's move, \(x_t = 0.5\,r_t + f_t\). The model reads one \(x_t\) per day and, from its top layer, forecasts tomorrow's move \(\hat x_{t+1}\) and the probability that today is a bull market.`,
 		`Which layer tracks which? The bars show, per layer, how closely its units follow the regime \(r_t\) and the fast component \(f_t\) (the mean of \(|\mathrm{corr}|\) over the units, measured on 20 held-out series). What the trained models actually do: every layer carries some of both, but in every stack of two or three layers the top layer's units follow the day-to-day component less than layer 1's do, and the regime as closely or more (higher in five of the six stacks): layer 1 mixes the fast moves into most of its units. It is a tendency, not a clean split: with \(h = 8\) units per layer nothing forces one layer per time scale, and a single layer already solves this task about as well (see the held-out scores in the facts).`,
 		`<b>The weights of each layer.</b> Layer 1 reads \(X_t\), \(d\) numbers a day (here \(d = 1\), the move \(x_t\)), so its input weights \(W_{xh}^{(1)}\) are \(d \times h\); every higher layer reads the \(h\) numbers of \(H_t^{(l-1)}\), so its \(W_{xh}^{(l)}\) is \(h \times h\) (lecture 000 writes \(h \times h\) for every layer, which holds only when \(d = h\)). The recurrent weights \(W_{hh}^{(l)}\) are \(h \times h\) and the biases \(b_h^{(l)}\) are \(1 \times h\) in every layer, and the output reads the top layer only: \(W_{hq}\) is \(h \times q\). A GRU has such a pair of weights and a bias for each gate and its candidate, an LSTM for each of its four. The table lists them, read from the model on the page.`,
-		`<b>Why a deep RNN needs care</b> (lecture 004). The gradient that trains layer 1 comes down through every layer above it at each step and back through time within each layer: a product of Jacobians along both axes, which can shrink to nothing or blow up faster than in one layer. So initialisation, learning rate and clipping matter more. The stacks here start from small weights, every weight and bias of a layer drawn from \(U(-1/\sqrt{h}, 1/\sqrt{h})\); they train with Adam at \(\eta = 0.01\); and before each step the gradient \(g\) is scaled down to norm \(\theta = 5\) if it is longer. On this small task with these settings the safety net is not needed: trained from scratch at seed 1, every cell and depth keeps \(\|g\|\) below 1 over its first 200 steps, far under \(\theta\). While you train, the facts give \(\|g\|\) and how many steps were clipped.`,
+		`<b>Why a deep RNN needs care</b> (lecture 004). The gradient that trains layer 1 comes down through every layer above it at each step and back through time within each layer: a product of Jacobians along both axes, which can shrink to nothing or blow up faster than in one layer. So initialisation, learning rate and clipping matter more. The stacks here start from small weights, every weight and bias of a layer drawn from \(U(-1/\sqrt{h}, 1/\sqrt{h})\); they train with Adam at \(\eta = 0.01\); and before each step the gradient \(g\) is scaled down to norm \(\theta = 5\) if it is longer. On this small task with these settings the safety net is not needed: trained from scratch at seed 1, every cell and depth keeps \(\|g\|\) below 1 over its first 200 steps, far under \(\theta\). While you train, the facts give \(\|g\|\) and how many steps were clipped; lower the clipping threshold \(\theta\) below those norms (0.2, say) and train again to watch the net catch steps.`,
 		`Change \(L\), the cell or the seed for a new series. The lecture writes layer \(l\)'s step for the tanh RNN, \(\phi_l = \tanh\); a deep GRU or LSTM replaces it by the gated step of lectures 4.3 and 4.4, with \(H_t^{(l-1)}\) in place of \(X_t\), and the equation shows the chosen cell's. <b>Train from scratch</b> retrains the chosen stack live.`,
 	},
 	Equations: []Equation{
@@ -341,6 +354,8 @@ var deepLesson = &Lesson{
 		{Name: "seed", Label: "seed", Kind: sim.Int, Default: "1", Min: 1, Max: maxSeed, Step: 1,
 			Help: "A new market series (and the random start of training from scratch)."},
 		{Name: "length", Label: "days", Symbol: "T", Kind: sim.Int, Default: "80", Min: 30, Max: 160, Step: 10},
+		{Name: "clip", Label: "clipping threshold", Symbol: `\theta`, Kind: sim.Float, Default: strconv.FormatFloat(zoo.DeepClip, 'g', -1, 64), Min: deepClipMin, Max: zoo.DeepClip, Step: deepClipStep, Advanced: true,
+			Help: "When you train from scratch, each step's gradient is scaled down to this norm if it is longer (the bundled stacks trained with the largest value)."},
 	},
 	Plots: []Plot{
 		{Name: "layers", Title: `mean |corr| of the units of \(H_t^{(l)}\) with \(r_t\) and \(f_t\), per layer \(l\)`, XLabel: `layer \(l\)`, YLabel: "mean |corr| over units",

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"unroll/zoo"
 )
@@ -247,5 +250,66 @@ func TestDeepTrainingCare(t *testing.T) {
 				t.Errorf("%s L=%d: facts %q, %q", kind, L, f["clipped_steps"], f["gradient_norm"])
 			}
 		}
+	}
+}
+
+// TestDeepClippingFires (seed 004: deep RNNs need clipping): with the page's θ
+// lowered below the gradient norms of training from scratch to the value the prose
+// suggests, at the page's default depth, clipping fires, and
+// the page's count of clipped steps is the count recomputed from a second model
+// trained alongside on the same stream: the steps whose gradient norm before
+// clipping exceeds θ, after each of which the gradient left has norm exactly θ; the
+// facts say the count and the θ, and a clipped run trains other weights than θ = 5.
+func TestDeepClippingFires(t *testing.T) {
+	const steps, theta = 40, 0.2
+	if want := fmt.Sprintf("(%g, say)", theta); !strings.Contains(strings.Join(deepLesson.Prose, " "), want) {
+		t.Errorf("the prose does not suggest θ = %g", theta)
+	}
+	for _, kind := range zoo.DeepKinds {
+		t.Run(kind, func(t *testing.T) {
+			m := buildLesson[*deepModel](t, deepLesson, map[string]string{"cell": kind, "seed": "1", "clip": fmt.Sprint(theta)}) // the default L
+			L := m.net.Layers()
+			ref := zoo.NewMarketModel(kind, L, 1)
+			ref.Clip = theta
+			free := zoo.NewMarketModel(kind, L, 1) // the default θ = 5, which never fires here
+			rng, rngFree := rand.New(zoo.TrainSource(1)), rand.New(zoo.TrainSource(1))
+			want := 0
+			for k := range steps {
+				if _, err := m.TrainStep(); err != nil {
+					t.Fatal(err)
+				}
+				ref.TrainStep(rng)
+				free.TrainStep(rngFree)
+				left := ref.Params().GradNorm()
+				if ref.GradNorm > theta {
+					want++
+					if math.Abs(left-theta) > 1e-12 {
+						t.Errorf("step %d: ‖g‖ %v > θ but the gradient left has norm %v, want θ", k+1, ref.GradNorm, left)
+					}
+				} else if math.Abs(left-ref.GradNorm) > 1e-12 {
+					t.Errorf("step %d: ‖g‖ %v ≤ θ but the gradient left has norm %v", k+1, ref.GradNorm, left)
+				}
+				if m.net.GradNorm != ref.GradNorm {
+					t.Fatalf("step %d: the page's ‖g‖ %v, the recomputed %v", k+1, m.net.GradNorm, ref.GradNorm)
+				}
+			}
+			if want == 0 || want == steps {
+				t.Fatalf("θ = %v clipped %d of %d steps: want some but not all, so the count means something", theta, want, steps)
+			}
+			if m.clippedSteps != want {
+				t.Errorf("the page counts %d clipped steps, recomputed %d", m.clippedSteps, want)
+			}
+			f := m.Static().Meta
+			if got := f["clipped_steps"]; got != fmt.Sprintf("%d of %d", want, steps) {
+				t.Errorf("facts: steps clipped %q, want \"%d of %d\"", got, want, steps)
+			}
+			if !strings.Contains(f["gradient_norm"].(string), fmt.Sprintf("(θ = %g)", theta)) || !strings.Contains(f["clipping"].(string), fmt.Sprintf("θ = %g when you train from scratch", theta)) {
+				t.Errorf("facts: %q, %q, want θ = %g", f["gradient_norm"], f["clipping"], theta)
+			}
+			if mat.Equal(m.net.Params()[0].Value, free.Params()[0].Value) {
+				t.Errorf("the clipped run ends with the weights of the unclipped one")
+			}
+			t.Logf("%s L=%d: %d of %d steps clipped at θ = %g", kind, L, want, steps, theta)
+		})
 	}
 }

@@ -37,6 +37,17 @@ func seq2seqWeights(weights string, seed uint64) (*zoo.Translator, zoo.Meta, err
 	return zoo.SharedTranslator(seq2seqName)
 }
 
+// encDecWeights is seq2seqWeights with L layers a side: for L > 1 and weightsTrained
+// the bundled stacked translator (zoo.SharedStackedTranslator, read-only), whose
+// Stack is the model; for L > 1 untrained, the one-layer translator of the seed, of
+// which the page keeps the vocabularies and the sizes and draws the stack itself.
+func encDecWeights(weights string, seed uint64, L int) (*zoo.Translator, zoo.Meta, error) {
+	if L > 1 && weights == weightsTrained {
+		return zoo.SharedStackedTranslator(L)
+	}
+	return seq2seqWeights(weights, seed)
+}
+
 // untrainedSeq2Seq is the bundled seq2seq's architecture with fresh weights drawn
 // from seed, exactly as training from scratch starts (NewTranslator): the same seed
 // always gives the same weights, so a page may drop them and draw them again.
@@ -132,25 +143,28 @@ type encDecModel struct {
 // drawn from the seed exactly as training from scratch would start (NewTranslator).
 func buildEncDec(v sim.Values) (sim.Model, error) {
 	m := &encDecModel{weights: v.String("weights"), seed: uint64(v.Int("seed")), layers: v.Int("layers")}
-	if m.layers > 1 {
-		m.weights = weightsUntrained // only the one-layer model is trained and bundled; the facts say so
-	}
 	var err error
-	if m.tr, m.meta, err = seq2seqWeights(m.weights, m.seed); err != nil {
+	if m.tr, m.meta, err = encDecWeights(m.weights, m.seed, m.layers); err != nil {
 		return nil, err
 	}
 	if m.src, m.tokens, err = m.tr.Source(v.String("input")); err != nil {
 		return nil, err
 	}
-	if m.layers > 1 {
-		// the bundled architecture with L layers a side, its weights drawn from the seed
-		stacked := models.NewStackedSeq2Seq(m.tr.Model.Config, m.layers)
+	switch {
+	case m.layers > 1:
+		stacked := m.tr.Stack // the bundled L-layer model
+		if stacked == nil {
+			// the bundled architecture with L layers a side, its weights drawn from the seed
+			stacked = models.NewStackedSeq2Seq(m.tr.Model.Config, m.layers)
+		}
 		if m.stack, err = stacked.FreeRun(m.src, m.tr.Task.MaxOutput); err != nil {
 			return nil, err
 		}
 		m.run = m.stack.DecodeTrace
-	} else if m.run, err = m.tr.Model.FreeRun(m.src, m.tr.Task.MaxOutput); err != nil {
-		return nil, err
+	default:
+		if m.run, err = m.tr.Model.FreeRun(m.src, m.tr.Task.MaxOutput); err != nil {
+			return nil, err
+		}
 	}
 	if m.weights == weightsUntrained {
 		m.tr = m.tr.WithoutWeights() // 1.7 MB a session need not keep: the run is all the page shows
@@ -225,21 +239,19 @@ func (m *encDecModel) Static() sim.Frame {
 		"embed":             m.tr.Config.Embed,
 		"source_vocabulary": m.tr.Src.Len(),
 		"target_vocabulary": m.tr.Tgt.Len(),
-		"layers":            fmt.Sprintf("L = %d GRU layers in the encoder and %d in the decoder", max(m.layers, 1), max(m.layers, 1)),
+		"layers":            fmt.Sprintf("L = %d: %d GRU %s in the encoder, as many in the decoder", max(m.layers, 1), max(m.layers, 1), map[bool]string{true: "layer", false: "layers"}[m.layers <= 1]),
 		"handed_over":       fmt.Sprintf("%d numbers: L × h = %d × %d initial decoder states, of which c (the top layer's) is also an input at every step", max(m.layers, 1)*m.tr.Config.Hidden, max(m.layers, 1), m.tr.Config.Hidden),
 	}
 	if u := unknownWords(m.tokens, m.src); u != "" {
 		meta["unknown_words"] = u + " (read as <unk>)"
 	}
 	if m.weights == weightsTrained {
-		meta["weights"] = fmt.Sprintf("bundled checkpoint, %s training steps", m.meta["steps"])
+		meta["weights"] = fmt.Sprintf("bundled checkpoint %s, %s training steps", m.meta["model"], m.meta["steps"])
 		meta["held_out_bleu"] = m.meta.Float("test_bleu_greedy")
 	} else {
 		meta["weights"] = fmt.Sprintf("untrained: random initial weights (seed %d)", m.seed)
-		if m.layers > 1 {
-			meta["weights"] = fmt.Sprintf("untrained: random initial weights (seed %d); only the one-layer model is trained and bundled", m.seed)
-		}
 	}
+	meta["by_depth"] = encDecDepthScores()
 	return sim.Frame{Meta: meta}
 }
 
@@ -290,6 +302,38 @@ func (m *encDecModel) At(t int) sim.Frame {
 	}
 }
 
+// depthScore is one bundled depth's held-out greedy scores, as its checkpoint
+// records them.
+type depthScore struct {
+	L                int
+	BLEU, Exact      float64
+	Parameters, Seed string
+}
+
+// encDecDepths reads every bundled depth's recorded held-out scores: L = 1 is
+// seq2seq-corpus, L > 1 zoo.StackedTranslatorSpecs, all on the same 398 test pairs.
+func encDecDepths() []depthScore {
+	var out []depthScore
+	for L := 1; L <= models.MaxSeq2SeqLayers; L++ {
+		tr, meta, err := encDecWeights(weightsTrained, 0, L)
+		if err != nil {
+			continue // no bundled model of this depth
+		}
+		out = append(out, depthScore{L: L, BLEU: meta.Float("test_bleu_greedy"), Exact: meta.Float("test_exact_greedy"),
+			Parameters: strconv.Itoa(tr.Params().Count()), Seed: meta["seed"]})
+	}
+	return out
+}
+
+// encDecDepthScores is the facts' line comparing the bundled depths.
+func encDecDepthScores() string {
+	var parts []string
+	for _, d := range encDecDepths() {
+		parts = append(parts, fmt.Sprintf("L = %d: BLEU %.3f, exact %.1f %% (%s weights)", d.L, d.BLEU, 100*d.Exact, d.Parameters))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // contextFact says what the decoder starts from.
 func (m *encDecModel) contextFact() string {
 	T := subscript(m.encSteps())
@@ -336,8 +380,8 @@ var encDecLesson = &Lesson{
 		`<b>Encoder, steps \(t = 1 \dots T\)</b>: the GRU reads one embedded token \(\mathbf{x}_t\) per step and updates its hidden state, \(\mathbf{h}_t = f(\mathbf{x}_t, \mathbf{h}_{t-1})\) from \(\mathbf{h}_0 = \mathbf{0}\). The token being read is marked in the diagram and each \(\mathbf{h}_t\) fills one column of the heatmap.`,
 		`<b>Context</b>: the encoder turns all its states into the <b>context variable</b> \(\mathbf{c} = q(\mathbf{h}_1, \dots, \mathbf{h}_T)\). This model takes the simplest choice, \(q = \mathbf{h}_T\): whatever the sentence's length, everything the decoder will know about it must fit into these \(h = 64\) numbers.`,
 		`<b>Decoder, steps \(t' = 1, 2, \dots\)</b>: the decoder starts from \(\mathbf{s}_0 = \mathbf{c}\) and the token <code>&lt;bos&gt;</code>. At each step it reads its previous output \(y_{t'-1}\) together with \(\mathbf{c}\), updates its state \(\mathbf{s}_{t'}\), and a softmax over the French vocabulary gives \(P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})\). The most probable token (listed with its runners-up) is written and fed back in as the next input, until the decoder writes <code>&lt;eos&gt;</code>. The symbol \(t'\) is deliberately different from the encoder's \(t\): the two sequences have their own lengths.`,
-		`<b>More layers.</b> The encoder and the decoder can each be a deep RNN, a stack as in the lesson on deep RNNs. With \(L\) layers, layer \(l\) of the encoder reads the state of layer \(l-1\) at the same step, and the context is the top layer's final state, \(\mathbf{c} = \mathbf{h}_T^{(L)}\). The decoder has as many layers, and each starts from the final state of the encoder layer at its height, \(\mathbf{s}_0^{(l)} = \mathbf{h}_T^{(l)}\) (so both stacks need the same depth and width); \(\mathbf{c}\) is read by its first layer at every step, and its top layer feeds the softmax. What crosses from the encoder to the decoder is then \(L \times h\) numbers instead of \(h\). Set <i>layers</i> to 2 or 3 to run such a model: only the one-layer model is trained and bundled, so the deeper ones run with untrained weights from the seed. The heatmap then shows one block per layer; the diagram and the bars show the top layer.`,
-		`Type any English sentence. Words the corpus never saw are read as <code>&lt;unk&gt;</code> and listed under "about this model". Switch to <b>untrained</b> weights to see that the architecture alone translates nothing: the decoder's distribution is nearly flat and its outputs are arbitrary. Those weights are drawn from the <i>seed</i> (beside the step controls), the same draw training from scratch starts from on the next page.`,
+		`<b>More layers.</b> The encoder and the decoder can each be a deep RNN, a stack as in the lesson on deep RNNs. With \(L\) layers, layer \(l\) of the encoder reads the state of layer \(l-1\) at the same step, and the context is the top layer's final state, \(\mathbf{c} = \mathbf{h}_T^{(L)}\). The decoder has as many layers, and each starts from the final state of the encoder layer at its height, \(\mathbf{s}_0^{(l)} = \mathbf{h}_T^{(l)}\) (so both stacks need the same depth and width); \(\mathbf{c}\) is read by its first layer at every step, and its top layer feeds the softmax. What crosses from the encoder to the decoder is then \(L \times h\) numbers instead of \(h\). Set <i>layers</i> to 2 or 3 to run such a model. Each depth has its own bundled model, trained exactly as the one-layer one (3000 minibatches of 32 pairs, Adam at \(\eta = 0.005\), the gradient norm clipped at 1), each from its own seed. Greedy, on the 398 held-out test pairs: \(L = 1\) scores BLEU 0.855 (75.9 % of the outputs exactly the reference) with 108,156 weights, \(L = 2\) 0.866 (78.6 %) with 157,692, \(L = 3\) 0.855 (76.1 %) with 207,228. On a corpus this small depth buys little, and since each depth was trained from a single seed, gaps this small may owe as much to the seed as to the depth. The heatmap shows one block per layer; the diagram and the bars show the top layer.`,
+		`Type any English sentence. Words the corpus never saw are read as <code>&lt;unk&gt;</code> and listed under "about this model". Switch to <b>untrained</b> weights to see that the architecture alone translates nothing: the decoder's distribution is nearly flat and its outputs are arbitrary. Those weights are drawn from the <i>seed</i> (beside the step controls); with one layer they are the very weights training from scratch starts from on the next page.`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-h}{\mathbf{h}_t} = f(\mathbf{x}_t, \mathbf{h}_{t-1}), \quad \mathbf{h}_0 = \mathbf{0}`, Symbols: []Symbol{{ID: "h", Array: "h"}}},
@@ -367,10 +411,9 @@ var encDecLesson = &Lesson{
 		{Name: "input", Label: "English sentence", Kind: sim.Text, Default: "They are watching .", MaxLen: 120, MaxLenWhy: translationWhy,
 			Help: "Any sentence; words the corpus does not know become <unk>."},
 		{Name: "layers", Label: "layers", Symbol: "L", Kind: sim.Int, Default: "1", Min: 1, Max: models.MaxSeq2SeqLayers, Step: 1,
-			Help: "GRU layers in the encoder and in the decoder; only L = 1 is trained, deeper models run with untrained weights whatever the weights setting."},
+			Help: "GRU layers in the encoder and in the decoder; each depth has its own bundled checkpoint, trained the same way."},
 		{Name: "weights", Label: "weights", Kind: sim.Choice, Default: weightsTrained, Choices: []string{weightsTrained, weightsUntrained},
-			Help: "trained: the bundled checkpoint; untrained: random initial weights.",
-			When: &sim.Applies{Param: "layers", Values: []string{"1"}, Why: "only the one-layer model is trained: with L > 1 the weights are untrained"}},
+			Help: "trained: the bundled checkpoint of this depth; untrained: random initial weights."},
 		seedSpec(seq2seqTrainSeed, "Draws the untrained weights (the trained checkpoint ignores it)."),
 	},
 	Plots: []Plot{
@@ -392,6 +435,7 @@ var encDecFacts = factTable{
 	static: []fact{
 		{key: "translation", label: "translation", keep: true},
 		{key: "held_out_bleu", label: "held-out BLEU", measured: true},
+		{key: "by_depth", label: "held-out greedy scores by depth (398 test pairs)"},
 		{key: "embed", label: "embedding size"},
 		{key: "hidden", label: "hidden units h"},
 		{key: "source_vocabulary", label: "English vocabulary"},

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -280,8 +281,7 @@ func BenchmarkEncDecStepFrame(b *testing.B) {
 // TestEncDecLayers (seed 004: the encoder and decoder may be multilayer RNNs): with
 // L layers the heatmap's state has one row block per layer at every step; the
 // context step shows the encoder's final states, which are the decoder's initial
-// states; the diagram's c is the top layer's h_T; the facts say so; and trained
-// weights with L > 1 give the untrained model, which the weights fact says.
+// states; the diagram's c is the top layer's h_T; and the facts say so.
 func TestEncDecLayers(t *testing.T) {
 	for L := 1; L <= models.MaxSeq2SeqLayers; L++ {
 		m := buildEncDecModel(t, map[string]string{"weights": weightsUntrained, "layers": strconv.Itoa(L)})
@@ -331,8 +331,69 @@ func TestEncDecLayers(t *testing.T) {
 			t.Errorf("L=%d: handed over %q want it to start %q", L, got, want)
 		}
 	}
-	m := buildEncDecModel(t, map[string]string{"layers": "2"}) // weights=trained: not bundled for L = 2
-	if w := m.Static().Meta["weights"].(string); m.stack == nil || !strings.HasPrefix(w, "untrained") || !strings.Contains(w, "only the one-layer model is trained") {
-		t.Errorf("trained weights asked with L = 2: weights %q, stacked %v", w, m.stack != nil)
+}
+
+// TestEncDecTrainedDepths (seed 004: the encoder and the decoder can be multilayer
+// RNNs): with trained weights every L runs its own bundled model, the L-layer
+// checkpoint of zoo.StackedTranslatorSpecs for L > 1, whose greedy translation the
+// page shows; the weights parameter applies at every depth; every depth was trained
+// with seq2seq-corpus's recipe; and the prose's held-out scores and weight counts are
+// those recorded in the checkpoints and counted in the models, measured on the same
+// test pairs. The facts list the depths side by side.
+func TestEncDecTrainedDepths(t *testing.T) {
+	one, _ := zoo.FindTranslatorSpec(seq2seqName)
+	prose := strings.Join(encDecLesson.Prose, " ")
+	depths := encDecDepths()
+	if len(depths) != models.MaxSeq2SeqLayers {
+		t.Fatalf("%d bundled depths, want L = 1 … %d", len(depths), models.MaxSeq2SeqLayers)
+	}
+	for _, spec := range zoo.StackedTranslatorSpecs {
+		c := spec.Config
+		if spec.Steps != one.Steps || c.Embed != one.Config.Embed || c.Hidden != one.Config.Hidden || c.Attention || spec.Task().Name != one.Task().Name {
+			t.Errorf("%s: trained otherwise than %s: %+v %d steps", spec.Name, one.Name, c, spec.Steps)
+		}
+	}
+	if want := fmt.Sprintf("%d minibatches of %d pairs, Adam at \\(\\eta = %g\\)", one.Steps, zoo.TranslatorBatch, zoo.TranslatorLR); !strings.Contains(prose, want) {
+		t.Errorf("the prose does not state the recipe %q", want)
+	}
+	if want := fmt.Sprintf("the %d held-out test pairs", len(one.Task().Test)); !strings.Contains(prose, want) {
+		t.Errorf("the prose does not say %q", want)
+	}
+	for _, d := range depths {
+		m := buildEncDecModel(t, map[string]string{"layers": strconv.Itoa(d.L)})
+		tr, meta, err := encDecWeights(weightsTrained, 0, d.L)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (d.L > 1) != (m.stack != nil) || (d.L > 1 && tr.Stack.Layers() != d.L) {
+			t.Fatalf("L=%d: the page runs the wrong model", d.L)
+		}
+		st := m.Static().Meta
+		if w := st["weights"].(string); !strings.Contains(w, meta["model"]) || st["held_out_bleu"] != meta.Float("test_bleu_greedy") {
+			t.Errorf("L=%d: weights %q, held-out BLEU %v, want %s's", d.L, w, st["held_out_bleu"], meta["model"])
+		}
+		if got, want := st["translation"], tr.Greedy(m.src); got != want {
+			t.Errorf("L=%d: translation %q, the model's %q", d.L, got, want)
+		}
+		count := tr.Params().Count()
+		weights := strconv.Itoa(count/1000) + "," + fmt.Sprintf("%03d", count%1000)
+		bleu, exact := fmt.Sprintf("%.3f", d.BLEU), fmt.Sprintf("%.1f %%", 100*d.Exact)
+		if !strings.Contains(prose, bleu) || !strings.Contains(prose, exact) || !strings.Contains(prose, weights) {
+			t.Errorf("L=%d: the prose does not give BLEU %s, exact %s, %s weights", d.L, bleu, exact, weights)
+		}
+		if !strings.Contains(st["by_depth"].(string), fmt.Sprintf("L = %d: BLEU %s", d.L, bleu)) {
+			t.Errorf("L=%d: facts %q", d.L, st["by_depth"])
+		}
+		t.Logf("L=%d: %s, held-out BLEU %.4f, exact %.4f, %d weights, translates %q", d.L, meta["model"], d.BLEU, d.Exact, count, st["translation"])
+	}
+	for _, f := range encDecFacts.static {
+		if f.key == "by_depth" && !strings.Contains(f.label, fmt.Sprintf("(%d test pairs)", len(one.Task().Test))) {
+			t.Errorf("the by-depth fact's label %q does not give the %d test pairs", f.label, len(one.Task().Test))
+		}
+	}
+	for _, p := range encDecLesson.Params {
+		if p.Name == "weights" && p.When != nil {
+			t.Errorf("the weights parameter applies only when %+v; every depth is trained", p.When)
+		}
 	}
 }

@@ -217,7 +217,7 @@ func (m *seq2seqModel) paddingTable() mtTable {
 		ins = append(ins, m.tokenCell(input[i]))
 	}
 	return mtTable{
-		Title: fmt.Sprintf("the reference as labels, padded to L = %d (valid length %d)", L, len(m.labels)),
+		Title: fmt.Sprintf("the reference as labels, padded to T′ = %d (valid length L = %d)", L, len(m.labels)),
 		Head:  head,
 		Rows: []mtRow{
 			{Label: "labels yₜ′", Cells: ys},
@@ -517,17 +517,17 @@ var seq2seqLesson = &Lesson{
 	Title:   "Training a sequence-to-sequence model",
 	Summary: "Teacher forcing against free-running prediction on one sentence, the per-step loss and the mask that zeros padding, and a GRU seq2seq trained live with held-out BLEU.",
 	Prose: []string{
-		`A seq2seq model is trained like a language model whose every prediction is also conditioned on the source: at decoder step \(t'\) the loss is \(\ell_{t'} = -\log P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})\), the surprise at the reference token. Type a source sentence and its reference translation; the page runs the encoder over the source (steps \(t = 1 \dots T\)), forms the context \(\mathbf{c} = \mathbf{h}_T\), then decodes the same sentence in two ways, side by side.`,
+		`<b>Sequence to sequence learning</b> (Sutskever et al. 2014; Cho et al. 2014) builds the encoder-decoder from two RNNs, here GRUs. A seq2seq model is trained like a language model whose every prediction is also conditioned on the source: at decoder step \(t'\) the loss is \(\ell_{t'} = -\log P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})\), the surprise at the reference token. Type a source sentence and its reference translation; the page runs the encoder over the source (steps \(t = 1 \dots T\)), forms the context \(\mathbf{c} = \mathbf{h}_T\), then decodes the same sentence in two ways, side by side. How \(\mathbf{c}\) reaches the decoder is a design choice: in some models it only sets the decoder's initial state \(\mathbf{s}_0\); in this one, as in the lecture's figure, it also enters the decoder's input at every step, next to the embedding of \(y_{t'-1}\).`,
 		`<b>Teacher forcing</b> is how the model is trained: the decoder's input is the reference itself, shifted right by one with <code>&lt;bos&gt;</code> in front, so "ils regardent . &lt;eos&gt;" is read as "&lt;bos&gt; ils regardent .". Every step sees the correct history, whatever the model predicted before. <b>Free running</b> is how the model is used: the decoder reads <code>&lt;bos&gt;</code>, then its own previous output, and stops at <code>&lt;eos&gt;</code>. While free running agrees with the reference the two runs are identical; at the first step where it writes something else (marked in the diagram) its history is no longer the reference's, and every later step conditions on its own mistake. Training never shows the model such a history: this mismatch is called exposure bias. The default pair uses the other correct translation of "they": "elles regardent .". The trained model writes "ils" at \(t' = 1\), so free running diverges at once, while teacher forcing goes on feeding "elles"; compare the two top-5 lists at the later steps.`,
-		`<b>Padding and the mask.</b> Sentences in a minibatch have different lengths, so the labels are padded with <code>&lt;pad&gt;</code> to a fixed length \(L\). The model still computes a prediction at the padded steps (the loss there is large, since it never learned to write <code>&lt;pad&gt;</code>), but the mask \(m_{t'}\), 1 on the valid length and 0 on padding, multiplies those losses by zero, so padding adds nothing to the loss or the gradients. The loss plot shows both curves.`,
-		`<b>Training live.</b> Press <b>Train</b> to run Adam minibatches of 32 pairs (gradient norm clipped at 1; learning rate 0.01 from scratch; 0.0005 when continuing the checkpoint, because a fresh optimiser's first steps are as large as its rate and 0.005 would undo the trained weights). Start from <b>scratch</b> to train from random weights drawn from the seed; start from the <b>checkpoint</b> to continue training the bundled model. Pressing Train again always continues from the current weights. Every 25 steps the page translates 100 held-out test pairs (spread over the test split) greedily and reports their corpus BLEU, with a few sample translations; the diagram, the losses and the top-5 lists follow the new weights when training stops. From scratch, BLEU on these pairs passes 0.3 after about 250 steps, well under a minute on one core.`,
+		`<b>Padding and the mask.</b> Sentences in a minibatch have different lengths, so the labels are padded with <code>&lt;pad&gt;</code> to a fixed length \(T'\). The model still computes a prediction at the padded steps (with the bundled weights the loss there is larger than at any valid step, since the model never learned to write <code>&lt;pad&gt;</code>), but the mask \(m_{t'}\), 1 on the valid length \(L\) and 0 on padding, multiplies those losses by zero, so padding adds nothing to the loss or the gradients. The loss plot shows both curves. The loss \(\mathcal{L}\) here is that of this one pair; for a minibatch both sums also run over its pairs (the data page shows that form), which is how every model on these pages trains.`,
+		`<b>Training live.</b> Press <b>Train</b> to run Adam minibatches of 32 pairs (gradient norm clipped at 1; learning rate 0.01 from scratch; 0.0005 when continuing the checkpoint, because a fresh optimiser's first steps are as large as its rate and 0.005 would undo the trained weights). Start from <b>scratch</b> to train from random weights drawn from the seed; start from the <b>checkpoint</b> to continue training the bundled model. Pressing Train again always continues from the current weights. Every 25 steps the page translates 100 held-out test pairs (spread over the test split) greedily and reports their corpus BLEU (which counts the \(n\)-grams of each output that also occur in its reference, and penalises outputs shorter than the reference; the BLEU page works it out), with a few sample translations; the diagram, the losses and the top-5 lists follow the new weights when training stops. From scratch, BLEU on these pairs passes 0.3 after about 250 steps, well under a minute on one core.`,
 	},
 	Equations: []Equation{
 		{TeX: `\htmlClass{sym-h}{\mathbf{h}_t} = f(\mathbf{x}_t, \mathbf{h}_{t-1}), \quad \htmlClass{sym-c}{\mathbf{c}} = \mathbf{h}_T`, Symbols: []Symbol{{ID: "h", Array: "h"}, {ID: "c", Array: "c"}}},
 		{TeX: `\text{teacher forcing: } \htmlClass{sym-s}{\mathbf{s}_{t'}} = g(y_{t'-1}, \mathbf{c}, \mathbf{s}_{t'-1}), \quad y_0 = \langle\mathrm{bos}\rangle`, Symbols: []Symbol{{ID: "s", Array: "s"}}},
 		{TeX: `\text{free running: } \hat y_{t'} = \arg\max_v P(v \mid \hat y_1, \dots, \hat y_{t'-1}, \mathbf{c})`},
 		{TeX: `\htmlClass{sym-loss}{\ell_{t'}} = -\log P(y_{t'} \mid y_1, \dots, y_{t'-1}, \mathbf{c})`, Symbols: []Symbol{{ID: "loss", Array: stepLossArray}}},
-		{TeX: `\mathcal{L} = \frac{\sum_{t'=1}^{L} m_{t'}\, \ell_{t'}}{\sum_{t'=1}^{L} m_{t'}}, \quad m_{t'} = \begin{cases} 1 & t' \le \text{valid length} \\ 0 & \text{padding} \end{cases}`},
+		{TeX: `\mathcal{L} = \frac{\sum_{t'=1}^{T'} m_{t'}\, \ell_{t'}}{\sum_{t'=1}^{T'} m_{t'}}, \quad m_{t'} = \begin{cases} 1 & t' \le L \\ 0 & t' > L \end{cases}`},
 	},
 	Arrays: []Array{
 		{Name: "h", Label: `\(h_t\)`, Axes: []Axis{Units}, PerStep: true},
@@ -543,7 +543,7 @@ var seq2seqLesson = &Lesson{
 	Panels: []Panel{
 		{ID: "diagram", Static: []string{"enc_steps", "dec_rows", "source", "tokens", "translation", "source_unk"}, Meta: []string{"teacher_input", "teacher_output", "teacher_correct", "free_input", "free_output", "free_correct", "mask", "label", "diverges_here"}, Kind: EncDec, Title: `encoder \(\to\) \(\mathbf{c}\) \(\to\) decoder, teacher-forced and free-running`, Arrays: []string{"h", "c", "s", "s_free"}, Scale: []float64{-1, 1}, Symbol: "c",
 			Note: "Outputs are green where they match the label, orange where not; the red mark is the first step where free running leaves the reference. Red tokens are not in the vocabulary (<unk>)."},
-		{ID: "padding", Static: []string{"padding"}, Kind: Table, Title: `labels padded to \(L\), the mask \(m_{t'}\), the shifted decoder input`,
+		{ID: "padding", Static: []string{"padding"}, Kind: Table, Title: `labels padded to \(T'\), the mask \(m_{t'}\), the shifted decoder input`,
 			Note: "Grey cells are padding: the mask is 0 there."},
 		{ID: "step-loss", Kind: Line, Title: `per-step loss \(\ell_{t'}\) and \(m_{t'}\ell_{t'}\) (teacher forcing)`, Arrays: []string{stepLossArray, maskedLossArray}, Symbol: "loss",
 			Note: "The decoder's steps follow the encoder's on the step axis. Where m = 1 the two curves coincide (orange over blue); at padded steps ℓ is large and m ℓ is 0."},
@@ -560,7 +560,7 @@ var seq2seqLesson = &Lesson{
 			Help: "The sentence the encoder reads."},
 		{Name: "reference", Label: "French reference", Kind: sim.Text, Default: "Elles regardent .", MaxLen: 120, MaxLenWhy: translationWhy,
 			Help: `The labels \(y_{t'}\) teacher forcing feeds in; <eos> is added.`},
-		{Name: "pad_to", Label: "pad to length", Kind: sim.Int, Default: "8", Min: 4, Max: 2 * data.MaxSentenceTokens, Step: 1, Symbol: "L",
+		{Name: "pad_to", Label: "pad to length", Kind: sim.Int, Default: "8", Min: 4, Max: 2 * data.MaxSentenceTokens, Step: 1, Symbol: "T'",
 			Help: "The fixed length the labels are padded to."},
 		{Name: "start", Label: "start from", Kind: sim.Choice, Default: startCheckpoint, Choices: []string{startCheckpoint, startScratch},
 			Help: "checkpoint: Train continues training the bundled model; scratch: random weights (from the seed), so Train trains from scratch. Train again to continue."},
@@ -591,11 +591,11 @@ var seq2seqFacts = factTable{
 		{key: "reference", label: "reference"},
 		{key: "first_divergence", label: "free running leaves the reference at"},
 		{key: "held_out_bleu", label: "held-out BLEU", measured: true},
-		{key: "checkpoint_bleu", label: "held-out BLEU of the bundled weights", measured: true},
+		{key: "checkpoint_bleu", label: "held-out BLEU of the bundled weights, on the whole test split", measured: true},
 		{key: "scored_on", label: "scored on"},
-		{key: "mean_loss", label: "mean loss L", measured: true},
-		{key: "valid_length", label: "valid length"},
-		{key: "pad_to", label: `padded to length \(L\)`},
+		{key: "mean_loss", label: `loss \(\mathcal{L}\) of this pair`, measured: true},
+		{key: "valid_length", label: `valid length \(L\)`},
+		{key: "pad_to", label: `padded to length \(T'\)`},
 		{key: "embed", label: "embedding size"},
 		{key: "hidden", label: "hidden units h"},
 		{key: "enc_steps", label: "encoder steps", keep: true},

@@ -155,6 +155,19 @@ func (c *Copier) EncoderDecoder(m *EncoderDecoder) *EncoderDecoder {
 	return &out
 }
 
+// StackedSeq2Seq is a copy of the multilayer encoder-decoder, every layer's weights
+// and gradients its own.
+func (c *Copier) StackedSeq2Seq(m *StackedSeq2Seq) *StackedSeq2Seq {
+	out := *m
+	out.SrcEmbed, out.TgtEmbed = c.Embedding(m.SrcEmbed), c.Embedding(m.TgtEmbed)
+	out.Encoder, out.Decoder = make([]Cell, len(m.Encoder)), make([]Cell, len(m.Decoder))
+	for l := range m.Encoder {
+		out.Encoder[l], out.Decoder[l] = c.Cell(m.Encoder[l]), c.Cell(m.Decoder[l])
+	}
+	out.Out = c.Dense(m.Out)
+	return &out
+}
+
 // Adam is a copy of the optimiser: its settings, and each parameter's moments and
 // step count, keyed by the copies of the value matrices (nil for nil).
 func (c *Copier) Adam(o *Adam) *Adam {

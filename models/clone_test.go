@@ -174,7 +174,7 @@ func TestCopierKnowsEveryField(t *testing.T) {
 		fields int
 	}{
 		{RNN{}, 5}, {GRU{}, 12}, {LSTM{}, 16}, {Dense{}, 2}, {Embedding{}, 1}, {AdditiveAttention{}, 3},
-		{Deep{}, 1}, {SkipGram{}, 2}, {EncoderDecoder{}, 8}, {Adam{}, 5}, {adamMoments{}, 3}, {Param{}, 4},
+		{Deep{}, 1}, {SkipGram{}, 2}, {EncoderDecoder{}, 8}, {StackedSeq2Seq{}, 6}, {Adam{}, 5}, {adamMoments{}, 3}, {Param{}, 4},
 	} {
 		if n := reflect.TypeOf(c.v).NumField(); n != c.fields {
 			t.Errorf("%T has %d fields; Copier was written for %d", c.v, n, c.fields)

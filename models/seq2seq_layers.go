@@ -2,7 +2,9 @@ package models
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -23,8 +25,9 @@ const MaxSeq2SeqLayers = 3
 //	                       of the encoder layer at its height
 //	output   P(y_t' | y_<t', c) = softmax(s_t'^{(L)} W + b)
 //
-// With L = 1 it is Seq2Seq exactly. It runs forward only (FreeRun): the pages show
-// it with untrained weights.
+// With L = 1 it is Seq2Seq exactly. It trains by teacher forcing as Seq2Seq does
+// (LossAndGrad, TrainStep: the mean −log P(y_t') over the valid labels, step by step
+// through every layer) and decodes greedily (FreeRun).
 type StackedSeq2Seq struct {
 	Config   Seq2SeqConfig
 	SrcEmbed *Embedding
@@ -124,4 +127,184 @@ func (m *StackedSeq2Seq) FreeRun(src []int, maxLen int) (*StackedTrace, error) {
 		last = step.Output
 	}
 	return tr, nil
+}
+
+// Params lists every parameter under a unique checkpoint name, in this order:
+// src_embed.E, enc1.(GRU names) … encL., tgt_embed.E, dec1. … decL., out.W, out.b.
+// The entries share Value and Grad with the layers.
+func (m *StackedSeq2Seq) Params() Params {
+	var ps Params
+	ps = append(ps, m.SrcEmbed.Params().WithPrefix("src_embed.")...)
+	for l, c := range m.Encoder {
+		ps = append(ps, c.Params().WithPrefix("enc"+strconv.Itoa(l+1)+".")...)
+	}
+	ps = append(ps, m.TgtEmbed.Params().WithPrefix("tgt_embed.")...)
+	for l, c := range m.Decoder {
+		ps = append(ps, c.Params().WithPrefix("dec"+strconv.Itoa(l+1)+".")...)
+	}
+	return append(ps, m.Out.Params().WithPrefix("out.")...)
+}
+
+// stackedPass is a teacher-forced forward pass of a StackedSeq2Seq over a batch.
+type stackedPass struct {
+	src     [][]int
+	lens    []int
+	enc     [][]*StepTrace // enc[l-1][t-1]: encoder layer l at step t
+	finals  []*mat.Dense   // finals[l-1]: row b is h^{(l)} at step lens[b], = s_0^{(l)}
+	inputs  [][]int        // inputs[t'-1]: y_{t'−1} per example
+	dec     [][]*StepTrace // dec[l-1][t'-1]: decoder layer l at step t'
+	dLogits []*mat.Dense   // ∂(Σ loss)/∂o_t', zero rows on padding
+	loss    float64        // Σ over valid labels of −log P(y_t')
+	tokens  int            // number of valid labels
+}
+
+// forward runs the stacked encoder and the teacher-forced stacked decoder over b.
+// Each example's final states are taken at its own valid source length, so the
+// encoder's steps over <pad> change nothing and receive no gradient.
+func (m *StackedSeq2Seq) forward(b Batch) *stackedPass {
+	if err := b.Validate(m.Config.SrcVocab, m.Config.TgtVocab); err != nil {
+		panic(err.Error())
+	}
+	L, h, batch := m.Layers(), m.Config.Hidden, b.Size()
+	fp := &stackedPass{src: b.Src, lens: b.SrcLen, enc: make([][]*StepTrace, L), dec: make([][]*StepTrace, L)}
+	state := make([]*mat.Dense, L)
+	for l := range state {
+		state[l] = mat.NewDense(batch, h, nil)
+	}
+	for t := range b.Src[0] {
+		in := m.SrcEmbed.Forward(batchColumn(b.Src, t))
+		for l, cell := range m.Encoder {
+			st := cell.Step(in, State{H: state[l]})
+			fp.enc[l] = append(fp.enc[l], st)
+			state[l], in = st.Next.H, st.Next.H
+		}
+	}
+	for l := range L {
+		final := mat.NewDense(batch, h, nil)
+		for i, n := range b.SrcLen {
+			final.SetRow(i, fp.enc[l][n-1].Next.H.RawRowView(i))
+		}
+		fp.finals = append(fp.finals, final)
+		state[l] = final // s_0^{(l)} = h_T^{(l)}
+	}
+	c := fp.finals[L-1]
+	input := make([]int, batch)
+	for i := range input {
+		input[i] = BosID
+	}
+	mask := make([]float64, batch)
+	for t := range b.Tgt[0] {
+		in := joinDecoderInput(m.TgtEmbed.Forward(input), c)
+		for l, cell := range m.Decoder {
+			st := cell.Step(in, State{H: state[l]})
+			fp.dec[l] = append(fp.dec[l], st)
+			state[l], in = st.Next.H, st.Next.H
+		}
+		labels := batchColumn(b.Tgt, t)
+		for i, n := range b.TgtLen {
+			mask[i] = Indicator(t < n)
+		}
+		loss, _, dLogits := SoftmaxCrossEntropy(m.Out.Forward(in), labels, mask)
+		fp.inputs = append(fp.inputs, input)
+		fp.dLogits = append(fp.dLogits, dLogits)
+		fp.loss += loss
+		input = labels
+	}
+	for _, n := range b.TgtLen {
+		fp.tokens += n
+	}
+	return fp
+}
+
+// backward accumulates ∂(scale·Σ loss)/∂θ into every parameter's Grad. Backwards in
+// t', from the top layer down: the decoder's top layer takes ∂L/∂o_t' through the
+// output layer, each layer passes ∂L/∂(its input) to the layer below at the same
+// step and ∂L/∂s_{t'−1}^{(l)} to itself one step earlier; layer 1 splits its input's
+// gradient into the embedding's and c's. Then ∂L/∂s_0^{(l)} reaches h_T^{(l)}, and
+// ∂L/∂c the top one, and the encoder runs back the same way.
+func (m *StackedSeq2Seq) backward(fp *stackedPass, scale float64) {
+	L, h, batch := m.Layers(), m.Config.Hidden, len(fp.src)
+	dS := make([]*mat.Dense, L) // ∂L/∂s_{t'}^{(l)} from step t'+1
+	for l := range dS {
+		dS[l] = mat.NewDense(batch, h, nil)
+	}
+	dC := mat.NewDense(batch, h, nil)
+	for t := len(fp.inputs) - 1; t >= 0; t-- {
+		var dLogits mat.Dense
+		dLogits.Scale(scale, fp.dLogits[t])
+		dIn := m.Out.Backward(fp.dec[L-1][t].Next.H, &dLogits)
+		for l := L - 1; l >= 0; l-- {
+			dIn.Add(dIn, dS[l])
+			dX, dPrev := m.Decoder[l].StepBack(fp.dec[l][t], dIn, nil)
+			dS[l] = mat.DenseCopyOf(dPrev.H)
+			dIn = dX
+		}
+		dEmbed, dContext := splitDecoderInput(dIn, m.Config.Embed)
+		m.TgtEmbed.Backward(fp.inputs[t], dEmbed)
+		dC.Add(dC, dContext)
+	}
+	dFinal := dS // ∂L/∂s_0^{(l)} = ∂L/∂h_T^{(l)}
+	dFinal[L-1].Add(dFinal[L-1], dC)
+	dH := make([]*mat.Dense, L) // ∂L/∂h_t^{(l)} from step t+1
+	for l := range dH {
+		dH[l] = mat.NewDense(batch, h, nil)
+	}
+	for t := len(fp.src[0]) - 1; t >= 0; t-- {
+		var dIn *mat.Dense // ∂L/∂h_t^{(l)} from layer l+1 at step t
+		for l := L - 1; l >= 0; l-- {
+			d := dH[l]
+			if dIn != nil {
+				d.Add(d, dIn)
+			}
+			for i, n := range fp.lens {
+				if n-1 == t {
+					row := d.RawRowView(i)
+					for j, g := range dFinal[l].RawRowView(i) {
+						row[j] += g
+					}
+				}
+			}
+			dX, dPrev := m.Encoder[l].StepBack(fp.enc[l][t], d, nil)
+			dH[l] = mat.DenseCopyOf(dPrev.H)
+			dIn = dX
+		}
+		m.SrcEmbed.Backward(batchColumn(fp.src, t), dIn)
+	}
+}
+
+// Loss is the training loss on b: the mean over every valid label of
+// −log P(y_t' | y_<t', x), teacher-forced, as Seq2Seq's Loss. A malformed batch
+// (see Batch.Validate) panics.
+func (m *StackedSeq2Seq) Loss(b Batch) float64 {
+	fp := m.forward(b)
+	return fp.loss / float64(fp.tokens)
+}
+
+// LossAndGrad returns Loss(b) and adds its gradient with respect to every parameter
+// to Params()[i].Grad (call Params().ZeroGrad first to start afresh).
+func (m *StackedSeq2Seq) LossAndGrad(b Batch) float64 {
+	fp := m.forward(b)
+	scale := 1 / float64(fp.tokens)
+	m.backward(fp, scale)
+	return fp.loss * scale
+}
+
+// TrainStep is one update, as Seq2Seq's: zero the gradients, LossAndGrad(b), clip
+// the global gradient norm to clip (none when clip ≤ 0), opt.Step. It returns the
+// loss, the gradient norm before clipping and whether it clipped; a NaN or infinite
+// gradient norm skips the update.
+func (m *StackedSeq2Seq) TrainStep(b Batch, opt Optimizer, clip float64) (loss, gradNorm float64, clipped bool) {
+	ps := m.Params()
+	ps.ZeroGrad()
+	loss = m.LossAndGrad(b)
+	if clip > 0 {
+		gradNorm, clipped = ClipGradNorm(ps, clip)
+	} else {
+		gradNorm = ps.GradNorm()
+	}
+	if math.IsNaN(gradNorm) || math.IsInf(gradNorm, 0) {
+		return loss, gradNorm, false
+	}
+	opt.Step(ps)
+	return loss, gradNorm, clipped
 }

@@ -36,7 +36,7 @@ func (m *SeqClassifier) Clone() *SeqClassifier {
 // Clone is a copy of the deep model and its optimiser.
 func (m *MarketModel) Clone() *MarketModel {
 	c := models.NewCopier()
-	return &MarketModel{Kind: m.Kind, Net: c.Deep(m.Net), Out: c.Dense(m.Out), opt: c.Adam(m.opt), GradNorm: m.GradNorm, Clipped: m.Clipped}
+	return &MarketModel{Kind: m.Kind, Net: c.Deep(m.Net), Out: c.Dense(m.Out), opt: c.Adam(m.opt), Clip: m.Clip, GradNorm: m.GradNorm, Clipped: m.Clipped}
 }
 
 // Clone is a copy of the skip-gram model and its optimiser.
@@ -56,7 +56,7 @@ func (m *FillBlank) Clone() *FillBlank {
 // it); the task and the vocabularies are shared. A translator without weights
 // (WithoutWeights) copies to one without weights.
 //
-// It is written against Translator's fields (Task, Config, Model, Src, Tgt, and
+// It is written against Translator's fields (Task, Config, Model, Stack, Src, Tgt, and
 // minibatch, TrainStep's reused buffers, which the copy does not share: it makes its
 // own at its first step) and models.EncoderDecoder's; zoo's TestCloneKnowsEveryField
 // fails when one is added.
@@ -64,6 +64,9 @@ func (tr *Translator) Clone(c *models.Copier) *Translator {
 	out := &Translator{Task: tr.Task, Config: tr.Config, Src: tr.Src, Tgt: tr.Tgt}
 	if tr.Model != nil {
 		out.Model = c.EncoderDecoder(tr.Model)
+	}
+	if tr.Stack != nil {
+		out.Stack = c.StackedSeq2Seq(tr.Stack)
 	}
 	return out
 }

@@ -40,8 +40,11 @@ type MarketModel struct {
 	Net  *models.Deep
 	Out  *models.Dense
 	opt  *models.Adam
+	// Clip is θ, the norm TrainStep clips the gradient to: DeepClip, with which every
+	// bundled model trained, unless a page sets another for training from scratch.
+	Clip float64
 	// GradNorm is ‖g‖ of the last TrainStep's gradient before clipping, and Clipped
-	// whether it exceeded DeepClip and was scaled down to it.
+	// whether it exceeded Clip and was scaled down to it.
 	GradNorm float64
 	Clipped  bool
 }
@@ -65,7 +68,7 @@ func NewMarketModel(kind string, L int, seed uint64) *MarketModel {
 	if err != nil {
 		panic(err)
 	}
-	return &MarketModel{Kind: kind, Net: net, Out: models.NewDense("out.", DeepHidden, 2, rng), opt: models.NewAdam(deepLR)}
+	return &MarketModel{Kind: kind, Net: net, Out: models.NewDense("out.", DeepHidden, 2, rng), opt: models.NewAdam(deepLR), Clip: deepClip}
 }
 
 // Layers is L.
@@ -124,7 +127,7 @@ func (m *MarketModel) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
 	ps := m.Params()
 	ps.ZeroGrad()
 	loss, accuracy = m.lossGrad(batch, deepTrainLen)
-	m.GradNorm, m.Clipped = models.ClipGradNorm(ps, deepClip)
+	m.GradNorm, m.Clipped = models.ClipGradNorm(ps, m.Clip)
 	m.opt.Step(ps)
 	return loss, accuracy
 }

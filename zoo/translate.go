@@ -85,7 +85,11 @@ var (
 type TranslatorConfig struct {
 	Attention     bool
 	Embed, Hidden int
-	Seed          uint64
+	// Layers is L, the GRU layers of the encoder and of the decoder (seed 004):
+	// 0 or 1 is one (Translator.Model), more is a models.StackedSeq2Seq
+	// (Translator.Stack), which has no attention.
+	Layers int
+	Seed   uint64
 }
 
 // Translator is an encoder-decoder (models.Seq2Seq, or models.AttentionSeq2Seq when
@@ -94,9 +98,12 @@ type TranslatorConfig struct {
 // Translating only reads it; TrainStep writes its weights, its gradients, the
 // optimiser's state and the minibatch it keeps for the next step.
 type Translator struct {
-	Task     *TranslationTask
-	Config   TranslatorConfig
-	Model    *models.EncoderDecoder
+	Task   *TranslationTask
+	Config TranslatorConfig
+	Model  *models.EncoderDecoder // nil when Stack is not
+	// Stack is the model when Config.Layers > 1 (Model is nil then): it trains and
+	// decodes greedily, without beam search.
+	Stack    *models.StackedSeq2Seq
 	Src, Tgt *models.Vocab
 
 	minibatch *translatorMinibatch // TrainStep's, reused; nil until the first step
@@ -118,20 +125,32 @@ func (tr *Translator) WithoutWeights() *Translator {
 }
 
 // NewTranslator returns an untrained translator for task, weights drawn from cfg.Seed.
+// Attention with more than one layer panics: the stacked model has none.
 func NewTranslator(task *TranslationTask, cfg TranslatorConfig) *Translator {
 	src, tgt := task.Vocabs()
 	mc := models.Seq2SeqConfig{SrcVocab: src.Len(), TgtVocab: tgt.Len(), Embed: cfg.Embed, Hidden: cfg.Hidden, Seed: cfg.Seed}
 	tr := &Translator{Task: task, Config: cfg, Src: src, Tgt: tgt}
-	if cfg.Attention {
+	switch {
+	case cfg.Layers > 1 && cfg.Attention:
+		panic(fmt.Sprintf("zoo: a translator with attention and L = %d layers: the stacked model has no attention", cfg.Layers))
+	case cfg.Layers > 1:
+		tr.Stack = models.NewStackedSeq2Seq(mc, cfg.Layers)
+	case cfg.Attention:
 		tr.Model = &models.NewAttentionSeq2Seq(mc).EncoderDecoder
-	} else {
+	default:
 		tr.Model = &models.NewSeq2Seq(mc).EncoderDecoder
 	}
 	return tr
 }
 
-// Params lists the model's parameters (models.EncoderDecoder.Params).
-func (tr *Translator) Params() models.Params { return tr.Model.Params() }
+// Params lists the model's parameters (models.EncoderDecoder.Params, or
+// models.StackedSeq2Seq.Params).
+func (tr *Translator) Params() models.Params {
+	if tr.Stack != nil {
+		return tr.Stack.Params()
+	}
+	return tr.Model.Params()
+}
 
 // trainingIDs is the training split as ids in the task's vocabularies, built on the
 // first training step of any of the task's translators and shared by all of them
@@ -186,6 +205,13 @@ func (tr *Translator) Words(ids []int) string {
 
 // Greedy translates source ids greedily.
 func (tr *Translator) Greedy(src []int) string {
+	if tr.Stack != nil {
+		run, err := tr.Stack.FreeRun(src, tr.Task.MaxOutput)
+		if err != nil {
+			panic(err) // src came from Source
+		}
+		return tr.Words(run.Outputs())
+	}
 	out, err := tr.Model.Greedy(src, tr.Task.MaxOutput)
 	if err != nil {
 		panic(err) // src came from Source
@@ -194,7 +220,11 @@ func (tr *Translator) Greedy(src []int) string {
 }
 
 // Beam translates source ids by beam search of width k with length normalisation α.
+// A stacked translator (Stack) has no beam search and panics.
 func (tr *Translator) Beam(src []int, k int, alpha float64) string {
+	if tr.Stack != nil {
+		panic("zoo: beam search of a stacked translator: only greedy decoding is implemented")
+	}
 	start, step, err := tr.Model.Searcher(src)
 	if err != nil {
 		panic(err)
@@ -205,6 +235,9 @@ func (tr *Translator) Beam(src []int, k int, alpha float64) string {
 
 // translatorBatch is the number of pairs per training minibatch.
 const translatorBatch = 32
+
+// TranslatorBatch is translatorBatch, which the pages state.
+const TranslatorBatch = translatorBatch
 
 // TranslatorLR is Adam's learning rate for the translators (d2l's seq2seq uses 0.005).
 const TranslatorLR = 0.005
@@ -228,6 +261,10 @@ func (tr *Translator) TrainStep(opt models.Optimizer, rng *rand.Rand) float64 {
 	}
 	if err := mb.batch.Fill(mb.src[:], mb.tgt[:]); err != nil {
 		panic(err) // the task's pairs are never empty
+	}
+	if tr.Stack != nil {
+		loss, _, _ := tr.Stack.TrainStep(mb.batch, opt, translatorClip)
+		return loss
 	}
 	loss, _, _ := tr.Model.TrainStep(mb.batch, opt, translatorClip)
 	return loss

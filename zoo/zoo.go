@@ -86,6 +86,8 @@ var Bundled = []Entry{
 		Files: captionFiles(), Train: trainCaptions, Load: loadOnce(captionCheckpoints)},
 	{Name: "seq2seq", About: "GRU seq2seq and attention translators, corpus and dates (several minutes to train)",
 		Files: translatorFiles(), Train: trainTranslators, Load: loadTranslators},
+	{Name: "seq2seq-layers", About: "GRU seq2seq with L = 2 and 3 layers a side, English → French (encoder-decoder lesson, a few minutes)",
+		Files: stackedTranslatorFiles(), Train: trainStackedTranslators, Load: loadOnce(stackedCheckpoints)},
 }
 
 // loadOnce turns a once-per-process loader into an Entry's Load.
