@@ -300,6 +300,7 @@ var captioningLesson = &Lesson{
 		{Name: "logp_2", Label: "log P(y⁽¹⁾ … y⁽ᵗ⁾ | x), approach 2", Axes: []Axis{Scalar}, PerStep: true},
 		{Name: "logp_3", Label: "log P(y⁽¹⁾ … y⁽ᵗ⁾ | x), approach 3", Axes: []Axis{Scalar}, PerStep: true},
 	},
+	Stage: []string{"scene", "captions"},
 	Panels: []Panel{
 		{ID: "scene", Kind: Scene, Title: `the image \(v\)`, Static: []string{"scene", "grid", "colours", "shapes", "param"},
 			Note: "To draw: pick a colour and a shape under the grid, click an empty cell to place it, a filled one to take its shape away. At most two shapes, as in the grammar."},

@@ -51,7 +51,11 @@ const text = (shapes) => shapes.map((s) => `${s.colour} ${s.shape} ${s.row + 1} 
 
 export function draw(canvas, cfg, view) {
   const sc = sceneOf(view);
-  const cell = Math.max(CELL_MIN, Math.min(CELL_MAX, Math.floor((room(canvas) - 2 * PAD) / Math.max(1, sc.grid))));
+  // as wide as the panel allows and, on the stage (present.js sets maxHeight), no taller than its room
+  const cap = Number(canvas.dataset.maxHeight) || Infinity;
+  canvas.dataset.flex = "1";
+  const fromHeight = Math.floor((cap - 2 * PAD - PALETTE_TOP - SWATCH - NOTE_H) / Math.max(1, sc.grid));
+  const cell = Math.max(CELL_MIN, Math.min(CELL_MAX, fromHeight, Math.floor((room(canvas) - 2 * PAD) / Math.max(1, sc.grid))));
   const side = sc.grid * cell;
   const height = PAD + side + PALETTE_TOP + SWATCH + NOTE_H + PAD;
   const { ctx, width } = fit(canvas, height, side + 2 * PAD);
