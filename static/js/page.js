@@ -44,7 +44,7 @@ whenReady(() => {
   document.fonts.ready.then(fitEquations); // KaTeX's fonts change the widths
   let fitTimer = 0;
   window.addEventListener("resize", () => { clearTimeout(fitTimer); fitTimer = setTimeout(fitEquations, FIT_AFTER_RESIZE_MS); });
-  // a phone's navigation is one line that scrolls sideways: bring the open lesson into it
+  // the navigation is one line that scrolls sideways: bring the open lesson into it
   const here = $("header.site nav [aria-current=page]"), nav = here?.parentElement;
   if (here && nav.scrollWidth > nav.clientWidth) nav.scrollLeft = here.offsetLeft - nav.offsetLeft - (nav.clientWidth - here.offsetWidth) / 2;
   const root = $("#lesson");

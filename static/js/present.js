@@ -114,6 +114,16 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     resizeTimer = setTimeout(() => { if (view.present || view.spot) apply(null, false); }, 100);
   });
   apply(null, false);
+  // The equations' column changes height without the window (a room's join panel opens
+  // above the stage): fit the equations to it again.
+  let columnHeight = 0;
+  const column = $(".lesson-text");
+  if (column) new ResizeObserver(() => {
+    const h = Math.round(column.clientHeight);
+    if (h === columnHeight) return;
+    columnHeight = h;
+    if (view.present || view.spot) requestAnimationFrame(fitEquations);
+  }).observe(column);
 
   // afterDraw fits the stage after a drawing: in presenter mode the panels that do not
   // fit leave it for the strip; a spotlit panel's zoom grows until it fills the stage.
