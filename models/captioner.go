@@ -240,10 +240,7 @@ func (m *Captioner) TrainStep(imgs [][]float64, captions [][]int, opt Optimizer,
 	if err != nil {
 		return 0, err
 	}
-	if norm, _ := ClipGradNorm(m.params, clip); math.IsNaN(norm) || math.IsInf(norm, 0) {
-		return loss, nil
-	}
-	opt.Step(m.params)
+	ClipAndStep(m.params, opt, clip)
 	return loss, nil
 }
 
@@ -267,14 +264,7 @@ type CaptionTrace struct {
 
 // Words is the caption's ids, each step's Output up to (without) <eos>.
 func (tr *CaptionTrace) Words() []int {
-	var out []int
-	for _, s := range tr.Steps {
-		if s.Output == EosID {
-			break
-		}
-		out = append(out, s.Output)
-	}
-	return out
+	return beforeEos(tr.Steps, func(s CaptionStep) int { return s.Output })
 }
 
 // Greedy captions one image: from y⁽⁰⁾ = <bos>, each step feeds back its most probable

@@ -7,6 +7,23 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// ClipAndStep ends a training step whose gradients are in ps: it clips their global
+// norm at clip (ClipGradNorm; clip ≤ 0 measures the norm and clips nothing), then
+// takes opt's step. A NaN or infinite norm skips the step, since it would ruin every
+// weight. It returns the norm before clipping and whether it clipped.
+func ClipAndStep(ps Params, opt Optimizer, clip float64) (gradNorm float64, clipped bool) {
+	if clip > 0 {
+		gradNorm, clipped = ClipGradNorm(ps, clip)
+	} else {
+		gradNorm = ps.GradNorm()
+	}
+	if math.IsNaN(gradNorm) || math.IsInf(gradNorm, 0) {
+		return gradNorm, false
+	}
+	opt.Step(ps)
+	return gradNorm, clipped
+}
+
 // ClipGradNorm is gradient clipping by the global norm, the remedy for exploding
 // gradients: with ‖g‖ = √(Σ_p ‖∂L/∂p‖²_F) over every parameter in ps, it scales each
 // gradient g ← min(1, θ/‖g‖) · g, so the clipped gradient keeps its direction and has

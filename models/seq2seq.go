@@ -3,7 +3,6 @@ package models
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -411,15 +410,7 @@ func (m *EncoderDecoder) trainStep(b Batch, opt Optimizer, clip float64, steps b
 	} else {
 		loss = m.LossAndGrad(b)
 	}
-	if clip > 0 {
-		gradNorm, clipped = ClipGradNorm(m.params, clip)
-	} else {
-		gradNorm = m.params.GradNorm()
-	}
-	if math.IsNaN(gradNorm) || math.IsInf(gradNorm, 0) {
-		return loss, gradNorm, false
-	}
-	opt.Step(m.params)
+	gradNorm, clipped = ClipAndStep(m.params, opt, clip)
 	return loss, gradNorm, clipped
 }
 
@@ -463,12 +454,17 @@ func (s DecodeStep) TopK(k int) []TokenProb {
 
 // Outputs is the greedy output sequence: each step's Output, stopping before <eos>.
 func (tr *DecodeTrace) Outputs() []int {
+	return beforeEos(tr.Steps, func(s DecodeStep) int { return s.Output })
+}
+
+// beforeEos is the ids that steps wrote (output of each), up to and without <eos>.
+func beforeEos[S any](steps []S, output func(S) int) []int {
 	var out []int
-	for _, s := range tr.Steps {
-		if s.Output == EosID {
+	for _, s := range steps {
+		if output(s) == EosID {
 			break
 		}
-		out = append(out, s.Output)
+		out = append(out, output(s))
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package models
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 
@@ -297,14 +296,6 @@ func (m *StackedSeq2Seq) TrainStep(b Batch, opt Optimizer, clip float64) (loss, 
 	ps := m.Params()
 	ps.ZeroGrad()
 	loss = m.LossAndGrad(b)
-	if clip > 0 {
-		gradNorm, clipped = ClipGradNorm(ps, clip)
-	} else {
-		gradNorm = ps.GradNorm()
-	}
-	if math.IsNaN(gradNorm) || math.IsInf(gradNorm, 0) {
-		return loss, gradNorm, false
-	}
-	opt.Step(ps)
+	gradNorm, clipped = ClipAndStep(ps, opt, clip)
 	return loss, gradNorm, clipped
 }
