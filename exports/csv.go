@@ -20,10 +20,14 @@ var axisColumn = map[lessons.Axis]string{
 // CSV is the numbers behind panel p in view v, one row per value: the symbol (the
 // lecture's, as TeX), the scrubber step and the time step t it belongs to (empty for
 // a static array), its index along each dimension (1-based, in columns named by what
-// the dimension counts: unit, layer, position …) and the value.
+// the dimension counts: unit, layer, position …) and the value. A scene panel's image
+// is its cells instead (sceneCSV).
 func CSV(v View, p lessons.Panel) []byte {
 	if e, ok := extraOf(v.Lesson, p); ok {
 		return e.csv(v)
+	}
+	if p.Kind == lessons.Scene {
+		return sceneCSV(v, p) // a picture of words, not of arrays
 	}
 	type row struct {
 		symbol, step, t string

@@ -125,7 +125,11 @@ func Pack(ctx context.Context, v View, url string, params map[string]string, o f
 		if err := add(z, p.ID+".csv", CSV(v, p)); err != nil {
 			return nil, err
 		}
-		drawn = append(drawn, fmt.Sprintf("- `%s`: %s", p.ID, plain(p.Title)))
+		line := fmt.Sprintf("- `%s`: %s", p.ID, plain(p.Title))
+		if p.Kind == lessons.Scene {
+			line += "; its CSV is the image, one row per cell: row, column, their position words, and the colour and shape in it"
+		}
+		drawn = append(drawn, line)
 	}
 	if err := add(z, "README.md", readme(v, url, params, drawn, skipped)); err != nil {
 		return nil, err

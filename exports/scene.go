@@ -1,10 +1,13 @@
 package exports
 
 import (
+	"bytes"
+	"encoding/csv"
 	"strconv"
 
 	"unroll/figures"
 	"unroll/lessons"
+	"unroll/palette"
 )
 
 // sceneShape is one shape of a scene panel's static "scene" (scene.js).
@@ -22,37 +25,74 @@ var (
 	sceneColWords = []string{"left", "centre", "right"}
 )
 
-// sceneFigure draws a scene panel (scene.js) as a grid table: a row per grid row, a
-// column per grid column, each cell naming the shape in it (colour and kind), empty
-// cells blank.
-func sceneFigure(v View, p lessons.Panel) (figures.Figure, error) {
+// sceneOf is a scene panel's static image: its shapes and the cells a side.
+func sceneOf(v View, p lessons.Panel) ([]sceneShape, int, error) {
 	var shapes []sceneShape
 	var grid int
 	if !staticOf(v, p, "scene", &shapes) || !staticOf(v, p, "grid", &grid) || grid < 1 {
-		return figures.Figure{}, errNoData(p, "no scene")
+		return nil, 0, errNoData(p, "no scene")
 	}
-	name := func(words []string, i int) string {
-		if len(words) == grid {
-			return words[i]
+	return shapes, grid, nil
+}
+
+// sceneName is row or column i of a grid of n cells a side: the grammar's word on a
+// 3 × 3 grid, else its number from 1.
+func sceneName(words []string, n, i int) string {
+	if len(words) == n {
+		return words[i]
+	}
+	return strconv.Itoa(i + 1)
+}
+
+// sceneFigure draws a scene panel (scene.js) as the page draws its image: the grid on
+// its dark ground with each shape in its cell, in the palette's paint for its colour
+// word (palette.ScenePaint, which scene.js draws with too), the rows and columns named
+// by the grammar's position words. The brush under the page's grid is a control, not
+// part of the image, and is left out.
+func sceneFigure(v View, p lessons.Panel) (figures.Figure, error) {
+	shapes, grid, err := sceneOf(v, p)
+	if err != nil {
+		return figures.Figure{}, err
+	}
+	s := figures.Scene{Grid: grid}
+	for i := range grid {
+		s.Rows = append(s.Rows, sceneName(sceneRowWords, grid, i))
+		s.Cols = append(s.Cols, sceneName(sceneColWords, grid, i))
+	}
+	for _, sh := range shapes {
+		if sh.Row < 0 || sh.Row >= grid || sh.Col < 0 || sh.Col >= grid {
+			continue // the page draws no shape outside its grid
 		}
-		return strconv.Itoa(i + 1)
+		paint, ok := palette.ScenePaint[sh.Colour]
+		if !ok {
+			paint = palette.SceneUnknown
+		}
+		s.Shapes = append(s.Shapes, figures.SceneShape{Row: sh.Row, Col: sh.Col, Kind: palette.Marker(sh.Shape), Paint: paint.RGBA()})
 	}
-	t := figures.Table{}
-	for c := range grid {
-		t.Head = append(t.Head, name(sceneColWords, c))
-	}
-	for r := range grid {
-		row := figures.Row{Label: name(sceneRowWords, r)}
-		for c := range grid {
-			cell := figures.Cell{Mark: figures.Pending}
-			for _, s := range shapes {
-				if s.Row == r && s.Col == c {
-					cell = figures.Cell{Text: s.Colour + " " + s.Shape, Mark: figures.Done}
+	return figures.Figure{Title: Text(p.Title), Scene: &s}, nil
+}
+
+// sceneCSV is a scene panel's image as CSV, one row per cell in reading order: its
+// row and column (from 1, as the page's image field writes them), their position
+// words, and the colour and shape in it (both empty for an empty cell).
+func sceneCSV(v View, p lessons.Panel) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write([]string{"row", "column", "row word", "column word", "colour", "shape"})
+	shapes, grid, err := sceneOf(v, p)
+	if err == nil {
+		for r := range grid {
+			for c := range grid {
+				colour, shape := "", ""
+				for _, sh := range shapes {
+					if sh.Row == r && sh.Col == c {
+						colour, shape = sh.Colour, sh.Shape
+					}
 				}
+				_ = w.Write([]string{strconv.Itoa(r + 1), strconv.Itoa(c + 1), sceneName(sceneRowWords, grid, r), sceneName(sceneColWords, grid, c), colour, shape})
 			}
-			row.Cells = append(row.Cells, cell)
 		}
-		t.Rows = append(t.Rows, row)
 	}
-	return figures.Figure{Title: Text(p.Title), Tables: []figures.Table{t}}, nil
+	w.Flush()
+	return buf.Bytes()
 }

@@ -21,8 +21,9 @@ import (
 	"unroll/sim"
 )
 
-// tableKinds are the panel kinds drawn as tables or diagrams (this file's tests).
-var tableKinds = []lessons.PanelKind{lessons.Table, lessons.TopK, lessons.TopKs, lessons.Tokens, lessons.NGrams, lessons.Graph, lessons.Tree, lessons.EncDec, lessons.Samples, lessons.Scene}
+// tableKinds are the panel kinds drawn as tables or diagrams (this file's tests);
+// a scene is drawn as a picture (scene_test.go).
+var tableKinds = []lessons.PanelKind{lessons.Table, lessons.TopK, lessons.TopKs, lessons.Tokens, lessons.NGrams, lessons.Graph, lessons.Tree, lessons.EncDec, lessons.Samples}
 
 // built is a lesson's model at its defaults.
 func built(t *testing.T, l *lessons.Lesson) sim.Model {

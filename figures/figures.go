@@ -173,6 +173,8 @@ type Figure struct {
 	Tables []Table
 	// Diagram, when set, is drawn instead (diagram.go).
 	Diagram *Diagram
+	// Scene, when set, is drawn instead: a picture of shapes on a grid (scene.go).
+	Scene *Scene
 }
 
 // Series is one curve of a Figure (or one set of points). Points whose x or y is not
@@ -239,6 +241,8 @@ func painter(f Figure, o Options) (func(draw.Canvas), error) {
 		return drawTables(f, o)
 	case f.Diagram != nil:
 		return drawDiagram(f, *f.Diagram, o)
+	case f.Scene != nil:
+		return drawScene(f, *f.Scene, o)
 	}
 	return drawCurves(f, o)
 }

@@ -3,6 +3,8 @@ package palette
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -53,5 +55,11 @@ func JS() []byte {
 	verdict("WRONG", Wrong)
 	fmt.Fprintf(&b, "export const VIRIDIS = %s;\n", hexes(Viridis))
 	fmt.Fprintf(&b, "export const BLUE_ORANGE = %s;\n", hexes(BlueOrange))
+	var paint []string
+	for _, name := range slices.Sorted(maps.Keys(ScenePaint)) {
+		paint = append(paint, fmt.Sprintf("%s: %q", name, ScenePaint[name].Hex()))
+	}
+	fmt.Fprintf(&b, "export const SCENE = { ground: %q, lines: %q, unknown: %q, paint: { %s } };\n",
+		SceneGround.Hex(), SceneLines.Hex(), SceneUnknown.Hex(), strings.Join(paint, ", "))
 	return b.Bytes()
 }

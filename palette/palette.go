@@ -151,6 +151,23 @@ var BlueOrange = []RGB{
 	{0xfe, 0xe0, 0xb6}, {0xfd, 0xb8, 0x63}, {0xe0, 0x82, 0x14}, {0xb3, 0x58, 0x06},
 }
 
+// The captioning lesson's image v (data/scenes.go), as its scene panel and the
+// panel's export draw it: the shapes' paint by colour word, on a dark ground (the
+// raster's black, softened: what the encoder sees is black where no shape is) ruled
+// into cells by SceneLines. The words are the lesson's static "colours"; a word
+// without a paint is drawn in SceneUnknown.
+var (
+	SceneGround  = RGB{0x11, 0x18, 0x27}
+	SceneLines   = RGB{0x4b, 0x55, 0x63}
+	SceneUnknown = RGB{0x6b, 0x72, 0x80}
+	ScenePaint   = map[string]RGB{
+		"red":    {0xef, 0x44, 0x44},
+		"green":  {0x22, 0xc5, 0x5e},
+		"blue":   {0x3b, 0x82, 0xf6},
+		"yellow": {0xfa, 0xcc, 0x15},
+	}
+)
+
 // RoleOf is the role whose alias appears first in label as a whole word (case
 // ignored; a word is a run of letters and digits, "-" and " " inside an alias match
 // themselves), and whether there is one. At one position the longer alias wins.

@@ -26,3 +26,4 @@ export const CORRECT = { line: "#009e73", fill: "#ccece3", mark: "✓" };
 export const WRONG = { line: "#d55e00", fill: "#f7dfcc", mark: "✗" };
 export const VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"];
 export const BLUE_ORANGE = ["#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7", "#fee0b6", "#fdb863", "#e08214", "#b35806"];
+export const SCENE = { ground: "#111827", lines: "#4b5563", unknown: "#6b7280", paint: { blue: "#3b82f6", green: "#22c55e", red: "#ef4444", yellow: "#facc15" } };

@@ -8,14 +8,15 @@
 // URL and a refusal's note all stay params.js's. The text field is also the way to
 // draw without a pointer.
 import { fit, room, empty, zoomOf, FONT, SMALL, INK, MUTED } from "./common.js";
+import { SCENE } from "../palette.js";
 
 const MAX_SHAPES = 2; // the captions' grammar describes one or two shapes (data.SceneMaxShapes)
 const CELL_MAX = 80, CELL_MIN = 36, PAD = 4;
 const SWATCH = 26, SWATCH_GAP = 6, PALETTE_TOP = 10, NOTE_H = 18;
-const BACKGROUND = "#111827"; // the raster's black, softened: what the encoder sees is black where no shape is
-const LINES = "#4b5563";
-const PAINT = { red: "#ef4444", green: "#22c55e", blue: "#3b82f6", yellow: "#facc15" };
-const paint = (c) => PAINT[c] || MUTED;
+// the colours are the palette's (palette.ScenePaint), which the panel's export draws with too
+const BACKGROUND = SCENE.ground; // the raster's black, softened: what the encoder sees is black where no shape is
+const LINES = SCENE.lines;
+const paint = (c) => SCENE.paint[c] || SCENE.unknown;
 
 // sceneOf reads the panel's static meta.
 function sceneOf(view) {
