@@ -20,6 +20,7 @@ func Catalog() []*Lesson {
 		attentionLesson,
 		embeddingsLesson,
 		sentimentLesson,
+		yoursLesson,
 	}
 }
 

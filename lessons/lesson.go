@@ -212,6 +212,10 @@ type Panel struct {
 	// When, if set, shows the panel only while the condition holds (a notation switch
 	// between two panels of the same numbers); the page hides it otherwise.
 	When *sim.Applies
+	// Optional: the model's frames may lack some or all of its arrays (a student's own
+	// model: an LSTM has no reset gate, one layer no second); the page hides the panel
+	// while the run has none of them.
+	Optional bool
 }
 
 // Plot is a slide-ready export of one figure (GET /lessons/{slug}/plots/{name}.png).
