@@ -202,7 +202,7 @@ type session struct {
 	ctx      context.Context
 	closer   // cancel (ends the goroutines) and the close frame the writer sends
 	commands chan incoming
-	forks    chan forkRequest // copies of the run asked for by students leaving the room it leads
+	forks    chan forkRequest   // copies of the run asked for by students leaving the room it leads
 	uploads  chan uploadRequest // a student's own model for the run (yours.go)
 	box      *outbox
 }
