@@ -26,6 +26,8 @@ import (
 
 // Limits of the yours page's parameters, each with its reason.
 const (
+	// MaxUploadBytes is the largest model file the page takes: torchload's limit.
+	MaxUploadBytes = torchload.MaxFileBytes
 	// yoursMaxVocabChars bounds the vocabulary field: it travels in the page's URL, and
 	// 2000 characters hold a character model's alphabet or a JSON list of a few hundred
 	// words.
@@ -197,6 +199,7 @@ type yoursModel struct {
 	xs          []*mat.Dense
 	inputSteps  int // the steps read from the input; the rest were sampled
 	sampleNote  string
+	exampleNote string // why the example reads a generated sequence, not the page's input
 	temperature float64
 
 	traces [][]*models.Trace // [layer][direction], each in its cell's reading order
@@ -227,7 +230,18 @@ func buildYours(v sim.Values, up *Upload) (*yoursModel, error) {
 	}
 	y.arch = y.m.Arch
 	if err := y.readInput(v); err != nil {
-		return nil, err
+		if up != nil {
+			return nil, err
+		}
+		// A link made for the student's own model (its vocabulary, its numbers) opens
+		// on the example until the file is dropped: the example reads a generated
+		// sequence meanwhile, and the page's values stay the link's.
+		y.exampleNote = "the example cannot read this input (" + err.Error() + "): it reads a generated sequence until you drop your model"
+		y.source = "generated"
+		y.xs, y.tokens, y.vocab = nil, nil, nil
+		if err := y.readInput(v); err != nil {
+			return nil, err
+		}
 	}
 	if err := y.forward(); err != nil {
 		return nil, err
@@ -278,12 +292,13 @@ func (y *yoursModel) readInput(v sim.Values) error {
 	}
 	if v.String("vocab") != "" {
 		voc, err := vocabOf(v.String("vocab"))
-		if err != nil {
+		switch {
+		case err != nil && y.source == "text":
 			return err
-		}
-		if (V > 0 && len(voc) == V) || (V == 0 && a.Head != nil && len(voc) == a.Head[0]) {
+		case err != nil: // only text reads it; the head's outputs are then numbered
+		case (V > 0 && len(voc) == V) || (V == 0 && a.Head != nil && len(voc) == a.Head[0]):
 			y.vocab = voc
-		} else if y.source == "text" {
+		case y.source == "text":
 			return fmt.Errorf("the vocabulary has %d entries; the model's embedding has %d rows", len(voc), V)
 		}
 	}
@@ -582,13 +597,15 @@ func (y *yoursModel) backward(k int) {
 
 func (y *yoursModel) Steps() int { return len(y.xs) }
 
-// Passes: the input, then the tokens the model wrote.
+// Passes: the input, then the tokens the model wrote (one pass, t = 1..T, when it
+// wrote none).
 func (y *yoursModel) Passes() []sim.Pass {
-	ps := []sim.Pass{{Name: "input", Steps: y.inputSteps, Index: "t"}}
-	if n := len(y.xs) - y.inputSteps; n > 0 {
-		ps = append(ps, sim.Pass{Name: "sampled", Steps: n, Index: "t", First: y.inputSteps + 1, Last: len(y.xs)})
+	n := len(y.xs) - y.inputSteps
+	if n == 0 {
+		return []sim.Pass{{Steps: y.inputSteps, Index: "t"}}
 	}
-	return ps
+	return []sim.Pass{{Name: "input", Steps: y.inputSteps, Index: "t"},
+		{Name: "written by the model", Steps: n, Index: "t", First: y.inputSteps + 1, Last: len(y.xs)}}
 }
 
 // paramCount is P and the formula that gives it, with the model's numbers.
@@ -703,7 +720,7 @@ func (y *yoursModel) Static() sim.Frame {
 		"params":       P,
 		"formula":      formula,
 		"loss":         y.lossName,
-		"gates":        yoursGates[a.Kind],
+		"arrays":       y.arrayNames(),
 	}
 	if labels == nil {
 		labels = []string{} // no head: the top-k panel is hidden
@@ -714,6 +731,9 @@ func (y *yoursModel) Static() sim.Frame {
 	}
 	if y.sampleNote != "" {
 		meta["sampling"] = y.sampleNote
+	}
+	if y.exampleNote != "" {
+		meta["input_note"] = y.exampleNote
 	}
 	return sim.Frame{Meta: meta}
 }
@@ -753,11 +773,11 @@ func (y *yoursModel) At(t int) sim.Frame {
 	meta := map[string]any{
 		"t":          t,
 		"token":      y.tokens[t-1],
-		"grad_h_top": round4(y.hNorm[L-1][0][t-1]),
-		"grad_x":     round4(y.gradInput[t-1]),
+		"grad_h_top": sig6(y.hNorm[L-1][0][t-1]),
+		"grad_x":     sig6(y.gradInput[t-1]),
 	}
 	if y.arch.Kind == torchload.KindLSTM {
-		meta["grad_c_top"] = round4(y.cNorm[L-1][0][t-1])
+		meta["grad_c_top"] = sig6(y.cNorm[L-1][0][t-1])
 	}
 	if t > y.inputSteps {
 		meta["written"] = true
@@ -775,6 +795,16 @@ func (y *yoursModel) At(t int) sim.Frame {
 		meta["drawn"] = y.label(y.drawn[t-1])
 	}
 	return sim.Frame{Arrays: arrays, Meta: meta}
+}
+
+// arrayNames lists the per-step arrays the model's frames carry: the page shows the
+// Optional panels that draw one of them (lessons.Panel.Optional).
+func (y *yoursModel) arrayNames() []string {
+	var out []string
+	for _, a := range y.At(1).Arrays {
+		out = append(out, a.Name)
+	}
+	return out
 }
 
 // label names output i of the head: its vocabulary entry, or #i.
@@ -910,6 +940,7 @@ var yoursLesson = &Lesson{
 			{key: "loss", label: `traced output \(L\)`},
 			{key: "k_note", label: `output \(k\)`},
 			{key: "sampling", label: "sampling"},
+			{key: "input_note", label: "input"},
 		},
 		step: []fact{
 			{key: "t", label: "step t"},
@@ -922,6 +953,7 @@ var yoursLesson = &Lesson{
 			{key: "grad_x", label: `\(\|\partial L/\partial X_t\|\)`, measured: true},
 		},
 	},
+	Upload:  true,
 	Largest: sim.Values{"input": "generated", "length": "256", "sample": "100"},
 	// measured by footprint_test.go: the example's traces and frames; an upload adds its own (web charges Upload.Bytes and its frames).
 	SessionBytes: 4 << 20,

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +89,14 @@ func TestYoursMatchesPyTorch(t *testing.T) {
 			}
 			checkModel(t, yoursLesson, m)
 			checkContract(t, yoursLesson, m)
+			listed := m.Static().Meta["arrays"]
+			var produced []string
+			for _, a := range m.At(1).Arrays {
+				produced = append(produced, a.Name)
+			}
+			if !reflect.DeepEqual(listed, produced) {
+				t.Errorf("static arrays lists %v, the frames carry %v", listed, produced)
+			}
 			L := f.Architecture.Layers
 			h := f.Architecture.HiddenSize
 			for s := 1; s <= m.Steps(); s++ {
