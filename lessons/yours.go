@@ -827,7 +827,7 @@ func (y *yoursModel) Fork() (sim.Model, error) {
 func yoursLayerArrays(name, tex string) []Array {
 	return []Array{
 		{Name: name, Label: `\(` + tex + `\)`, Axes: []Axis{Layers, Units}, PerStep: true},
-		{Name: name + "_rev", Label: `\(\overleftarrow{` + tex + `}\)`, Axes: []Axis{Layers, Units}, PerStep: true},
+		{Name: name + "_rev", Label: `\(\overleftarrow{` + tex + `}\) (reverse)`, Axes: []Axis{Layers, Units}, PerStep: true},
 	}
 }
 
@@ -876,17 +876,19 @@ var yoursLesson = &Lesson{
 		`Give it an input: text through your vocabulary (the characters in the embedding's row order, or a JSON list of words), numbers pasted one step a row, or a generated sine, steps or seeded noise. Each heatmap shows one value for every layer, a block per layer, the reverse direction's beside it. The gradient panel follows one output \(L = o_{T,k}\) back through time and down the layers by BPTT: how strongly each \(H_t\) still matters to it. With a head, the top-\(k\) panel shows \(\mathrm{softmax}(O_t/\tau)\), and the page can write tokens after your text, each drawn at temperature \(\tau\).`,
 	},
 	Equations: []Equation{
-		{TeX: `P = D \sum_{l=1}^{L} G\,h\,(d_l + h + 2) + V e + V (D h + 1), \quad G = \begin{cases} 1 & \text{RNN} \\ 3 & \text{GRU} \\ 4 & \text{LSTM} \end{cases}, \ d_1 = d,\ d_{l>1} = D h`},
-		{TeX: `\htmlClass{sym-R}{R_t} = \sigma(X_t W_{xr} + H_{t-1} W_{hr} + b_r), \quad \htmlClass{sym-Z}{Z_t} = \sigma(X_t W_{xz} + H_{t-1} W_{hz} + b_z), \quad \htmlClass{sym-Ht}{\tilde H_t} = \tanh(X_t W_{xh} + \htmlClass{sym-R}{R_t} \odot (H_{t-1} W_{hh} + b_{hn}) + b_h)`,
+		{TeX: `\begin{aligned} P &= D \sum_{l=1}^{L} G\,h\,(d_l + h + 2) + V e + V (D h + 1) \\ G &= 1,\ 3,\ 4 \text{ (RNN, GRU, LSTM)}, \quad d_1 = d,\ d_{l>1} = D h \end{aligned}`},
+		{TeX: `\text{RNN:}\quad \htmlClass{sym-H}{H_t} = \phi(X_t W_{xh} + H_{t-1} W_{hh} + b_h), \quad \phi = \tanh \text{ or ReLU}`,
+			Symbols: []Symbol{{ID: "H", Array: "H"}}},
+		{TeX: `\text{GRU:}\quad \begin{aligned} \htmlClass{sym-R}{R_t} &= \sigma(X_t W_{xr} + H_{t-1} W_{hr} + b_r) \\ \htmlClass{sym-Z}{Z_t} &= \sigma(X_t W_{xz} + H_{t-1} W_{hz} + b_z) \\ \htmlClass{sym-Ht}{\tilde H_t} &= \tanh(X_t W_{xh} + \htmlClass{sym-R}{R_t} \odot (H_{t-1} W_{hh} + b_{hn}) + b_h) \\ H_t &= (1 - Z_t) \odot \tilde H_t + Z_t \odot H_{t-1} \end{aligned}`,
 			Symbols: []Symbol{{ID: "R", Array: "R"}, {ID: "Z", Array: "Z"}, {ID: "Ht", Array: "H_tilde"}}},
-		{TeX: `\htmlClass{sym-C}{C_t} = \htmlClass{sym-F}{F_t} \odot C_{t-1} + \htmlClass{sym-I}{I_t} \odot \htmlClass{sym-Ct}{\tilde C_t}, \quad \htmlClass{sym-H}{H_t} = \htmlClass{sym-O}{O_t} \odot \tanh(C_t)`,
-			Symbols: []Symbol{{ID: "C", Array: "C"}, {ID: "F", Array: "F"}, {ID: "I", Array: "I"}, {ID: "Ct", Array: "C_tilde"}, {ID: "H", Array: "H"}, {ID: "O", Array: "O"}}},
+		{TeX: `\text{LSTM:}\quad \begin{aligned} \htmlClass{sym-I}{I_t}, \htmlClass{sym-F}{F_t}, \htmlClass{sym-O}{O_t} &= \sigma(X_t W_{x\cdot} + H_{t-1} W_{h\cdot} + b_\cdot) \\ \htmlClass{sym-Ct}{\tilde C_t} &= \tanh(X_t W_{xc} + H_{t-1} W_{hc} + b_c) \\ \htmlClass{sym-C}{C_t} &= F_t \odot C_{t-1} + I_t \odot \tilde C_t, \quad H_t = O_t \odot \tanh(C_t) \end{aligned}`,
+			Symbols: []Symbol{{ID: "C", Array: "C"}, {ID: "F", Array: "F"}, {ID: "I", Array: "I"}, {ID: "Ct", Array: "C_tilde"}, {ID: "O", Array: "O"}}},
 	},
 	Arrays: yoursArrays,
 	Panels: []Panel{
 		{ID: "architecture", Kind: Table, Static: []string{"architecture"}, Title: `what Unroll found in the file: \(P\) parameters`,
 			Note: "Read from the tensors' names and shapes; the facts give P and its formula with your sizes."},
-		yoursGatePanel("H", `hidden state \(H_t^{(l)}\), a block per layer`, "H", "The reverse direction's block sits beside the forward one."),
+		yoursGatePanel("H", `hidden state \(H_t^{(l)}\), a block per layer`, "H", "A bidirectional model's reverse blocks (←) follow the forward ones; each block is one layer."),
 		yoursGatePanel("R", `reset gate \(R_t\) (GRU)`, "R", "An RNN or an LSTM has none."),
 		yoursGatePanel("Z", `update gate \(Z_t\) (GRU)`, "Z", "Near 1: the unit keeps its old state."),
 		yoursGatePanel("H_tilde", `candidate \(\tilde H_t\) (GRU)`, "Ht", ""),
