@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -209,6 +210,12 @@ func TestYoursUploadPrivate(t *testing.T) {
 		t.Fatalf("upload: %d %v", status, out)
 	}
 	snap := receive(t, conn)
+	// The page's own exports draw its model (they name its session): the reset gate,
+	// which the example LSTM does not have.
+	csv := get(t, ts, "/lessons/yours/panels/R.csv?"+q.Encode()+"&step=3&session="+url.QueryEscape(first.Header.Session))
+	if !strings.HasPrefix(csv, "symbol,step,t,layer,unit,value\nR_t,") || strings.Count(csv, "\n") < 3 {
+		t.Errorf("the page's export of R: %.200q", csv)
+	}
 	send(t, other, sim.Command{Type: sim.ResumeCommand})
 	if got, _ := staticFact(receive(t, other), "model file").(string); !strings.Contains(got, "example") {
 		t.Errorf("another page sees %q, want the example", got)
@@ -261,5 +268,46 @@ func TestYoursUploadRefusals(t *testing.T) {
 	send(t, conn, sim.Command{Type: sim.ResumeCommand})
 	if got, _ := staticFact(receive(t, conn), "model file").(string); !strings.Contains(got, "example") {
 		t.Errorf("after the refusals the page runs %q, want the example", got)
+	}
+}
+
+// TestYoursRoomFollowersGetFramesNotWeights: an instructor who loaded their own model
+// and then teaches live (the page reconnects naming its session and the room) leads the
+// room with it; a follower gets its frames; a student who explores on their own is told
+// that the instructor's file stays on their page, and starts from the link with the
+// example.
+func TestYoursRoomFollowersGetFramesNotWeights(t *testing.T) {
+	_, ts := yoursServer(t)
+	_, q := readYours(t, "char_gru")
+	page := dial(t, ts, "/lessons/yours/ws?"+q.Encode())
+	first := receive(t, page)
+	file, _ := os.ReadFile(filepath.Join(torchFixtures, "char_gru.pt"))
+	if status, out := postFile(t, ts, "yours", first.Header.Session, bytes.NewReader(file), nil); status != http.StatusOK {
+		t.Fatalf("upload: %d %v", status, out)
+	}
+	snap := receive(t, page)
+	created, secret := startRoom(t, ts, "yours")
+	lead := leadDial(t, ts, "/lessons/yours/ws?"+q.Encode()+"&session="+url.QueryEscape(first.Header.Session)+"&seq="+strconv.FormatUint(snap.Header.Seq, 10), created.Code, secret)
+	got := until(t, lead, "the lead's snapshot", isType(sim.SnapshotMessage))
+	if m, _ := sim.DecodeMessage(got[len(got)-1].data); !strings.Contains(fmt.Sprint(staticFact(m, "model file")), "model.pt") {
+		t.Fatalf("the room's run is %v, want the instructor's model", staticFact(m, "model file"))
+	}
+	lead.do(t, stepCommand)
+	until(t, lead, "step 1", func(h sim.Header) bool { return h.Type == sim.FrameMessage && h.Step == 1 })
+
+	f := dialWith(t, ts, "/rooms/"+created.Code+"/ws", nil)
+	got = until(t, f, "the room's snapshot", isType(sim.SnapshotMessage))
+	roomSnap, _ := sim.DecodeMessage(got[len(got)-1].data)
+	if !strings.Contains(fmt.Sprint(staticFact(roomSnap, "model file")), "model.pt") || len(roomSnap.Arrays) == 0 {
+		t.Fatalf("the follower sees %v with %d arrays, want the instructor's model's frames", staticFact(roomSnap, "model file"), len(roomSnap.Arrays))
+	}
+	fork := dialWith(t, ts, "/lessons/yours/ws?"+q.Encode()+"&fork="+created.Code, nil)
+	msgs := until(t, fork, "the reason", isType(sim.ErrorMessage))
+	if msg, _ := msgs[len(msgs)-1].h.Meta["message"].(string); !strings.Contains(msg, "own model file stays on their page") {
+		t.Errorf("the exploring student is told %q, want that the file stays with the instructor", msg)
+	}
+	own, _ := sim.DecodeMessage(msgs[0].data)
+	if msgs[0].h.Type != sim.SnapshotMessage || !strings.Contains(fmt.Sprint(staticFact(own, "model file")), "example") {
+		t.Errorf("the exploring student's page runs %v, want the example", staticFact(own, "model file"))
 	}
 }
