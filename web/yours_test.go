@@ -311,3 +311,40 @@ func TestYoursRoomFollowersGetFramesNotWeights(t *testing.T) {
 		t.Errorf("the exploring student's page runs %v, want the example", staticFact(own, "model file"))
 	}
 }
+
+// TestModelsRunInitialState: POST /api/v1/models/run takes h0 (PyTorch's h_0 for batch 1):
+// the 3-layer RNN run over x_5…x_9 from the h_n of x_1…x_4 answers the whole run's
+// outputs; a wrong shape is a 400 that says what h0 must be.
+func TestModelsRunInitialState(t *testing.T) {
+	ts := newTestServer(t)
+	model, err := os.ReadFile(filepath.Join(torchFixtures, "rnn_tanh3.pt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := [][]float64{{1, 0, -1}, {0.5, 0.2, 0}, {-1, 1, 0.3}, {0, 0, 1}, {0.7, -0.2, 0.1}, {1, 1, 1}}
+	run := func(in map[string]any) (int, torchload.Result, string) {
+		body, _ := json.Marshal(in)
+		status, out := postModel(t, ts, [][2]string{{"model", string(model)}, {"input", string(body)}})
+		var res torchload.Result
+		_ = json.Unmarshal(out, &res)
+		var e struct{ Error string }
+		_ = json.Unmarshal(out, &e)
+		return status, res, e.Error
+	}
+	_, whole, _ := run(map[string]any{"x": x})
+	_, first, _ := run(map[string]any{"x": x[:2]})
+	status, rest, msg := run(map[string]any{"x": x[2:], "h0": first.HN})
+	if status != http.StatusOK {
+		t.Fatalf("with h0: %d %s", status, msg)
+	}
+	for i, row := range rest.Output {
+		for j, v := range row {
+			if math.Abs(v-whole.Output[2+i][j]) > 1e-12 {
+				t.Fatalf("output[%d][%d] from h0: got %v, want the whole run's %v", i, j, v, whole.Output[2+i][j])
+			}
+		}
+	}
+	if status, _, msg := run(map[string]any{"x": x, "h0": [][]float64{{0}}}); status != http.StatusBadRequest || !strings.Contains(msg, "layers·directions = 3") {
+		t.Errorf("a wrong h0: %d %q", status, msg)
+	}
+}
