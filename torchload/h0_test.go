@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"unroll/models"
 )
 
 // loadModel reads and maps testdata/name.pt.
@@ -158,5 +160,45 @@ func TestRunFromInitialState(t *testing.T) {
 	}
 	if _, err := loadModel(t, "rnn_tanh3", Options{}).RunInput(Input{X: seq(2, 3), C0: [][]float64{{0}}}); err == nil || !strings.Contains(err.Error(), "LSTM") {
 		t.Errorf("c0 for an RNN: got %v", err)
+	}
+}
+
+// TestExportStackRoundTrip: ExportStack writes a mapped stack (layers, directions, head)
+// back under PyTorch's names, and Map of what it wrote runs exactly as the original: the
+// 2-layer bidirectional GRU and LSTM fixtures and the 3-layer RNN, each checked against
+// PyTorch by TestFixturesMatchPyTorch, so the exported files are PyTorch's too.
+func TestExportStackRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, name := range []string{"gru_bi2", "lstm_bi2", "rnn_tanh3"} {
+		m := loadModel(t, name, Options{})
+		ts, arch, err := ExportStack(m.Cells, m.Head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if arch.Layers != m.Arch.Layers || arch.Bidirectional != m.Arch.Bidirectional || arch.Kind != m.Arch.Kind || (m.Arch.Bias && arch.Parameters != m.Arch.Parameters) {
+			t.Errorf("%s: exported %+v, mapped %+v", name, arch, m.Arch)
+		}
+		back, err := Map(ts, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		x := make([][]float64, 6)
+		for i := range x {
+			x[i] = make([]float64, m.Arch.InputSize)
+			for j := range x[i] {
+				x[i][j] = rng.NormFloat64()
+			}
+		}
+		want, _ := m.RunInput(Input{X: x})
+		got, err := back.RunInput(Input{X: x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeRows(t, name+" output", got.Output, want.Output)
+		closeRows(t, name+" h_n", got.HN, want.HN)
+	}
+	m := loadModel(t, "gru_bi2", Options{})
+	if _, _, err := ExportStack([][]models.Cell{m.Cells[0], m.Cells[1][:1]}, nil); err == nil {
+		t.Error("a stack whose layers have different directions: got no error")
 	}
 }
