@@ -61,7 +61,7 @@ export function createDraw({ store, state, panels, showError }) {
       if (p.optional) {
         const has = Array.isArray(present) && p.arrays.some((n) => present.includes(n));
         if (p.el.hidden === has) p.el.hidden = !has;
-        if (!has) continue;
+        if (!has) { p.el.dataset.step = String(store.step); continue; } // this model has none of its arrays: nothing to draw at any step
       }
       if (p.el.hidden && p.el.dataset.whenParam) { p.el.dataset.step = String(store.step); continue; } // hidden by its condition (a notation switch): nothing to draw at this step
       if (!mod || !p.canvas || p.el.offsetParent === null) continue; // not shown (off the stage, out of the spotlight): drawn when it is again
