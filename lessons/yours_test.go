@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"unroll/sim"
 	"unroll/torchload"
@@ -230,5 +232,56 @@ func TestYoursParamCount(t *testing.T) {
 		if P, formula := y.paramCount(); P != f.Architecture.Parameters || !strings.HasSuffix(formula, fmt.Sprintf("= %d", P)) {
 			t.Errorf("%s: P = %d (%s), PyTorch counts %d", name, P, formula, f.Architecture.Parameters)
 		}
+	}
+}
+
+// TestYoursSampling: with a head, each step's distribution is softmax(o_t/τ) of the
+// head's logits (PyTorch's, from the fixture) at the page's temperature, and the page
+// writes n tokens after the input, each fed back as the next input: step T+k reads the
+// token drawn at step T+k−1, the run has a second pass of n steps, and the same seed
+// draws the same tokens.
+func TestYoursSampling(t *testing.T) {
+	up, f := readYoursFixture(t, "char_gru")
+	v := yoursFixtureValues(f)
+	v["temperature"], v["sample"] = "2", "6"
+	build := func() *yoursModel {
+		y, err := buildYours(v, up)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return y
+	}
+	y := build()
+	T := utf8.RuneCountInString(f.Input.Text)
+	if y.Steps() != T+6 || len(y.Passes()) != 2 || y.Passes()[1].Steps != 6 {
+		t.Fatalf("%d steps, passes %+v; want %d input steps and 6 written", y.Steps(), y.Passes(), T)
+	}
+	for s := range T {
+		var z float64
+		want := make([]float64, len(f.Logits[s]))
+		for i, o := range f.Logits[s] {
+			want[i] = math.Exp(o / 2)
+			z += want[i]
+		}
+		for i, p := range y.probs[s] {
+			if math.Abs(p-want[i]/z) > 1e-6 {
+				t.Fatalf("t = %d: p[%d] = %v, want softmax(o/τ) = %v", s+1, i, p, want[i]/z)
+			}
+		}
+	}
+	for s := T; s < y.Steps(); s++ {
+		if got, want := y.tokens[s], y.vocab[y.drawn[s-1]]; got != want {
+			t.Errorf("step %d reads %q, want the token drawn at step %d, %q", s+1, got, s, want)
+		}
+	}
+	if again := build(); !slices.Equal(again.drawn, y.drawn) {
+		t.Errorf("the same seed drew %v, then %v", y.drawn, again.drawn)
+	}
+	up2, f2 := readYoursFixture(t, "gru_bi2")
+	v2 := yoursFixtureValues(f2)
+	v2["sample"] = "3"
+	y2, err := buildYours(v2, up2)
+	if err != nil || y2.Steps() != len(f2.Input.X) || y2.sampleNote == "" {
+		t.Errorf("sampling without a head: %v, %d steps, note %q", err, y2.Steps(), y2.sampleNote)
 	}
 }
