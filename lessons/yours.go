@@ -865,7 +865,7 @@ func yoursGatePanel(name, title, symbol, note string) Panel {
 var yoursLesson = &Lesson{
 	Slug:    "yours",
 	Short:   "Your model",
-	Section: "4.7",
+	Section: "lab", // not a section of the lectures: a practical page for any recurrent model they cover
 	Title:   "Your own model",
 	Summary: "Drop your own trained PyTorch nn.RNN, nn.GRU or nn.LSTM on the page and step through its gates, states and gradients.",
 	Prose: []string{

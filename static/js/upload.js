@@ -1,5 +1,5 @@
 // upload.js runs the yours page's drop box (templates' upload): a model file dropped on
-// it or chosen is sent as the body of POST /lessons/yours/model?session=NAME, naming
+// the page or chosen in the box is sent as the body of POST /lessons/yours/model?session=NAME, naming
 // the page's own session, whose run then holds the model (docs/api.md); the server
 // answers with the architecture it found, and the page's socket gets the new run's
 // snapshot. A refusal (not a model, a hostile pickle, too large) is said under the box.
@@ -28,9 +28,11 @@ export function bindUpload(store) {
   }
 
   input.addEventListener("change", () => { send(input.files[0]); input.value = ""; });
-  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
-  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
-  drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); send(e.dataTransfer?.files?.[0]); });
+  // a file dropped anywhere on the page is the model (the browser would otherwise open it)
+  const files = (e) => [...(e.dataTransfer?.types || [])].includes("Files");
+  document.addEventListener("dragover", (e) => { if (!files(e)) return; e.preventDefault(); drop.classList.add("over"); });
+  document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) drop.classList.remove("over"); });
+  document.addEventListener("drop", (e) => { if (!files(e)) return; e.preventDefault(); drop.classList.remove("over"); send(e.dataTransfer.files[0]); });
 }
 
 // describe says what the server found, as the architecture table does.
