@@ -537,13 +537,13 @@ func (y *yoursModel) backward(k int) {
 		for j := range D * h {
 			g.Set(0, j, y.m.Head.W.Value.At(j, y.k))
 		}
-		y.lossName = fmt.Sprintf("the head's output o_T,k for k = %d", y.k+1)
+		y.lossName = fmt.Sprintf("the head's output k = %d at the last step", y.k+1)
 		if y.k < len(y.vocab) {
-			y.lossName += fmt.Sprintf(" (%q)", y.vocab[y.k])
+			y.lossName = fmt.Sprintf("the head's output k = %d (%q) at the last step", y.k+1, y.vocab[y.k])
 		}
 	} else {
 		g.Set(0, y.k, 1)
-		y.lossName = fmt.Sprintf("unit k = %d of the top layer's output at t = T", y.k+1)
+		y.lossName = fmt.Sprintf("unit k = %d of the top layer's output at the last step", y.k+1)
 	}
 	dOut := make([]*mat.Dense, T)
 	dOut[T-1] = g
