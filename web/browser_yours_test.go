@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestBrowserYours: on the yours page a student chooses a model file (the 2-layer
@@ -94,6 +95,19 @@ func TestBrowserYours(t *testing.T) {
 	waitForJS(t, ctx, "presenter mode", `new URLSearchParams(location.search).get("present") === "1"`)
 	settle(t, ctx)
 	shootTo(t, ctx, "yours-gru-present.png")
+	// S walks the spotlight through the panels this model has, never a hidden one.
+	for range 8 {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent("s")); err != nil {
+			t.Fatal(err)
+		}
+		spot := evalJS[string](t, ctx, `new URLSearchParams(location.search).get("spot") || ""`)
+		if spot != "" && !visible(spot) {
+			t.Errorf("S spotlit the hidden panel %s", spot)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx, chromedp.Click(`[data-testid=present]`)); err != nil {
 		t.Fatal(err)
 	}
