@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"unroll/figures"
 	"unroll/lessons"
@@ -104,6 +105,9 @@ func Shown(l *lessons.Lesson, v sim.Values) []lessons.Panel {
 // Panel is panel p's figure in view v: what the page's panel shows at v's step, from
 // the same arrays, on the same fixed scale.
 func Panel(v View, p lessons.Panel) (figures.Figure, error) {
+	if Lacks(v, p) {
+		return figures.Figure{}, fmt.Errorf("exports: this model has none of the values the panel %q shows (%s), so the page does not show it", p.ID, strings.Join(p.Arrays, ", "))
+	}
 	if e, ok := extraOf(v.Lesson, p); ok {
 		return e.draw(v, p)
 	}
@@ -112,6 +116,22 @@ func Panel(v View, p lessons.Panel) (figures.Figure, error) {
 		return figures.Figure{}, fmt.Errorf("exports: the %s panel %q cannot be exported yet", p.Kind, p.ID)
 	}
 	return f(v, p)
+}
+
+// Lacks reports whether p is an Optional panel (lessons.Panel.Optional) none of whose
+// arrays v's model produces, as its static "arrays" lists them: the page hides it, and
+// the figure pack leaves it out.
+func Lacks(v View, p lessons.Panel) bool {
+	if !p.Optional {
+		return false
+	}
+	has, _ := v.Static.Meta["arrays"].([]string)
+	for _, a := range p.Arrays {
+		if slices.Contains(has, a) {
+			return false
+		}
+	}
+	return true
 }
 
 // Find is lesson l's panel with the given ID, and whether it has one.

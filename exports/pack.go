@@ -100,6 +100,9 @@ func Pack(ctx context.Context, v View, url string, params map[string]string, o f
 	z := zip.NewWriter(&buf)
 	var drawn, skipped []string
 	for _, p := range Shown(v.Lesson, params) {
+		if Lacks(v, p) { // a panel this model has no values for: the page does not show it either
+			continue
+		}
 		f, err := Panel(v, p)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("- `%s` (%s): %s", p.ID, plain(p.Title), strings.TrimPrefix(err.Error(), "exports: ")))

@@ -21,6 +21,7 @@ func Catalog() []*Lesson {
 		embeddingsLesson,
 		sentimentLesson,
 		captioningLesson, // seed 003 has image captioning after sentiment classification
+		yoursLesson,
 	}
 }
 

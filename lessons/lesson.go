@@ -71,6 +71,9 @@ type Lesson struct {
 	// frame computed (stepped to the end) and a snapshot made, at the defaults and at
 	// the largest values its parameters take. The server admits sessions by it.
 	SessionBytes int
+	// Upload: the page takes the student's own model file (the yours page,
+	// lessons/yours.go): the template adds the drop box.
+	Upload bool
 	// TrainedBytes bounds what a run holds more once it has trained, up to MaxTrained
 	// steps: its own weights and gradients, the optimiser's state, the loss curve and
 	// training caches; 0 when the lesson does not train.
@@ -218,6 +221,11 @@ type Panel struct {
 	// When, if set, shows the panel only while the condition holds (a notation switch
 	// between two panels of the same numbers); the page hides it otherwise.
 	When *sim.Applies
+	// Optional: the model's frames may lack some or all of its arrays (a student's own
+	// model: an LSTM has no reset gate, one layer no second). The model's static meta
+	// then lists the per-step arrays it has under "arrays", and the page shows the
+	// panel only while one of its arrays is listed.
+	Optional bool
 }
 
 // Plot is a slide-ready export of one figure (GET /lessons/{slug}/plots/{name}.png).

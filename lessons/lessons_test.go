@@ -201,6 +201,15 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 			stepArrays[a.Name] = true
 		}
 	}
+	optional := map[string]bool{} // arrays only Optional panels draw: a model may lack them
+	for _, p := range l.Panels {
+		for _, a := range p.Arrays {
+			if _, ok := l.ArrayNamed(a); !ok {
+				t.Errorf("panel %s draws array %q, which the lesson does not declare", p.ID, a)
+			}
+			optional[a] = p.Optional && (optional[a] || !slices.ContainsFunc(l.Panels, func(q Panel) bool { return !q.Optional && slices.Contains(q.Arrays, a) }))
+		}
+	}
 	symbols := map[string]bool{}
 	for _, eq := range l.Equations {
 		forms := []string{eq.TeX}
@@ -223,7 +232,7 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 					t.Errorf("equation %q does not mark symbol %s", tex, sym.ID)
 				}
 			}
-			if _, ok := shapes[sym.Array]; !ok {
+			if _, ok := shapes[sym.Array]; !ok && !optional[sym.Array] {
 				t.Errorf("symbol %s names array %q, which no frame has", sym.ID, sym.Array)
 			}
 		}
@@ -231,7 +240,7 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 	shown := map[string]bool{} // the symbols whose hover highlights a panel
 	for _, p := range l.Panels {
 		for _, a := range p.Arrays {
-			if _, ok := shapes[a]; !ok {
+			if _, ok := shapes[a]; !ok && !p.Optional {
 				t.Errorf("panel %s draws array %q, which no frame has", p.ID, a)
 			}
 		}
@@ -251,7 +260,7 @@ func checkModel(t *testing.T, l *Lesson, m sim.Model) {
 		}
 		if p.Kind == Heatmap {
 			for _, a := range p.Arrays {
-				if !stepArrays[a] {
+				if _, ok := shapes[a]; !stepArrays[a] && (ok || !p.Optional) {
 					t.Errorf("heatmap %s draws %q, which is not a per-step array", p.ID, a)
 				}
 			}

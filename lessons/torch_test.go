@@ -27,8 +27,11 @@ func TestHasPyTorchMatchesModels(t *testing.T) {
 			continue
 		}
 		p := pe.PyTorch()
-		if len(p.Inputs) != m.Steps() || len(p.H) != m.Steps() || len(p.H[0]) != p.Cell.HiddenSize() {
-			t.Errorf("%s: %d inputs, %d H_t of %d, for %d steps", l.Slug, len(p.Inputs), len(p.H), len(p.H[0]), m.Steps())
+		stack := p.Stack()
+		top := stack[len(stack)-1]
+		width := len(top) * top[0].HiddenSize() // the top layer's [→H_t, ←H_t]
+		if p.Steps() != m.Steps() || (p.X == nil) == (p.Inputs == nil) || len(p.H) != m.Steps() || len(p.H[0]) != width {
+			t.Errorf("%s: %d inputs, %d rows of numbers, %d H_t of %d (want %d), for %d steps", l.Slug, len(p.Inputs), len(p.X), len(p.H), len(p.H[0]), width, m.Steps())
 		}
 	}
 }

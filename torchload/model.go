@@ -459,8 +459,77 @@ const (
 // Refused, with a message: the lectures' GRU (reset-before: R_t multiplies H_{t-1}
 // before W_hh, which nn.GRU cannot express), a clamped gate, and a leaky RNN.
 func Export(cell models.Cell, head *models.Dense) ([]*Tensor, Architecture, error) {
+	return ExportStack([][]models.Cell{{cell}}, head)
+}
+
+// ExportStack is Export for a stack: layers[l][d] is layer l's cell of direction d (0
+// forward, 1 reverse; every layer one direction, or every layer two), written as
+// PyTorch's weight_ih_l<l>[_reverse] …; layer 1 reads d numbers, every higher layer
+// the D·h of the layer below's [→H_t, ←H_t], and the head reads the top layer's D·h.
+// Every cell must be of one kind and hidden size.
+func ExportStack(layers [][]models.Cell, head *models.Dense) ([]*Tensor, Architecture, error) {
+	if len(layers) == 0 || len(layers) > MaxLayers || len(layers[0]) == 0 || len(layers[0]) > 2 {
+		return nil, Architecture{}, fmt.Errorf("torchload: %d layers of %d directions; PyTorch's modules here have 1 to %d layers of 1 or 2", len(layers), len(layers[0]), MaxLayers)
+	}
+	D, h := len(layers[0]), layers[0][0].HiddenSize()
+	arch := Architecture{Layers: len(layers), Bidirectional: D == 2, InputSize: layers[0][0].InputSize(), HiddenSize: h, Bias: true, Prefix: ExportPrefix}
+	var ts []*Tensor
+	for l, row := range layers {
+		if len(row) != D {
+			return nil, arch, fmt.Errorf("torchload: layer %d has %d directions, layer 1 %d", l+1, len(row), D)
+		}
+		for d, cell := range row {
+			in := arch.InputSize
+			if l > 0 {
+				in = D * h
+			}
+			if cell.HiddenSize() != h || cell.InputSize() != in {
+				return nil, arch, fmt.Errorf("torchload: layer %d's cell reads %d numbers into %d units; want %d into %d", l+1, cell.InputSize(), cell.HiddenSize(), in, h)
+			}
+			sfx := fmt.Sprintf("_l%d", l)
+			if d == 1 {
+				sfx += "_reverse"
+			}
+			cts, kind, err := exportCell(cell, sfx)
+			if err != nil {
+				return nil, arch, err
+			}
+			if arch.Kind != "" && kind != arch.Kind {
+				return nil, arch, fmt.Errorf("torchload: layer %d is %s, layer 1 %s: one PyTorch module has one kind", l+1, kind, arch.Kind)
+			}
+			arch.Kind = kind
+			ts = append(ts, cts...)
+		}
+	}
+	if head != nil {
+		in, V := head.W.Value.Dims()
+		if in != D*h {
+			return nil, arch, fmt.Errorf("torchload: the head reads %d numbers; the top layer gives D·h = %d", in, D*h)
+		}
+		w := &Tensor{Name: ExportHead + "weight", Shape: []int{V, in}, Dtype: F64, Data: make([]float64, V*in)}
+		for v := range V {
+			for i := range in {
+				w.Data[v*in+i] = head.W.Value.At(i, v)
+			}
+		}
+		b := &Tensor{Name: ExportHead + "bias", Shape: []int{V}, Dtype: F64, Data: slices.Clone(head.B.Value.RawRowView(0))}
+		ts = append(ts, w, b)
+		arch.Head, arch.HeadName = []int{V, in}, w.Name
+	}
+	for _, t := range ts {
+		if err := checkFinite(t); err != nil {
+			return nil, arch, err
+		}
+		arch.Parameters += len(t.Data)
+	}
+	return ts, arch, nil
+}
+
+// exportCell is one cell's four tensors, named with the suffix sfx ("_l0",
+// "_l1_reverse"), and its kind.
+func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 	d, h := cell.InputSize(), cell.HiddenSize()
-	arch := Architecture{Layers: 1, InputSize: d, HiddenSize: h, Bias: true, Prefix: ExportPrefix}
+	var arch Architecture
 	var wx, wh []*mat.Dense // per gate block, in PyTorch's order
 	var bih, bhh [][]float64
 	row := func(p *models.Param) []float64 { return p.Value.RawRowView(0) }
@@ -468,10 +537,10 @@ func Export(cell models.Cell, head *models.Dense) ([]*Tensor, Architecture, erro
 	switch c := cell.(type) {
 	case *models.GRU:
 		if !c.ResetAfter() {
-			return nil, arch, errors.New("this GRU is the lectures' reset-before form (R_t multiplies H_{t-1} before W_hh), which torch.nn.GRU cannot compute; choose the reset-after form, PyTorch's")
+			return nil, "", errors.New("this GRU is the lectures' reset-before form (R_t multiplies H_{t-1} before W_hh), which torch.nn.GRU cannot compute; choose the reset-after form, PyTorch's")
 		}
 		if c.Clamp() != (models.GateClamp{}) {
-			return nil, arch, errors.New("this GRU has a gate clamped, which torch.nn.GRU cannot do")
+			return nil, "", errors.New("this GRU has a gate clamped, which torch.nn.GRU cannot do")
 		}
 		arch.Kind = KindGRU
 		wx = []*mat.Dense{c.Wxr.Value, c.Wxz.Value, c.Wxh.Value}
@@ -480,7 +549,7 @@ func Export(cell models.Cell, head *models.Dense) ([]*Tensor, Architecture, erro
 		bhh = [][]float64{zero, zero, row(c.Bhn)}
 	case *models.LSTM:
 		if c.Clamp() != (models.GateClamp{}) {
-			return nil, arch, errors.New("this LSTM has a gate clamped, which torch.nn.LSTM cannot do")
+			return nil, "", errors.New("this LSTM has a gate clamped, which torch.nn.LSTM cannot do")
 		}
 		arch.Kind = KindLSTM
 		wx = []*mat.Dense{c.Wxi.Value, c.Wxf.Value, c.Wxc.Value, c.Wxo.Value}
@@ -489,7 +558,7 @@ func Export(cell models.Cell, head *models.Dense) ([]*Tensor, Architecture, erro
 		bhh = [][]float64{zero, zero, zero, zero}
 	case *models.RNN:
 		if c.Leak() != 1 {
-			return nil, arch, fmt.Errorf("this RNN is a leaky unit (α = %g), which torch.nn.RNN cannot compute", c.Leak())
+			return nil, "", fmt.Errorf("this RNN is a leaky unit (α = %g), which torch.nn.RNN cannot compute", c.Leak())
 		}
 		switch c.Act {
 		case models.ActTanh:
@@ -497,12 +566,12 @@ func Export(cell models.Cell, head *models.Dense) ([]*Tensor, Architecture, erro
 		case models.ActReLU:
 			arch.Kind = KindRNNReLU
 		default:
-			return nil, arch, fmt.Errorf("this RNN's φ is %s; torch.nn.RNN has tanh or relu", c.Act)
+			return nil, "", fmt.Errorf("this RNN's φ is %s; torch.nn.RNN has tanh or relu", c.Act)
 		}
 		wx, wh = []*mat.Dense{c.Wxh.Value}, []*mat.Dense{c.Whh.Value}
 		bih, bhh = [][]float64{row(c.Bh)}, [][]float64{zero}
 	default:
-		return nil, arch, fmt.Errorf("a %T has no PyTorch module", cell)
+		return nil, "", fmt.Errorf("a %T has no PyTorch module", cell)
 	}
 	G := len(wx)
 	stack := func(name string, blocks []*mat.Dense, cols int) *Tensor {
@@ -523,26 +592,8 @@ func Export(cell models.Cell, head *models.Dense) ([]*Tensor, Architecture, erro
 		}
 		return t
 	}
-	ts := []*Tensor{stack("weight_ih_l0", wx, d), stack("weight_hh_l0", wh, h), concat("bias_ih_l0", bih), concat("bias_hh_l0", bhh)}
-	if head != nil {
-		in, V := head.W.Value.Dims()
-		w := &Tensor{Name: ExportHead + "weight", Shape: []int{V, in}, Dtype: F64, Data: make([]float64, V*in)}
-		for v := range V {
-			for i := range in {
-				w.Data[v*in+i] = head.W.Value.At(i, v)
-			}
-		}
-		b := &Tensor{Name: ExportHead + "bias", Shape: []int{V}, Dtype: F64, Data: slices.Clone(row(head.B))}
-		ts = append(ts, w, b)
-		arch.Head, arch.HeadName = []int{V, in}, w.Name
-	}
-	for _, t := range ts {
-		if err := checkFinite(t); err != nil {
-			return nil, arch, err
-		}
-		arch.Parameters += len(t.Data)
-	}
-	return ts, arch, nil
+	ts := []*Tensor{stack("weight_ih"+sfx, wx, d), stack("weight_hh"+sfx, wh, h), concat("bias_ih"+sfx, bih), concat("bias_hh"+sfx, bhh)}
+	return ts, arch.Kind, nil
 }
 
 // WriteSafetensors encodes ts (1-D or 2-D) as a float64 safetensors file with meta as

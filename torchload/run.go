@@ -30,6 +30,11 @@ type Input struct {
 	Vocab []string    `json:"vocab,omitempty"`
 	// Nonlinearity is nn.RNN's ("tanh" or "relu"), which a state_dict does not record.
 	Nonlinearity string `json:"nonlinearity,omitempty"`
+	// H0 and C0 are the initial states, as PyTorch's h_0 and c_0 for batch 1:
+	// (layers·directions) × h, row l·directions + d for layer l's direction d (the
+	// reverse direction's starts at t = T). Omitted, zeros; C0 is an LSTM's only.
+	H0 [][]float64 `json:"h0,omitempty"`
+	C0 [][]float64 `json:"c0,omitempty"`
 }
 
 // Steps is one layer and direction's trace in natural time order: Gates["R"][t] is R at
@@ -120,7 +125,64 @@ func (m *Model) Sequence(in Input) ([]*mat.Dense, error) {
 // module does for batch 1: each layer's directions read the layer below's output (the
 // forward and reverse hidden states concatenated), through models.Forward and
 // models.Bidirectional, so the numbers are the models cells' own.
-func (m *Model) Run(xs []*mat.Dense) (*Result, error) {
+func (m *Model) Run(xs []*mat.Dense) (*Result, error) { return m.RunFrom(xs, nil, nil) }
+
+// initialStates checks h0 and c0 (Input.H0, C0) against the model and returns the
+// initial state of each layer and direction, [l·directions + d]; zero states for nil.
+func (m *Model) initialStates(h0, c0 [][]float64) ([]models.State, error) {
+	a := m.Arch
+	n := a.Layers * a.Directions()
+	out := make([]models.State, n)
+	if c0 != nil && a.Kind != KindLSTM {
+		return nil, errors.New("c0 is an LSTM's initial memory cell; this model has none")
+	}
+	for _, st := range []struct {
+		name string
+		rows [][]float64
+		c    bool
+	}{{"h0", h0, false}, {"c0", c0, true}} {
+		if st.rows == nil {
+			continue
+		}
+		if len(st.rows) != n {
+			return nil, fmt.Errorf("%s has %d rows; want layers·directions = %d, as PyTorch's %s for batch 1", st.name, len(st.rows), n, st.name[:1]+"_0")
+		}
+		for i, row := range st.rows {
+			if len(row) != a.HiddenSize {
+				return nil, fmt.Errorf("%s[%d] has %d numbers; the model's hidden_size is %d", st.name, i, len(row), a.HiddenSize)
+			}
+			for j, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("%s[%d][%d] is %v", st.name, i, j, v)
+				}
+			}
+			v := mat.NewDense(1, a.HiddenSize, append([]float64(nil), row...))
+			if st.c {
+				out[i].C = v
+			} else {
+				out[i].H = v
+			}
+		}
+	}
+	if a.Kind == KindLSTM { // a given h0 with no c0 (or the reverse) starts the other at zero
+		for i := range out {
+			if out[i].H != nil && out[i].C == nil {
+				out[i].C = mat.NewDense(1, a.HiddenSize, nil)
+			}
+			if out[i].C != nil && out[i].H == nil {
+				out[i].H = mat.NewDense(1, a.HiddenSize, nil)
+			}
+		}
+	}
+	return out, nil
+}
+
+// RunFrom is Run from the initial states h0 and c0 (Input.H0 and C0; nil for zeros).
+func (m *Model) RunFrom(xs []*mat.Dense, h0, c0 [][]float64) (*Result, error) {
+	s0, err := m.initialStates(h0, c0)
+	if err != nil {
+		return nil, fmt.Errorf("torchload: input: %w", err)
+	}
 	a := m.Arch
 	dirs, h, T := a.Directions(), a.HiddenSize, len(xs)
 	if T == 0 || T > MaxSteps {
@@ -139,13 +201,13 @@ func (m *Model) Run(xs []*mat.Dense) (*Result, error) {
 		var traces []*models.Trace // per direction, in the cell's reading order
 		var out []*mat.Dense
 		if dirs == 2 {
-			bt, err := (&models.Bidirectional{Fwd: row[0], Bwd: row[1]}).Forward(in, models.State{}, models.State{})
+			bt, err := (&models.Bidirectional{Fwd: row[0], Bwd: row[1]}).Forward(in, s0[2*l], s0[2*l+1])
 			if err != nil {
 				return nil, fmt.Errorf("torchload: layer %d: %w", l, err)
 			}
 			traces, out = []*models.Trace{bt.Fwd, bt.Bwd}, bt.Outputs()
 		} else {
-			tr, err := models.Forward(row[0], in, models.State{})
+			tr, err := models.Forward(row[0], in, s0[l])
 			if err != nil {
 				return nil, fmt.Errorf("torchload: layer %d: %w", l, err)
 			}
@@ -203,5 +265,5 @@ func (m *Model) RunInput(in Input) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("torchload: input: %w", err)
 	}
-	return m.Run(xs)
+	return m.RunFrom(xs, in.H0, in.C0)
 }

@@ -34,6 +34,7 @@ func (s *Server) lessonRoutes() {
 	s.get("/lessons/{slug}/panels/{file}", s.panelExport)
 	s.get("/lessons/{slug}/figures.zip", s.figurePack)
 	s.get("/lessons/{slug}/model.safetensors", s.modelExport)
+	s.post("/lessons/{slug}/model", s.yoursUpload)
 	s.get("/api/v1/lessons", s.lessonList)
 	s.get("/static/", s.static.ServeHTTP)
 }

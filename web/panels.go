@@ -196,6 +196,13 @@ func (s *Server) exportModel(w http.ResponseWriter, r *http.Request, l *lessons.
 		case err != nil:
 			return fail(http.StatusBadRequest, err.Error())
 		}
+		if up := lessons.UploadOf(run.Model()); up != nil { // a student's own model: its frames are its size, not the example's
+			more := uploadCost(up) - up.Bytes // the weights are the session's, shared
+			if !s.memory.take(more) {
+				return fail(http.StatusServiceUnavailable, "the server is full: it has no memory to draw this export now; try again in a minute")
+			}
+			cost += more
+		}
 		return lessons.Unwrap(run.Model()), done, true // the model Build made, as the plots read it
 	}
 	if m, err = l.Build(vals); err == nil {

@@ -62,28 +62,42 @@ func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 	}
 	p := pe.PyTorch()
 	release()
-	ts, arch, err := torchload.Export(p.Cell, p.Head)
+	ts, arch, err := torchload.ExportStack(p.Stack(), p.Head)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	T := len(p.Inputs)
+	T := p.Steps()
 	if step == 0 || step > T { // before the first step or past the last: the whole input's H_T
 		step = T
 	}
-	inputs, _ := json.Marshal(p.Inputs)
 	mod := pytorchModule[arch.Kind]
+	options := map[string]any{}
+	_ = json.Unmarshal([]byte(mod.Options), &options)
+	if arch.Layers > 1 {
+		options["num_layers"] = arch.Layers
+	}
+	if arch.Bidirectional {
+		options["bidirectional"] = true
+	}
+	opts, _ := json.Marshal(options)
 	meta := map[string]string{
 		"format":      "pt",
 		"lesson":      l.Slug,
 		"module":      mod.Class,
-		"options":     mod.Options,
+		"options":     string(opts),
 		"input_size":  strconv.Itoa(arch.InputSize),
 		"hidden_size": strconv.Itoa(arch.HiddenSize),
-		"inputs":      string(inputs),
 		"step":        strconv.Itoa(step),
 		"prefix":      torchload.ExportPrefix,
 		"head":        torchload.ExportHead,
+	}
+	if p.X != nil { // numbers, one row a step
+		x, _ := json.Marshal(p.X)
+		meta["x"] = string(x)
+	} else {
+		inputs, _ := json.Marshal(p.Inputs)
+		meta["inputs"] = string(inputs)
 	}
 	var buf bytes.Buffer
 	if err := torchload.WriteSafetensors(&buf, ts, meta); err != nil {

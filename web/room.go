@@ -330,7 +330,7 @@ func (r *room) handBack(ss *session, run *sim.Run) bool {
 	r.lead = nil
 	r.idle.Reset(r.set.idle)
 	trained := run.Trained() > 0 || run.Training()
-	bytes := footprint(ss.lesson, trained)
+	bytes := footprint(ss.lesson, trained) + uploadCost(lessons.UploadOf(run.Model())) // and a student's own model (yours.go)
 	if r.set.srv.memory.take(bytes) {
 		r.run, r.runBytes, r.trained = run, bytes, trained
 	}

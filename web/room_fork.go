@@ -47,6 +47,9 @@ var (
 	errForkTimeout = errors.New("the instructor's page did not answer in time")
 	errForkEnded   = errors.New("the class has ended")
 	errForkFailed  = errors.New("this lesson's model cannot be copied")
+	// errForkPrivate: the instructor's run holds their own model file (yours.go), which
+	// never leaves their page.
+	errForkPrivate = errors.New("the instructor's own model file stays on their page")
 	// errLeadGone: the session asked had ended; the room is asked again.
 	errLeadGone = errors.New("web: the instructor's session has ended")
 )
@@ -94,10 +97,20 @@ func (ss *session) forkOf(run *sim.Run) (rep forkReply) {
 	return forkReply{run: c}
 }
 
-// fork is a copy of the room's run for a socket of lesson l: made by the instructor's
+// fork is a copy of the room's run for a socket of lesson l (copyRun), refused while
+// the run holds the instructor's own model file: followers get frames, never weights.
+func (r *room) fork(ctx context.Context, l *lessons.Lesson) (*sim.Run, error) {
+	c, err := r.copyRun(ctx, l)
+	if err == nil && lessons.UploadOf(c.Model()) != nil {
+		return nil, errForkPrivate
+	}
+	return c, err
+}
+
+// copyRun is a copy of the room's run for a socket of lesson l: made by the instructor's
 // simulator, or, while the instructor's page reconnects, from the run the room keeps
 // (which r.mu guards then). It waits at most until ctx ends.
-func (r *room) fork(ctx context.Context, l *lessons.Lesson) (*sim.Run, error) {
+func (r *room) copyRun(ctx context.Context, l *lessons.Lesson) (*sim.Run, error) {
 	for range 3 { // a session that ends meanwhile hands its run to the room, or to the next session
 		r.mu.Lock()
 		switch {

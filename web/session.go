@@ -202,7 +202,8 @@ type session struct {
 	ctx      context.Context
 	closer   // cancel (ends the goroutines) and the close frame the writer sends
 	commands chan incoming
-	forks    chan forkRequest // copies of the run asked for by students leaving the room it leads
+	forks    chan forkRequest   // copies of the run asked for by students leaving the room it leads
+	uploads  chan uploadRequest // a student's own model for the run (yours.go)
 	box      *outbox
 }
 
@@ -210,7 +211,7 @@ func newSession(s *Server, conn *websocket.Conn, l *lessons.Lesson, v sim.Values
 	ctx, cancel := context.WithCancel(context.Background())
 	return &session{
 		srv: s, conn: conn, lesson: l, values: v, problem: problem, start: start, name: rand.Text(),
-		ctx: ctx, closer: closer{cancel: cancel}, commands: make(chan incoming, commandBuffer), forks: make(chan forkRequest, forkBuffer), box: newOutbox(outboxSize),
+		ctx: ctx, closer: closer{cancel: cancel}, commands: make(chan incoming, commandBuffer), forks: make(chan forkRequest, forkBuffer), uploads: make(chan uploadRequest, 1), box: newOutbox(outboxSize),
 		simDone: make(chan struct{}),
 	}
 }
@@ -363,8 +364,11 @@ func (ss *session) simulate() {
 		if code, _ := ss.closing(); run != nil && ss.room != nil && code != websocket.CloseGoingAway && ss.room.handBack(ss, run) {
 			return
 		}
-		if run != nil && ss.parkOnExit() && (run.Trained() > 0 || run.Training()) {
-			ss.srv.parked.park(run.Session(), ss.lesson.Slug, ss.client, run, footprint(ss.lesson, true))
+		// A student's own model (yours.go) waits for its page too: the URL cannot rebuild it.
+		if run != nil && ss.parkOnExit() {
+			if up := lessons.UploadOf(run.Model()); run.Trained() > 0 || run.Training() || up != nil {
+				ss.srv.parked.park(run.Session(), ss.lesson.Slug, ss.client, run, footprint(ss.lesson, true)+uploadCost(up))
+			}
 		}
 	}()
 	send := func(msgs ...sim.Encoded) bool {
@@ -476,6 +480,15 @@ func (ss *session) simulate() {
 			ss.room.answer(ss, run)
 		case req := <-ss.forks: // a student explores on their own from this run
 			req.reply <- ss.forkOf(run)
+		case req := <-ss.uploads: // a student's own model (yours.go)
+			r, msgs, err := ss.withUpload(run, req.up, last)
+			req.reply <- err
+			if err == nil {
+				run = r
+				if !send(msgs...) {
+					return
+				}
+			}
 		}
 	}
 }

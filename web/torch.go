@@ -56,7 +56,7 @@ func (s *Server) modelsRun(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			err = errors.New("data after the JSON object")
 		}
-		writeError(w, http.StatusBadRequest, "the input part is not one JSON object of x, text, vocab, nonlinearity: "+err.Error())
+		writeError(w, http.StatusBadRequest, "the input part is not one JSON object of x, text, vocab, nonlinearity, h0, c0: "+err.Error())
 		return
 	}
 	release, ok := s.acquire(w, r)

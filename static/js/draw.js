@@ -34,6 +34,7 @@ export function findPanels() {
     arrays: contract.arrays.map((a) => a.name),
     legend: el.dataset.legend ? el.dataset.legend.split("|") : [],
     scale: contract.scale || null,
+    optional: el.dataset.optional === "true",
     symbol: el.dataset.symbol || "", also: (el.dataset.also || "").split(",").filter(Boolean), logy: el.dataset.logy === "true", source: el.dataset.source || "",
     hover: null, layout: null,
     };
@@ -55,8 +56,14 @@ export function createDraw({ store, state, panels, showError }) {
   function drawAll() {
     const began = performance.now();
     const v = view(store);
+    const present = store.staticMeta.arrays; // a model whose panels are Optional lists the arrays it has (lessons.Panel.Optional)
     for (const p of panels) {
       const mod = DRAW[p.kind];
+      if (p.optional) {
+        const has = Array.isArray(present) && p.arrays.some((n) => present.includes(n));
+        if (p.el.hidden === has) p.el.hidden = !has;
+        if (!has) { p.el.dataset.step = String(store.step); continue; } // this model has none of its arrays: nothing to draw at any step
+      }
       if (p.el.hidden && p.el.dataset.whenParam) { p.el.dataset.step = String(store.step); continue; } // hidden by its condition (a notation switch): nothing to draw at this step
       if (!mod || !p.canvas || p.el.offsetParent === null) continue; // not shown (off the stage, out of the spotlight): drawn when it is again
       try { p.layout = mod.draw(p.canvas, p, panelView(v, p.id, p.contract)); } catch (err) { p.layout = null; showError({ message: `panel ${p.id} could not be drawn: ${err.message}` }); }

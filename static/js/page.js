@@ -10,6 +10,7 @@
 //   keys.js       the page's key bindings and the rules for when a key fires
 //   present.js    presenter mode and the spotlight: the stage for a projector
 //   exports.js    the panels' export menus and the figure pack: the page's state, downloaded
+//   upload.js     the yours page's drop box: the student's own model file, sent to the page's session
 //   draw.js       every panel and readout, once per animation frame
 //   links.js      ties the equations' symbols to the panels
 //   a11y.js       the drawings in words (labels, tables) and the announcer, the one live region
@@ -29,6 +30,7 @@ import { pageKeys, bindKeys } from "./keys.js";
 import { findPanels, createDraw } from "./draw.js";
 import { bindPresenter } from "./present.js";
 import { bindExports } from "./exports.js";
+import { bindUpload } from "./upload.js";
 import * as room from "./room.js"; // a class following its instructor: room.js picks the page's socket
 
 const ERROR_SHOW_MS = 10000; // an error stays up this long (a refused parameter's, until it is fixed)
@@ -73,6 +75,7 @@ function start(root) {
   draw.afterDraw(() => links.refresh());
   draw.afterDraw(presenter.afterDraw);
   bindExports(store);
+  bindUpload(store);
   room.follow(presenter); // a room relays the presenter's view to the followers, whose presenter shows it
 
   function onMessage(msg) {

@@ -81,9 +81,10 @@ export function bindPresenter({ panels, schedule, writeURL }) {
 
   const togglePresent = () => set({ present: !view.present });
   // spotNext spotlights the panel after the spotlit one (the first when none is), and
-  // none after the last; only panels that draw something count.
+  // none after the last; only panels that draw something count, not those hidden (a
+  // condition that does not hold, an Optional panel the model has no values for).
   function spotNext() {
-    const ids = panels.filter((p) => p.canvas && !p.source).map((p) => p.id);
+    const ids = panels.filter((p) => p.canvas && !p.source && (!p.el.hidden || p.id === view.spot)).map((p) => p.id);
     const i = ids.indexOf(view.spot);
     set({ spot: i + 1 < ids.length ? ids[i + 1] : "" });
   }

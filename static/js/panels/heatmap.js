@@ -86,6 +86,7 @@ export function draw(canvas, cfg, view) {
   const masked = (c) => ms.some((m) => m.on.has(c + 1));
   const rowH = bs.map((b) => Math.max(MIN_ROW, Math.min(MAX_ROW, Math.floor(MAX_BLOCK / b.rows))));
   const layered = bs.length > 1 && bs.every((b) => b.layer);
+  const directions = new Set(bs.map((b) => b.array)).size > 1; // layered blocks of two arrays (a bidirectional stack's →H and ←H): each tag names its array
   const named = bs.length > 1 && !layered;
   const gap = (i) => (named ? GAP : layered && i > 0 ? LAYER_GAP : 0);
   // On the stage (present.js sets maxHeight) the rows shrink to the stage's room, down
@@ -124,7 +125,7 @@ export function draw(canvas, cfg, view) {
     ctx.strokeStyle = GRID; ctx.lineWidth = 1;
     ctx.strokeRect(LEFT + 0.5, y + 0.5, plotW - 1, b.rows * h - 1);
     if (layered) { // the layer's name on a light tag inside its block
-      const label = `layer ${b.layer}`;
+      const label = directions ? `${plain(view, b.array)}, layer ${b.layer}` : `layer ${b.layer}`;
       ctx.font = SMALL; const w = ctx.measureText(label).width + 8;
       ctx.fillStyle = "rgba(255,255,255,0.85)"; ctx.fillRect(LEFT + plotW - w - 2, y + 2, w, 14);
       ctx.fillStyle = INK; ctx.fillText(label, LEFT + plotW - w + 2, y + 9);

@@ -1,0 +1,99 @@
+package web
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"unroll/torchload"
+)
+
+// TestModelSafetensorsStacks: the deep-rnn page's stacks (an RNN and an LSTM of 2 and 3
+// layers, the series as numbers) and the birnn page's bidirectional RNN download as one
+// PyTorch module with num_layers and bidirectional in the metadata's options; torchload
+// maps the file back onto a model whose output at the metadata's step is the page's own
+// top-layer H_t (for birnn [→H_t, ←H_t]) to 1e-12. torchload's mapping is PyTorch's
+// (TestFixturesMatchPyTorch), so the file loads into torch.nn the same way; the
+// snippet's one change, reading meta["x"] for numbers, was not run against torch here.
+// The deep GRU stack (the lectures' form) is refused with why.
+func TestModelSafetensorsStacks(t *testing.T) {
+	_, ts := newCatalogServer(t)
+	for _, c := range []struct {
+		slug, query, kind string
+		layers            int
+		bidirectional     bool
+	}{
+		{"deep-rnn", "cell=lstm&layers=3&step=12", torchload.KindLSTM, 3, false},
+		{"deep-rnn", "cell=rnn&layers=2", torchload.KindRNNTanh, 2, false},
+		{"birnn", "step=3", torchload.KindRNNTanh, 1, true},
+	} {
+		t.Run(c.slug+"?"+c.query, func(t *testing.T) {
+			status, _, body := fetch(t, "GET", ts.URL+"/lessons/"+c.slug+"/model.safetensors?"+c.query, nil)
+			if status != 200 {
+				t.Fatalf("%d %.300s", status, body)
+			}
+			tensors, _, err := torchload.Load([]byte(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := torchload.Map(tensors, torchload.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Arch.Kind != c.kind || m.Arch.Layers != c.layers || m.Arch.Bidirectional != c.bidirectional || m.Head == nil {
+				t.Fatalf("the file maps to %+v", m.Arch)
+			}
+			meta := safetensorsMeta(t, []byte(body))
+			var options map[string]any
+			if err := json.Unmarshal([]byte(meta["options"]), &options); err != nil {
+				t.Fatal(err)
+			}
+			if (c.layers > 1) != (options["num_layers"] == float64(c.layers)) || c.bidirectional != (options["bidirectional"] == true) {
+				t.Errorf("options %s for %d layers, bidirectional %v", meta["options"], c.layers, c.bidirectional)
+			}
+			d := m.Arch.InputSize
+			var xs []*mat.Dense
+			if raw, ok := meta["x"]; ok {
+				var x [][]float64
+				if err := json.Unmarshal([]byte(raw), &x); err != nil {
+					t.Fatal(err)
+				}
+				for _, row := range x {
+					xs = append(xs, mat.NewDense(1, d, row))
+				}
+			} else {
+				var ids []int
+				if err := json.Unmarshal([]byte(meta["inputs"]), &ids); err != nil {
+					t.Fatal(err)
+				}
+				for _, id := range ids {
+					x := mat.NewDense(1, d, nil)
+					x.Set(0, id, 1)
+					xs = append(xs, x)
+				}
+			}
+			res, err := m.Run(xs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := pageModel(t, c.slug, c.query)
+			step, _ := strconv.Atoi(meta["step"])
+			if step < 1 || step > len(xs) || len(page.H) != len(xs) {
+				t.Fatalf("step %d of %d inputs, the page has %d", step, len(xs), len(page.H))
+			}
+			for j, v := range res.Output[step-1] {
+				if want := page.H[step-1][j]; math.Abs(v-want) > 1e-12 {
+					t.Fatalf("output at t = %d [%d]: %v from the file, %v on the page", step, j, v, want)
+				}
+			}
+		})
+	}
+	status, _, body := fetch(t, "GET", ts.URL+"/lessons/deep-rnn/model.safetensors?cell=gru", nil)
+	if status != 400 || !strings.Contains(body, "reset-before") {
+		t.Errorf("the deep GRU stack: %d %.300s, want a 400 saying why", status, body)
+	}
+}
