@@ -3,6 +3,8 @@ package web
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,19 +19,21 @@ import (
 // PyTorch module with num_layers and bidirectional in the metadata's options; torchload
 // maps the file back onto a model whose output at the metadata's step is the page's own
 // top-layer H_t (for birnn [→H_t, ←H_t]) to 1e-12. torchload's mapping is PyTorch's
-// (TestFixturesMatchPyTorch), so the file loads into torch.nn the same way; the
-// snippet's one change, reading meta["x"] for numbers, was not run against torch here.
+// (TestFixturesMatchPyTorch), so the file loads into torch.nn the same way. With
+// UNROLL_PYTORCH_BENCH=DIR it writes DIR/{name}.safetensors and .json, which
+// bench/pytorch/roundtrip.py runs through the page's snippet in torch.
 // The deep GRU stack (the lectures' form) is refused with why.
 func TestModelSafetensorsStacks(t *testing.T) {
 	_, ts := newCatalogServer(t)
+	bench := os.Getenv("UNROLL_PYTORCH_BENCH")
 	for _, c := range []struct {
-		slug, query, kind string
-		layers            int
-		bidirectional     bool
+		name, slug, query, kind string
+		layers                  int
+		bidirectional           bool
 	}{
-		{"deep-rnn", "cell=lstm&layers=3&step=12", torchload.KindLSTM, 3, false},
-		{"deep-rnn", "cell=rnn&layers=2", torchload.KindRNNTanh, 2, false},
-		{"birnn", "step=3", torchload.KindRNNTanh, 1, true},
+		{"deep-rnn-lstm3", "deep-rnn", "cell=lstm&layers=3&step=12", torchload.KindLSTM, 3, false},
+		{"deep-rnn-rnn2", "deep-rnn", "cell=rnn&layers=2", torchload.KindRNNTanh, 2, false},
+		{"birnn", "birnn", "step=3", torchload.KindRNNTanh, 1, true},
 	} {
 		t.Run(c.slug+"?"+c.query, func(t *testing.T) {
 			status, _, body := fetch(t, "GET", ts.URL+"/lessons/"+c.slug+"/model.safetensors?"+c.query, nil)
@@ -88,6 +92,15 @@ func TestModelSafetensorsStacks(t *testing.T) {
 			for j, v := range res.Output[step-1] {
 				if want := page.H[step-1][j]; math.Abs(v-want) > 1e-12 {
 					t.Fatalf("output at t = %d [%d]: %v from the file, %v on the page", step, j, v, want)
+				}
+			}
+			if bench != "" {
+				if err := os.WriteFile(filepath.Join(bench, c.name+".safetensors"), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				js, _ := json.MarshalIndent(map[string]any{"lesson": c.slug, "query": c.query, "step": step, "H": page.H[step-1]}, "", " ")
+				if err := os.WriteFile(filepath.Join(bench, c.name+".json"), append(js, '\n'), 0o644); err != nil {
+					t.Fatal(err)
 				}
 			}
 		})

@@ -27,6 +27,20 @@ const (
 	maxModelUploads = 4
 )
 
+// modelSlot takes one of the maxModelUploads slots for reading a model file (the
+// caller frees it with <-s.models), or answers 503 with Retry-After and reports false:
+// a file may take 50 MB of memory while it is read.
+func (s *Server) modelSlot(w http.ResponseWriter) bool {
+	select {
+	case s.models <- struct{}{}:
+		return true
+	default:
+		w.Header().Set("Retry-After", "2")
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("%d models are being read already; try again in a moment", maxModelUploads))
+		return false
+	}
+}
+
 // modelsRun serves POST /api/v1/models/run (docs/api.md): a multipart body with the parts
 // "model" (a torch.save state_dict or safetensors file) and "input" (JSON), read as a
 // stream without temporary files, each under its own limit (413 past it). The model is
@@ -36,14 +50,10 @@ func (s *Server) modelsRun(w http.ResponseWriter, r *http.Request) {
 	if bodyTooLarge(w, r, maxRunBody) {
 		return
 	}
-	select {
-	case s.models <- struct{}{}:
-		defer func() { <-s.models }()
-	default:
-		w.Header().Set("Retry-After", "2")
-		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("%d models are being read already; try again in a moment", maxModelUploads))
+	if !s.modelSlot(w) {
 		return
 	}
+	defer func() { <-s.models }()
 	model, input, status, msg := readRunParts(w, r)
 	if status != 0 {
 		writeError(w, status, msg)

@@ -93,14 +93,10 @@ func (s *Server) yoursUpload(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no open page of the yours lesson has this session: reload the page and drop the file again")
 		return
 	}
-	select {
-	case s.models <- struct{}{}:
-		defer func() { <-s.models }()
-	default:
-		w.Header().Set("Retry-After", "2")
-		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("%d models are being read already; try again in a moment", maxModelUploads))
+	if !s.modelSlot(w) {
 		return
 	}
+	defer func() { <-s.models }()
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, torchload.MaxFileBytes))
 	var tooBig *http.MaxBytesError
 	switch {

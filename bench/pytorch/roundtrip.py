@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Runs the page's "Use in PyTorch" lines on exported models and compares with Unroll.
 
-For each of gru, lstm and rnn, bench/pytorch/{slug}.safetensors is the file
-GET /lessons/{slug}/model.safetensors served, and {slug}.json the page's own H_t at
-the file's step, as Unroll computed it; both are written by the Go test
+For each of gru, lstm and rnn, and for the stacks deep-rnn-lstm3, deep-rnn-rnn2 and birnn,
+bench/pytorch/{name}.safetensors is the file GET /lessons/{slug}/model.safetensors served,
+and {name}.json the page's own H_t (a stack's top layer) at the file's step, as Unroll
+computed it; both are written by the Go tests
 
-    UNROLL_PYTORCH_BENCH=$PWD/bench/pytorch go test ./web -run 'TestModelSafetensors$'
+    UNROLL_PYTORCH_BENCH=$PWD/bench/pytorch go test ./web -run 'TestModelSafetensors(Stacks)?$'
 
 This script copies each file to model.safetensors in a temporary directory, runs
 SNIPPET there (verbatim the lines the page shows: web's TestPyTorchSnippetIsTheScripts
@@ -23,7 +24,7 @@ import torch
 SNIPPET = r'''import json, torch; from safetensors import safe_open
 f = safe_open("model.safetensors", "pt"); meta = f.metadata(); d, h = int(meta["input_size"]), int(meta["hidden_size"])
 net = getattr(torch.nn, meta["module"])(d, h, batch_first=True, **json.loads(meta["options"])).double(); net.load_state_dict({k[4:]: f.get_tensor(k) for k in f.keys() if k.startswith("rnn.")})
-x = torch.tensor(json.loads(meta["x"])).double()[None] if "x" in meta else torch.nn.functional.one_hot(torch.tensor(json.loads(meta["inputs"])), d).double()[None]
+x = torch.tensor(json.loads(meta["x"]), dtype=torch.float64)[None] if "x" in meta else torch.nn.functional.one_hot(torch.tensor(json.loads(meta["inputs"])), d).double()[None]
 H = net(x)[0][0, int(meta["step"]) - 1].detach(); print(H)  # H_t at the page's step t
 '''
 
@@ -69,7 +70,9 @@ def main():
         print("safetensors: not installed; the script's minimal safe_open stands in")
     print("torch", torch.__version__)
     worst = 0.0
-    for slug in ("gru", "lstm", "rnn"):
+    # the pages' single-layer models (TestModelSafetensors), then deep-rnn's stacks and
+    # birnn's bidirectional RNN (TestModelSafetensorsStacks): H is the top layer's output
+    for slug in ("gru", "lstm", "rnn", "deep-rnn-lstm3", "deep-rnn-rnn2", "birnn"):
         want = json.load(open(os.path.join(here, slug + ".json")))
         tmp = tempfile.mkdtemp(prefix="unroll-pytorch-")
         try:
@@ -87,7 +90,9 @@ def main():
         diff = max(abs(a - b) for a, b in zip(H, want["H"]))
         worst = max(worst, diff)
         ok = len(H) == len(want["H"]) and diff <= TOL
-        print(f"{slug}: torch.nn.{ns['meta']['module']} d={ns['d']} h={ns['h']} T={len(json.loads(ns['meta']['inputs']))} "
+        m = ns['meta']
+        T = len(json.loads(m['x'] if 'x' in m else m['inputs']))
+        print(f"{slug}: torch.nn.{m['module']} {m['options']} d={ns['d']} h={ns['h']} T={T} "
               f"step {want['step']}: max |H_torch - H_unroll| = {diff:.3g} {'ok' if ok else 'FAIL'}")
         if not ok:
             sys.exit(1)
