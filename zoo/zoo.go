@@ -84,6 +84,8 @@ var Bundled = []Entry{
 		Files: []string{sentimentFile}, Train: trainSentimentEntry, Load: loadOnce(sentimentCheckpoint)},
 	{Name: "seq2seq", About: "GRU seq2seq and attention translators, corpus and dates (several minutes to train)",
 		Files: translatorFiles(), Train: trainTranslators, Load: loadTranslators},
+	{Name: "transformer", About: "Transformer translators on the dates, with and without the causal mask (transformer lesson)",
+		Files: transformerFiles(), Train: trainTransformers, Load: loadOnce(transformerCheckpoints)},
 }
 
 // loadOnce turns a once-per-process loader into an Entry's Load.
