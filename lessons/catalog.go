@@ -18,6 +18,7 @@ func Catalog() []*Lesson {
 		beamLesson,
 		bleuLesson,
 		attentionLesson,
+		transformerLesson,
 		embeddingsLesson,
 		sentimentLesson,
 	}
