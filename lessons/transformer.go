@@ -278,6 +278,9 @@ func (m *transformerModel) facts() map[string]any {
 	return meta
 }
 
+// round3 is x to 3 decimals.
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
 func rightWord(ok bool) string {
 	if ok {
 		return "right"
@@ -337,9 +340,10 @@ func (m *transformerModel) Static() sim.Frame {
 			sim.Matrix("teacher_allowed", tr, tc, allowed(tr, m.masked)),
 			sim.Matrix("dec_allowed", n, n, allowed(n, m.masked)),
 			sim.Matrix("PE", pePositions, d, pe.RawMatrix().Data),
-			sim.Vector("Transformer", []float64{mine.Exact, mine.BLEU}),
-			sim.Vector("GRU with attention", []float64{gru.Exact, gru.BLEU}),
-			sim.Vector("Transformer without mask", []float64{un.Exact, un.BLEU}),
+			// 3 decimals: three bars' labels fit side by side on a phone
+			sim.Vector("Transformer", []float64{round3(mine.Exact), round3(mine.BLEU)}),
+			sim.Vector("GRU with attention", []float64{round3(gru.Exact), round3(gru.BLEU)}),
+			sim.Vector("Transformer without mask", []float64{round3(un.Exact), round3(un.BLEU)}),
 		},
 		Meta: meta,
 	}
@@ -410,10 +414,10 @@ var transformerLesson = &Lesson{
 	Title:   "The Transformer: attention without recurrence",
 	Summary: "A small Transformer on the attention page's dates: every head's encoder self-attention, masked decoder self-attention and encoder-decoder attention, the positional encodings, decoding one character at a time, and what goes wrong without the mask or without the 1/√dₖ.",
 	Prose: []string{
-		`The attention page's GRU reads the date one character after another: \(h_j\) needs \(h_{j-1}\), so a sentence of \(T\) tokens is \(T\) steps that cannot run side by side. The <b>Transformer</b> of lecture 002 (Vaswani et al., 2017) keeps the encoder-decoder shape and the attention, and drops the recurrence. Every layer looks at all positions at once with <b>scaled dot-product attention</b>: a position's query \(q\) is compared with every key \(k_j\) by the dot product, the scores are divided by \(\sqrt{d_k}\) and turned into weights by a softmax, and the output is the weighted mean of the values \(v_j\). The queries, keys and values are the layer's input multiplied by learned matrices, and there are \(h\) <b>heads</b>, each with its own \(W_i^Q, W_i^K, W_i^V\), whose outputs are concatenated and mixed by \(W^O\). Between attentions sits a small <b>feed-forward network</b> applied to each position on its own; around each block a <b>residual connection</b> and <b>layer normalisation</b> keep the signal's scale steady through the stack.`,
-		`This model is small: \(N = 2\) layers in the encoder and in the decoder, \(h = 4\) heads, \(d = 32\) (so \(d_k = d_v = 8\)) and \(d_{ff} = 64\), trained on the same dates and the same split as the attention page's GRU. The three matrices side by side are the three kinds of attention, for the layer and head you choose. In the <b>encoder self-attention</b> each character of the source looks at every character of the source. In the <b>masked decoder self-attention</b> each output position looks at the decoder's inputs so far, \(\langle bos\rangle, \hat y_1, \dots\); the hatched cells are the ones the mask forbids. In the <b>encoder-decoder attention</b> the queries come from the decoder and the keys and values from the encoder's output (in the equations \(X\) is an encoder layer's input, \(Y\) a decoder layer's, \(Z\) what the decoder's self-attention made of \(Y\), and \(H\) the encoder's output): it plays the part of Bahdanau's \(\alpha_{t'j}\), and, as there, the outputs find their source: on “22 November 2026” every head of layer 2 sends the year's last two digits to “26”, the month's digits into “november” and the day's to “22” (the first two digits, “20”, are not written in the source at all).`,
+		`The attention page's GRU reads the date one character after another: \(h_j\) needs \(h_{j-1}\), so a sentence of \(T\) tokens is \(T\) steps that cannot run side by side. The <b>Transformer</b> of lecture 002 (Vaswani et al., 2017) keeps the encoder-decoder shape and the attention, and drops the recurrence. Every layer looks at all positions at once with <b>scaled dot-product attention</b>: a position's query \(q\) is compared with every key \(k_j\) by the dot product, the scores are divided by \(\sqrt{d_k}\) and turned into weights by a softmax, and the output is the weighted mean of the values \(v_j\). The queries, keys and values are the layer's input multiplied by learned matrices, and there are \(h\) <b>heads</b>, each with its own \(W_i^Q, W_i^K, W_i^V\), whose outputs are concatenated and mixed by \(W^O\). Between attentions sits a small <b>feed-forward network</b> applied to each position on its own; around each block a <b>residual connection</b> and <b>layer normalisation</b>, \(Z = \mathrm{LN}(X + \mathrm{Sublayer}(X))\), keep the signal's scale steady through the stack.`,
+		`This model is small: \(N = 2\) layers in the encoder and in the decoder, \(h = 4\) heads, \(d = 32\) (so \(d_k = d_v = 8\)) and \(d_{ff} = 64\), trained on the same dates and the same split as the attention page's GRU. The three matrices side by side are the three kinds of attention, for the layer and head you choose. In the <b>encoder self-attention</b> each character of the source looks at every character of the source. In the <b>masked decoder self-attention</b> each output position looks at the decoder's inputs so far, \(\langle bos\rangle, \hat{y}_1, \dots\); the hatched cells are the ones the mask forbids. In the <b>encoder-decoder attention</b> the queries come from the decoder and the keys and values from the encoder's output (in the equations \(X\) is an encoder layer's input, \(Y\) a decoder layer's, \(Z\) what the decoder's self-attention made of \(Y\), and \(H\) the encoder's output): it plays the part of Bahdanau's \(\alpha_{t'j}\), and, as there, the outputs find their source: on “22 November 2026” every head of layer 2 sends the year's last two digits to “26”, the month's digits into “november” and the day's to “22” (the first two digits, “20”, are not written in the source at all).`,
 		`Attention by itself does not know the order of its inputs: permute the keys and values together and every output stays the same. The model learns order from the <b>positional encoding</b> added to each embedding, sinusoids whose wavelengths grow geometrically along the dimensions, from about 6 positions to tens of thousands. The heatmap shows it for the positions of your date: the first dimensions change fast from one position to the next, the last ones hardly at all, so each position gets its own pattern and nearby positions similar ones.`,
-		`Step through the decoding. Each step runs the decoder over everything written so far and adds one output \(\hat y_{t'}\), one row to the decoder's self-attention and one to the encoder-decoder attention. Training does not need these steps: with the answer known, the decoder reads \(\langle bos\rangle, y_1, \dots, y_{T'-1}\) and predicts every position in one pass, which is the parallel training the lecture promises. That only works because of the <b>mask</b>: \(-\infty\) added to the scores of every position after the query's own makes their weight exactly 0, so position \(t'\) cannot read \(y_{t'}\) from its neighbour. The matrix below the three is that training pass on your date, the decoder fed the correct answer.`,
+		`Step through the decoding. Each step runs the decoder over everything written so far and adds one output \(\hat{y}_{t'}\), one row to the decoder's self-attention and one to the encoder-decoder attention. Training does not need these steps: with the answer known, the decoder reads \(\langle bos\rangle, y_1, \dots, y_{T'-1}\) and predicts every position in one pass, which is the parallel training the lecture promises. That only works because of the <b>mask</b>: \(-\infty\) added to the scores of every position after the query's own makes their weight exactly 0, so position \(t'\) cannot read \(y_{t'}\) from its neighbour. The matrix below the three is that training pass on your date, the decoder fed the correct answer.`,
 		`Switch the <b>mask</b> off and the page loads a second Transformer, trained the same way but without \(M\). Fed the answer it is almost always right (the facts give its held-out share): its self-attention puts the weight on the next position, where the answer sits, as the matrix fed the answer shows. It has learned to copy, not to translate. When it must write the date itself, the next position does not exist yet, and it fails on almost every date. Switch off the <b>division by \(\sqrt{d_k}\)</b> instead and the same trained model runs with scores \(\sqrt{8} \approx 2.8\) times larger: the softmax sharpens towards one-hot (the facts give the mean largest weight and the entropy of the weights both ways), the model's activations leave the range it was trained in, and its output may change. Dot products of random vectors grow like \(\sqrt{d_k}\), and the division is what the lecture calls controlling the skew of the softmax.`,
 		`The bars compare the models on the 600 held-out dates of the attention page, greedy decoding: exact match and corpus BLEU on characters. The facts add how many steps must run one after another, and how long one epoch of training took each model, measured once on the 2-core machine that trained them. The GRU's chain grows with the length of the date and the Transformer's is fixed by its depth: that is what “allows for parallelization” means, since hardware with many cores (a GPU) runs all positions of a layer at once. Here it does not show as time: every model trains on one core, the Transformer one sentence at a time, and an epoch took about as long as the GRU with attention (whose attention is recomputed at every step) and ten times longer than the GRU without attention, each of whose steps is one matrix product for the whole minibatch. Type any date in one of the trained forms, between 1969 and 2068. The Transformer here is trained on the dates only: the English–French corpus, which the attention page also translates, has no Transformer yet.`,
 	},
@@ -425,10 +429,8 @@ var transformerLesson = &Lesson{
 		{TeX: `\htmlClass{sym-Adec}{A^{\mathrm{dec}}_i} = \mathrm{softmax}\big(Y W_i^Q (Y W_i^K)^\top / \sqrt{d_k} + M\big)`, Symbols: []Symbol{{ID: "Adec", Array: "dec_self"}}},
 		{TeX: `M_{t'j} = 0 \text{ for } j \le t', \quad M_{t'j} = -\infty \text{ for } j > t'`},
 		{TeX: `\htmlClass{sym-Across}{A^{\mathrm{cross}}_i} = \mathrm{softmax}\big(Z W_i^Q (H W_i^K)^\top / \sqrt{d_k}\big)`, Symbols: []Symbol{{ID: "Across", Array: "cross"}}},
-		{TeX: `\htmlClass{sym-PE}{PE_{pos,\,2i}} = \sin\!\big(pos / 10000^{2i/d}\big)`, Symbols: []Symbol{{ID: "PE", Array: "PE"}}},
-		{TeX: `PE_{pos,\,2i+1} = \cos\!\big(pos / 10000^{2i/d}\big)`},
+		{TeX: `\htmlClass{sym-PE}{PE_{pos,\,2i},\ PE_{pos,\,2i+1}} = \sin, \cos\big(pos / 10000^{2i/d}\big)`, Symbols: []Symbol{{ID: "PE", Array: "PE"}}},
 		{TeX: `\mathrm{FFN}(x) = \mathrm{ReLU}(x W^{(1)} + b^{(1)})\, W^{(2)} + b^{(2)}`},
-		{TeX: `Z = \mathrm{LN}\big(X + \mathrm{Sublayer}(X)\big)`},
 		{TeX: `\htmlClass{sym-P}{P(y_{t'} \mid y_{<t'}, x)} = \mathrm{softmax}(Y_{t'} W + b)`, Symbols: []Symbol{{ID: "P", Array: "P"}}},
 	},
 	Arrays: []Array{
@@ -445,7 +447,7 @@ var transformerLesson = &Lesson{
 		{Name: "Transformer without mask", Label: "Transformer without mask", Axes: []Axis{Ranks}, Labels: "labels"},
 	},
 	Panels: []Panel{
-		{ID: "decoder", Static: []string{"answers"}, Meta: []string{"pred", "correct"}, Kind: Tokens, Title: `decoder output \(\hat y_{t'}\), fed back as the next input`,
+		{ID: "decoder", Static: []string{"answers"}, Meta: []string{"pred", "correct"}, Kind: Tokens, Title: `decoder output \(\hat{y}_{t'}\), fed back as the next input`,
 			Note: "Green: the output matches the correct date; orange: it does not."},
 		{ID: "enc-self", Static: []string{"axes"}, Kind: Alignment, Title: `encoder self-attention \(A^{\mathrm{enc}}_i\)`, Arrays: []string{"enc_self"}, Scale: []float64{0, 1}, Symbol: "Aenc",
 			Note: "Every source character looks at every source character; each row sums to 1."},
@@ -473,7 +475,7 @@ var transformerLesson = &Lesson{
 	},
 	Plots: []Plot{
 		{Name: "positional-encoding", Title: `positional encoding \(PE\)`, XLabel: "dimension", YLabel: "position", Grid: positionalGrid},
-		{Name: "encoder-decoder-attention", Title: `encoder-decoder attention \(A^{\mathrm{cross}}_i\)`, XLabel: `source character \(x_j\)`, YLabel: `output \(\hat y_{t'}\)`, Grid: crossGrid},
+		{Name: "encoder-decoder-attention", Title: `encoder-decoder attention \(A^{\mathrm{cross}}_i\)`, XLabel: `source character \(x_j\)`, YLabel: `output \(\hat{y}_{t'}\)`, Grid: crossGrid},
 		{Name: "teacher-self-attention", Title: `decoder self-attention fed the answer`, XLabel: "input", YLabel: "input (query)", Grid: teacherGrid},
 	},
 	Build:        buildTransformer,
@@ -509,6 +511,6 @@ var transformerFacts = factTable{
 		{key: "pred", label: `prediction \(\hat{y}_{t'}\)`, keep: true},
 		{key: "correct", label: "right", keep: true},
 		{key: "looks_at", label: "encoder-decoder attention looks at"},
-		{key: "p_max", label: `\(P(\hat y_{t'})\)`, measured: true},
+		{key: "p_max", label: `\(P(\hat{y}_{t'})\)`, measured: true},
 	},
 }
