@@ -233,9 +233,9 @@ func headMatrix(w *mat.Dense) (int, int, []float64) {
 	return r, c, slices.Clone(w.RawMatrix().Data)
 }
 
-// allowed is 1 where query i may see key j in a decoder self-attention of n
+// causalAllowed is 1 where query i may see key j in a decoder self-attention of n
 // positions: j ≤ i with the causal mask, everywhere without it.
-func allowed(n int, masked bool) []float64 {
+func causalAllowed(n int, masked bool) []float64 {
 	out := make([]float64, n*n)
 	for i := range n {
 		for j := range n {
@@ -337,8 +337,8 @@ func (m *transformerModel) Static() sim.Frame {
 		Arrays: []sim.Array{
 			sim.Matrix("enc_self", r, c, encSelf),
 			sim.Matrix("teacher_self", tr, tc, teacherSelf),
-			sim.Matrix("teacher_allowed", tr, tc, allowed(tr, m.masked)),
-			sim.Matrix("dec_allowed", n, n, allowed(n, m.masked)),
+			sim.Matrix("teacher_allowed", tr, tc, causalAllowed(tr, m.masked)),
+			sim.Matrix("dec_allowed", n, n, causalAllowed(n, m.masked)),
 			sim.Matrix("PE", pePositions, d, pe.RawMatrix().Data),
 			// 3 decimals: three bars' labels fit side by side on a phone
 			sim.Vector("Transformer", []float64{round3(mine.Exact), round3(mine.BLEU)}),

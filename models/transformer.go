@@ -224,6 +224,9 @@ func sum(a, b *mat.Dense) *mat.Dense {
 // TeacherInput is the decoder's input under teacher forcing for labels y_1 … y_T':
 // <bos>, y_1, …, y_{T'−1}.
 func TeacherInput(labels []int) []int {
+	if len(labels) == 0 {
+		panic("models: teacher forcing of no labels")
+	}
 	return append([]int{BosID}, labels[:len(labels)-1]...)
 }
 
