@@ -45,6 +45,17 @@ var TransformerSpecs = []TransformerSpec{
 	{Name: "transformer-dates-unmasked", Task: DatesTask, Config: transformerSize(2018), Unmasked: true, Steps: 500},
 }
 
+// TransformerCorpusSpecs are the bundled Transformers of the English–French corpus
+// (their own entry, transformer-corpus, so that the dates' models need not retrain).
+var TransformerCorpusSpecs = []TransformerSpec{
+	{Name: "transformer-corpus", Task: CorpusTask, Config: transformerSize(2019), Steps: 3000},
+}
+
+// allTransformerSpecs lists both entries' specs.
+func allTransformerSpecs() []TransformerSpec {
+	return append(append([]TransformerSpec(nil), TransformerSpecs...), TransformerCorpusSpecs...)
+}
+
 // TransformerTranslator is a models.Transformer with its task and the vocabularies of
 // the task's training split (the GRU translators' vocabularies: the same ids).
 type TransformerTranslator struct {
@@ -176,18 +187,21 @@ const (
 	metaTeacherExact  = "test_teacher_exact"
 )
 
-// trainTransformers trains every TransformerSpecs model, side by side (each from its
-// own seed), scores it on its held-out split and records its greedy test
-// translations.
-func trainTransformers(dir string, o Options) error {
-	errs := make([]error, len(TransformerSpecs))
-	lines := make([]string, len(TransformerSpecs))
+// trainTransformers trains every model of specs, side by side (each from its own
+// seed), scores it on its held-out split and records its greedy test translations.
+func trainTransformers(specs []TransformerSpec) func(dir string, o Options) error {
+	return func(dir string, o Options) error { return trainTransformerSpecs(specs, dir, o) }
+}
+
+func trainTransformerSpecs(specs []TransformerSpec, dir string, o Options) error {
+	errs := make([]error, len(specs))
+	lines := make([]string, len(specs))
 	var wg sync.WaitGroup
-	for i, spec := range TransformerSpecs {
+	for i, spec := range specs {
 		wg.Go(func() { lines[i], errs[i] = trainTransformer(dir, spec, o.steps(spec.Steps)) })
 	}
 	wg.Wait()
-	for i := range TransformerSpecs {
+	for i := range specs {
 		if errs[i] != nil {
 			return errs[i]
 		}
@@ -230,9 +244,9 @@ func trainTransformer(dir string, spec TransformerSpec, steps int) (string, erro
 		spec.Name, loss, score.BLEU, score.Exact, teacher.Tokens, teacher.Exact, steps, time.Since(start).Seconds()), nil
 }
 
-func transformerFiles() []string {
-	files := make([]string, len(TransformerSpecs))
-	for i, s := range TransformerSpecs {
+func transformerFiles(specs []TransformerSpec) []string {
+	files := make([]string, len(specs))
+	for i, s := range specs {
 		files[i] = s.File()
 	}
 	return files
@@ -240,17 +254,18 @@ func transformerFiles() []string {
 
 // FindTransformerSpec returns the spec called name.
 func FindTransformerSpec(name string) (TransformerSpec, bool) {
-	i := slices.IndexFunc(TransformerSpecs, func(s TransformerSpec) bool { return s.Name == name })
+	all := allTransformerSpecs()
+	i := slices.IndexFunc(all, func(s TransformerSpec) bool { return s.Name == name })
 	if i < 0 {
 		return TransformerSpec{}, false
 	}
-	return TransformerSpecs[i], true
+	return all[i], true
 }
 
 // transformerCheckpoints loads every bundled Transformer once (shared, read-only).
 var transformerCheckpoints = sync.OnceValues(func() (map[string]bundled[*TransformerTranslator], error) {
 	out := map[string]bundled[*TransformerTranslator]{}
-	for _, s := range TransformerSpecs {
+	for _, s := range allTransformerSpecs() {
 		b, err := loadBundled(s.File(), s.New())
 		if err != nil {
 			return nil, err

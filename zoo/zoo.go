@@ -85,7 +85,9 @@ var Bundled = []Entry{
 	{Name: "seq2seq", About: "GRU seq2seq and attention translators, corpus and dates (several minutes to train)",
 		Files: translatorFiles(), Train: trainTranslators, Load: loadTranslators},
 	{Name: "transformer", About: "Transformer translators on the dates, with and without the causal mask (transformer lesson)",
-		Files: transformerFiles(), Train: trainTransformers, Load: loadOnce(transformerCheckpoints)},
+		Files: transformerFiles(TransformerSpecs), Train: trainTransformers(TransformerSpecs), Load: loadOnce(transformerCheckpoints)},
+	{Name: "transformer-corpus", About: "a Transformer translating the English–French corpus (transformer lesson)",
+		Files: transformerFiles(TransformerCorpusSpecs), Train: trainTransformers(TransformerCorpusSpecs), Load: loadOnce(transformerCheckpoints)},
 }
 
 // loadOnce turns a once-per-process loader into an Entry's Load.
