@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -14,13 +15,13 @@ import (
 	"unroll/zoo"
 )
 
-// The bundled models the transformer page reads: the Transformer trained with the
-// causal mask, the one trained without it, and the GRU with attention of the attention
-// page on the same date task and split.
-const (
-	transformerMasked   = "transformer-dates"
+// The bundled models the transformer page reads, by task: the Transformer trained
+// with the causal mask, the GRU with attention of the attention page on the same task
+// and split, and (dates only) the Transformer trained without the mask.
+var (
+	transformerMasked   = map[string]string{"dates": "transformer-dates", "corpus": "transformer-corpus"}
+	transformerGRU      = map[string]string{"dates": "attention-dates", "corpus": "attention-corpus"}
 	transformerUnmasked = "transformer-dates-unmasked"
-	transformerGRU      = "attention-dates"
 )
 
 // transformerEpoch is the seconds of one training epoch on the dates (168 minibatches
@@ -34,30 +35,36 @@ var transformerEpoch = struct{ transformer, attention, seq2seq float64 }{16.0, 1
 // transformerPage is what every transformer page shares: the three bundled models
 // and their recorded held-out scores (read-only).
 type transformerPage struct {
-	masked, unmasked *zoo.TransformerTranslator
-	gru              *zoo.Translator
-	scores           map[string]zoo.Score // by model name, the held-out greedy scores
-	teacher          zoo.TeacherForced    // the unmasked model's held-out teacher-forced scores
+	masked   map[string]*zoo.TransformerTranslator // by task
+	unmasked *zoo.TransformerTranslator            // dates
+	gru      map[string]*zoo.Translator            // by task
+	scores   map[string]zoo.Score                  // by model name, the held-out greedy scores
+	teacher  zoo.TeacherForced                     // the unmasked model's held-out teacher-forced scores
 }
 
 var transformerShared = sync.OnceValues(func() (*transformerPage, error) {
-	p := &transformerPage{scores: map[string]zoo.Score{}}
-	var err error
-	var meta zoo.Meta
-	if p.masked, meta, err = zoo.SharedTransformer(transformerMasked); err != nil {
+	p := &transformerPage{scores: map[string]zoo.Score{}, masked: map[string]*zoo.TransformerTranslator{}, gru: map[string]*zoo.Translator{}}
+	for task, name := range transformerMasked {
+		tr, meta, err := zoo.SharedTransformer(name)
+		if err != nil {
+			return nil, err
+		}
+		p.masked[task] = tr
+		p.scores[name] = zoo.Score{BLEU: meta.Float("test_bleu_greedy"), Exact: meta.Float("test_exact_greedy")}
+		g, gm, err := zoo.SharedTranslator(transformerGRU[task])
+		if err != nil {
+			return nil, err
+		}
+		p.gru[task] = g
+		p.scores[transformerGRU[task]] = zoo.Score{BLEU: zoo.Meta(gm).Float("test_bleu_greedy"), Exact: zoo.Meta(gm).Float("test_exact_greedy")}
+	}
+	tr, meta, err := zoo.SharedTransformer(transformerUnmasked)
+	if err != nil {
 		return nil, err
 	}
-	p.scores[transformerMasked] = zoo.Score{BLEU: meta.Float("test_bleu_greedy"), Exact: meta.Float("test_exact_greedy")}
-	if p.unmasked, meta, err = zoo.SharedTransformer(transformerUnmasked); err != nil {
-		return nil, err
-	}
+	p.unmasked = tr
 	p.scores[transformerUnmasked] = zoo.Score{BLEU: meta.Float("test_bleu_greedy"), Exact: meta.Float("test_exact_greedy")}
 	p.teacher = zoo.TeacherForced{Tokens: meta.Float("test_teacher_tokens"), Exact: meta.Float("test_teacher_exact")}
-	var gm map[string]string
-	if p.gru, gm, err = zoo.SharedTranslator(transformerGRU); err != nil {
-		return nil, err
-	}
-	p.scores[transformerGRU] = zoo.Score{BLEU: zoo.Meta(gm).Float("test_bleu_greedy"), Exact: zoo.Meta(gm).Float("test_exact_greedy")}
 	return p, nil
 })
 
@@ -67,6 +74,7 @@ var transformerShared = sync.OnceValues(func() (*transformerPage, error) {
 // forcing), the positional encodings and the comparison with the GRU.
 type transformerModel struct {
 	page          *transformerPage
+	task          string                     // dates or corpus
 	tr            *zoo.TransformerTranslator // the masked or the unmasked model
 	model         *models.Transformer        // tr.Model, or a copy of it without 1/√d_k
 	src           attentionSource
@@ -77,8 +85,8 @@ type transformerModel struct {
 	steps         []models.TransformerStep
 	outputs       []string   // ŷ_1 … ŷ_T', <eos> included
 	inputs        []string   // the decoder's inputs <bos>, ŷ_1, …, ŷ_{T'−1}
-	answer        []string   // the reference's characters and <eos>
-	teacherIn     []string   // <bos> and the reference's characters
+	answer        []string   // the reference's tokens and <eos>; nil for a sentence the corpus lacks
+	teacherIn     []string   // <bos> and the reference's tokens (or the model's own output)
 	teacherSelf   *mat.Dense // the shown head's decoder self-attention fed the answer
 	teacherRight  int        // positions whose argmax is the reference's next token under teacher forcing
 	peek          float64    // fed the answer, the largest mean weight of a head on the next position (i, i+1)
@@ -94,13 +102,18 @@ func buildTransformer(v sim.Values) (sim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &transformerModel{page: page, layer: v.Int("layer") - 1, head: v.Int("head") - 1, masked: v.Bool("mask"), scaled: v.Bool("scale")}
-	m.tr = page.masked
+	task := v.String("task")
+	m := &transformerModel{page: page, task: task, layer: v.Int("layer") - 1, head: v.Int("head") - 1, masked: v.Bool("mask") || task != "dates", scaled: v.Bool("scale")}
+	m.tr = page.masked[task]
 	if !m.masked {
 		m.tr = page.unmasked
 	}
+	text := v.String("date")
+	if task == "corpus" {
+		text = v.String("sentence")
+	}
 	reader := &zoo.Translator{Task: m.tr.Task, Src: m.tr.Src, Tgt: m.tr.Tgt}
-	if m.src, err = readSource(reader, v.String("date")); err != nil {
+	if m.src, err = readSource(reader, text); err != nil {
 		return nil, err
 	}
 	m.model = withScaling(m.tr.Model, m.scaled)
@@ -117,9 +130,12 @@ func buildTransformer(v sim.Values) (sim.Model, error) {
 			m.inputs = append(m.inputs, m.tr.Tgt.Token(s.Output))
 		}
 	}
-	m.answer = append(m.tr.Task.Tokenize(m.src.refs[0]), m.tr.Tgt.Token(models.EosID))
-	labels := m.tr.Tgt.IDs(m.answer)
-	labels[len(labels)-1] = models.EosID
+	labels := stepOutputs(m.steps) // no reference: the decoder is fed its own translation
+	if len(m.src.refs) > 0 {
+		m.answer = append(m.tr.Task.Tokenize(m.src.refs[0]), m.tr.Tgt.Token(models.EosID))
+		labels = m.tr.Tgt.IDs(m.answer)
+		labels[len(labels)-1] = models.EosID
+	}
 	teacherIDs := models.TeacherInput(labels)
 	m.teacherIn = m.tr.Tgt.Tokens(teacherIDs)
 	teacher, err := m.model.Decode(enc, teacherIDs)
@@ -137,7 +153,7 @@ func buildTransformer(v sim.Values) (sim.Model, error) {
 		}
 	}
 	m.teacherOut = m.tr.Words(guess)
-	m.gruOut = page.gru.Greedy(m.src.ids)
+	m.gruOut = page.gru[task].Greedy(m.src.ids)
 	alt := withScaling(m.tr.Model, !m.scaled)
 	altEnc, altSteps, err := alt.FreeRun(m.src.ids, m.tr.Task.MaxOutput)
 	if err != nil {
@@ -250,30 +266,41 @@ func causalAllowed(n int, masked bool) []float64 {
 func (m *transformerModel) facts() map[string]any {
 	p := m.page
 	task := m.tr.Task
-	mine := p.scores[transformerMasked]
-	gru := p.scores[transformerGRU]
+	mine := p.scores[transformerMasked[m.task]]
+	gru := p.scores[transformerGRU[m.task]]
 	un := p.scores[transformerUnmasked]
-	ref := m.src.refs[0]
 	out := m.tr.Words(stepOutputs(m.steps))
 	meta := map[string]any{
 		"source_x":              task.Join(m.src.tokens),
-		"reference":             ref,
 		"transformer_output":    out,
-		"transformer_correct":   out == ref,
 		"gru_output":            m.gruOut,
-		"gru_correct":           m.gruOut == ref,
-		"teacher_forced":        fmt.Sprintf("%s: %d of %d outputs right", m.teacherOut, m.teacherRight, len(m.answer)),
 		"next_position_weight":  fmt.Sprintf("%.3f (the largest mean weight of a decoder head on position i + 1, fed the answer)", m.peek),
 		"shown":                 fmt.Sprintf("layer %d of %d, head %d of %d (dₖ = %d)", m.layer+1, m.model.Config.Layers, m.head+1, m.model.Config.Heads, m.model.Config.D/m.model.Config.Heads),
 		"held_out_transformer":  fmt.Sprintf("exact %.1f %%, BLEU %.3f", 100*mine.Exact, mine.BLEU),
 		"held_out_gru":          fmt.Sprintf("exact %.1f %%, BLEU %.3f", 100*gru.Exact, gru.BLEU),
-		"held_out_unmasked":     fmt.Sprintf("fed the answer: %.1f %% of outputs right; writing its own: exact %.1f %%", 100*p.teacher.Tokens, 100*un.Exact),
-		"sequential_steps":      fmt.Sprintf("GRU: T + T′ = %d + %d = %d cell steps one after another; Transformer: 2N = %d layers, each over every position at once", len(m.src.ids), len(m.answer), len(m.src.ids)+len(m.answer), 2*m.model.Config.Layers),
+		"sequential_steps":      fmt.Sprintf("GRU: T + T′ = %d + %d = %d cell steps one after another; Transformer: 2N = %d layers, each over every position at once", len(m.src.ids), len(m.steps), len(m.src.ids)+len(m.steps), 2*m.model.Config.Layers),
 		"epoch_time":            epochText(),
 		"mask_state":            maskState(m.masked),
 		"saturation":            m.saturationText(),
-		"other_scaling_output":  fmt.Sprintf("%s (%s)", m.altOut, rightWord(m.altOut == ref)),
+		"other_scaling_output":  m.altOut,
 		"positional_wavelength": fmt.Sprintf("2π ≈ 6.3 positions (dimensions 1, 2) to 2π·10000^(%d/%d) ≈ %.0f (dimensions %d, %d)", m.model.Config.D-2, m.model.Config.D, 2*math.Pi*math.Pow(10000, float64(m.model.Config.D-2)/float64(m.model.Config.D)), m.model.Config.D-1, m.model.Config.D),
+	}
+	for k, v := range m.src.notes {
+		meta[k] = v
+	}
+	if len(m.src.refs) > 0 {
+		meta["reference"] = strings.Join(m.src.refs, " | ")
+		meta["transformer_correct"] = slices.Contains(m.src.refs, out)
+		meta["gru_correct"] = slices.Contains(m.src.refs, m.gruOut)
+		meta["other_scaling_output"] = fmt.Sprintf("%s (%s)", m.altOut, rightWord(slices.Contains(m.src.refs, m.altOut)))
+		meta["teacher_forced"] = fmt.Sprintf("%s: %d of %d outputs right", m.teacherOut, m.teacherRight, len(m.answer))
+	} else {
+		meta["teacher_forced"] = "no reference for this sentence: the decoder is fed its own translation"
+	}
+	if m.task == "dates" {
+		meta["held_out_unmasked"] = fmt.Sprintf("fed the answer: %.1f %% of outputs right; writing its own: exact %.1f %%", 100*p.teacher.Tokens, 100*un.Exact)
+	} else {
+		meta["mask_state"] = "on (the corpus has no Transformer trained without it)"
 	}
 	return meta
 }
@@ -312,7 +339,9 @@ func epochText() string {
 
 func (m *transformerModel) Static() sim.Frame {
 	meta := m.facts()
-	meta["answers"] = m.answer
+	if m.answer != nil {
+		meta["answers"] = m.answer
+	}
 	meta["vocab"] = m.tr.Tgt.List()
 	meta["labels"] = []string{"exact match", "BLEU"}
 	d := m.model.Config.D
@@ -331,9 +360,9 @@ func (m *transformerModel) Static() sim.Frame {
 	r, c, encSelf := headMatrix(m.encSelf)
 	tr, tc, teacherSelf := headMatrix(m.teacherSelf)
 	pe := models.PositionalEncoding(pePositions, d)
-	mine, gru, un := m.page.scores[transformerMasked], m.page.scores[transformerGRU], m.page.scores[transformerUnmasked]
+	mine, gru, un := m.page.scores[transformerMasked[m.task]], m.page.scores[transformerGRU[m.task]], m.page.scores[transformerUnmasked]
 	n := len(m.inputs)
-	return sim.Frame{
+	f := sim.Frame{
 		Arrays: []sim.Array{
 			sim.Matrix("enc_self", r, c, encSelf),
 			sim.Matrix("teacher_self", tr, tc, teacherSelf),
@@ -343,10 +372,12 @@ func (m *transformerModel) Static() sim.Frame {
 			// 3 decimals: three bars' labels fit side by side on a phone
 			sim.Vector("Transformer", []float64{round3(mine.Exact), round3(mine.BLEU)}),
 			sim.Vector("GRU with attention", []float64{round3(gru.Exact), round3(gru.BLEU)}),
+			// the dates' model, which only the dates' bars (panel scores) show
 			sim.Vector("Transformer without mask", []float64{round3(un.Exact), round3(un.BLEU)}),
 		},
 		Meta: meta,
 	}
+	return f
 }
 
 func (m *transformerModel) At(t int) sim.Frame {
@@ -356,7 +387,7 @@ func (m *transformerModel) At(t int) sim.Frame {
 	copy(self, s.Self[m.layer][m.head])
 	cross := slices.Clone(s.Cross[m.layer][m.head])
 	j := models.Argmax(cross)
-	return sim.Frame{
+	f := sim.Frame{
 		Arrays: []sim.Array{
 			sim.Vector("dec_self", self),
 			sim.Vector("cross", cross),
@@ -364,11 +395,14 @@ func (m *transformerModel) At(t int) sim.Frame {
 		},
 		Meta: map[string]any{
 			"pred":     out,
-			"correct":  t <= len(m.answer) && m.answer[t-1] == out,
 			"looks_at": fmt.Sprintf("x%s = %q (A = %.3f)", subscript(j+1), m.src.tokens[j], cross[j]),
 			"p_max":    round4(s.Probs[s.Output]),
 		},
 	}
+	if m.answer != nil {
+		f.Meta["correct"] = t <= len(m.answer) && m.answer[t-1] == out
+	}
+	return f
 }
 
 // positionalGrid is the positional encodings of the page's source length.
@@ -415,11 +449,11 @@ var transformerLesson = &Lesson{
 	Summary: "A small Transformer on the attention page's dates: every head's encoder self-attention, masked decoder self-attention and encoder-decoder attention, the positional encodings, decoding one character at a time, and what goes wrong without the mask or without the 1/√dₖ.",
 	Prose: []string{
 		`The attention page's GRU reads the date one character after another: \(h_j\) needs \(h_{j-1}\), so a sentence of \(T\) tokens is \(T\) steps that cannot run side by side. The <b>Transformer</b> of lecture 002 (Vaswani et al., 2017) keeps the encoder-decoder shape and the attention, and drops the recurrence. Every layer looks at all positions at once with <b>scaled dot-product attention</b>: a position's query \(q\) is compared with every key \(k_j\) by the dot product, the scores are divided by \(\sqrt{d_k}\) and turned into weights by a softmax, and the output is the weighted mean of the values \(v_j\). The queries, keys and values are the layer's input multiplied by learned matrices, and there are \(h\) <b>heads</b>, each with its own \(W_i^Q, W_i^K, W_i^V\), whose outputs are concatenated and mixed by \(W^O\). Between attentions sits a small <b>feed-forward network</b> applied to each position on its own; around each block a <b>residual connection</b> and <b>layer normalisation</b>, \(Z = \mathrm{LN}(X + \mathrm{Sublayer}(X))\), keep the signal's scale steady through the stack.`,
-		`This model is small: \(N = 2\) layers in the encoder and in the decoder, \(h = 4\) heads, \(d = 32\) (so \(d_k = d_v = 8\)) and \(d_{ff} = 64\), trained on the same dates and the same split as the attention page's GRU. The three matrices side by side are the three kinds of attention, for the layer and head you choose. In the <b>encoder self-attention</b> each character of the source looks at every character of the source. In the <b>masked decoder self-attention</b> each output position looks at the decoder's inputs so far, \(\langle bos\rangle, \hat{y}_1, \dots\); the hatched cells are the ones the mask forbids. In the <b>encoder-decoder attention</b> the queries come from the decoder and the keys and values from the encoder's output (in the equations \(X\) is an encoder layer's input, \(Y\) a decoder layer's, \(Z\) what the decoder's self-attention made of \(Y\), and \(H\) the encoder's output): it plays the part of Bahdanau's \(\alpha_{t'j}\), and, as there, the outputs find their source: on “22 November 2026” every head of layer 2 sends the year's last two digits to “26”, the month's digits into “november” and the day's to “22” (the first two digits, “20”, are not written in the source at all).`,
+		`This model is small: \(N = 2\) layers in the encoder and in the decoder, \(h = 4\) heads, \(d = 32\) (so \(d_k = d_v = 8\)) and \(d_{ff} = 64\), trained on the attention page's two tasks with the same splits as its GRUs: dates, character by character, and the English–French corpus, word by word. The three matrices side by side are the three kinds of attention, for the layer and head you choose. In the <b>encoder self-attention</b> each character of the source looks at every character of the source. In the <b>masked decoder self-attention</b> each output position looks at the decoder's inputs so far, \(\langle bos\rangle, \hat{y}_1, \dots\); the hatched cells are the ones the mask forbids. In the <b>encoder-decoder attention</b> the queries come from the decoder and the keys and values from the encoder's output (in the equations \(X\) is an encoder layer's input, \(Y\) a decoder layer's, \(Z\) what the decoder's self-attention made of \(Y\), and \(H\) the encoder's output): it plays the part of Bahdanau's \(\alpha_{t'j}\), and, as there, the outputs find their source: on “22 November 2026” every head of layer 2 sends the year's last two digits to “26”, the month's digits into “november” and the day's to “22” (the first two digits, “20”, are not written in the source at all).`,
 		`Attention by itself does not know the order of its inputs: permute the keys and values together and every output stays the same. The model learns order from the <b>positional encoding</b> added to each embedding, sinusoids whose wavelengths grow geometrically along the dimensions, from about 6 positions to tens of thousands. The heatmap shows it for the positions of your date: the first dimensions change fast from one position to the next, the last ones hardly at all, so each position gets its own pattern and nearby positions similar ones.`,
-		`Step through the decoding. Each step runs the decoder over everything written so far and adds one output \(\hat{y}_{t'}\), one row to the decoder's self-attention and one to the encoder-decoder attention. Training does not need these steps: with the answer known, the decoder reads \(\langle bos\rangle, y_1, \dots, y_{T'-1}\) and predicts every position in one pass, which is the parallel training the lecture promises. That only works because of the <b>mask</b>: \(-\infty\) added to the scores of every position after the query's own makes their weight exactly 0, so position \(t'\) cannot read \(y_{t'}\) from its neighbour. The matrix below the three is that training pass on your date, the decoder fed the correct answer.`,
+		`Step through the decoding. Each step runs the decoder over everything written so far and adds one output \(\hat{y}_{t'}\), one row to the decoder's self-attention and one to the encoder-decoder attention. Training does not need these steps: with the answer known, the decoder reads \(\langle bos\rangle, y_1, \dots, y_{T'-1}\) and predicts every position in one pass, which is the parallel training the lecture promises. That only works because of the <b>mask</b>: \(-\infty\) added to the scores of every position after the query's own makes their weight exactly 0, so position \(t'\) cannot read \(y_{t'}\) from its neighbour. The matrix below the three is that training pass on your input, the decoder fed the correct answer.`,
 		`Switch the <b>mask</b> off and the page loads a second Transformer, trained the same way but without \(M\). Fed the answer it is almost always right (the facts give its held-out share): its self-attention puts the weight on the next position, where the answer sits, as the matrix fed the answer shows. It has learned to copy, not to translate. When it must write the date itself, the next position does not exist yet, and it fails on almost every date. Switch off the <b>division by \(\sqrt{d_k}\)</b> instead and the same trained model runs with scores \(\sqrt{8} \approx 2.8\) times larger: the softmax sharpens towards one-hot (the facts give the mean largest weight and the entropy of the weights both ways), the model's activations leave the range it was trained in, and its output may change. Dot products of random vectors grow like \(\sqrt{d_k}\), and the division is what the lecture calls controlling the skew of the softmax.`,
-		`The bars compare the models on the 600 held-out dates of the attention page, greedy decoding: exact match and corpus BLEU on characters. The facts add how many steps must run one after another, and how long one epoch of training took each model, measured once on the 2-core machine that trained them. The GRU's chain grows with the length of the date and the Transformer's is fixed by its depth: that is what “allows for parallelization” means, since hardware with many cores (a GPU) runs all positions of a layer at once. Here it does not show as time: every model trains on one core, the Transformer one sentence at a time, and an epoch took about as long as the GRU with attention (whose attention is recomputed at every step) and ten times longer than the GRU without attention, each of whose steps is one matrix product for the whole minibatch. Type any date in one of the trained forms, between 1969 and 2068. The Transformer here is trained on the dates only: the English–French corpus, which the attention page also translates, has no Transformer yet.`,
+		`The bars compare the models on the task's held-out split, the attention page's (600 dates, or 398 sentence pairs), greedy decoding: exact match and corpus BLEU (on characters for the dates, on words for the corpus). The facts add how many steps must run one after another, and how long one epoch of training took each model, measured once on the 2-core machine that trained them. The GRU's chain grows with the length of the date and the Transformer's is fixed by its depth: that is what “allows for parallelization” means, since hardware with many cores (a GPU) runs all positions of a layer at once. Here it does not show as time: every model trains on one core, the Transformer one sentence at a time, and an epoch took about as long as the GRU with attention (whose attention is recomputed at every step) and ten times longer than the GRU without attention, each of whose steps is one matrix product for the whole minibatch. Choose the task and type a date in one of the trained forms, between 1969 and 2068, or an English sentence in the corpus's vocabulary; a sentence the corpus lacks has no reference, and the matrix below the three then shows the decoder fed its own translation. The mask switch applies to the dates only: there is no corpus Transformer trained without the mask. On the corpus the Transformer scores a little above the GRU with attention, on the dates a little below it (the bars give the numbers); both are small models trained for a few minutes, so the gap says little about the two architectures.`,
 	},
 	Equations: []Equation{
 		{TeX: `\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\Big(\frac{Q K^\top}{\sqrt{d_k}} + M\Big) V`},
@@ -461,14 +495,23 @@ var transformerLesson = &Lesson{
 		{ID: "pe", Static: []string{"axes"}, Kind: Alignment, Title: `positional encoding \(PE\): rows = positions of the source, columns = the d = 32 dimensions`, Arrays: []string{"PE"}, Scale: []float64{-1, 1}, Symbol: "PE",
 			Note: "Added to each embedding. Fast sinusoids on the left, slow ones on the right."},
 		{ID: "scores", Static: []string{"labels"}, Kind: Bars, Title: `held-out dates (600): exact match and BLEU`, Arrays: []string{"Transformer", "GRU with attention", "Transformer without mask"}, Scale: []float64{0, 1},
+			When: &sim.Applies{Param: "task", Values: []string{"dates"}, Why: "the dates' scores"},
 			Note: "Greedy decoding of the attention page's test split; recorded with the checkpoints and checked by go test ./zoo."},
+		{ID: "scores-corpus", Static: []string{"labels"}, Kind: Bars, Title: `held-out corpus pairs (398): exact match and BLEU`, Arrays: []string{"Transformer", "GRU with attention"}, Scale: []float64{0, 1},
+			When: &sim.Applies{Param: "task", Values: []string{"corpus"}, Why: "the corpus's scores"},
+			Note: "Greedy decoding of the attention page's test split, corpus BLEU (N = 4) on words; recorded with the checkpoints and checked by go test ./zoo."},
 	},
 	Params: sim.Specs{
-		{Name: "date", Label: "date", Kind: sim.Text, MaxLen: 40, MaxLenWhy: "every date form the model was trained on is shorter", Default: "22 November 2026",
+		{Name: "task", Label: "task", Kind: sim.Choice, Default: "dates", Choices: []string{"dates", "corpus"},
+			Help: "dates: a date in any form → YYYY-MM-DD, character by character; corpus: English → French, word by word."},
+		{Name: "date", Label: "date (dates task)", Kind: sim.Text, MaxLen: 40, MaxLenWhy: "every date form the model was trained on is shorter", Default: "22 November 2026",
 			Help: "Any of the trained forms, e.g. nov 22, 2026 · Sunday 22/11/26 · 22.11.2026 · the 22nd of november 2026 (years 1969–2068)."},
+		{Name: "sentence", Label: "sentence (corpus task)", Kind: sim.Text, MaxLen: 120, MaxLenWhy: translationWhy, Default: "they are watching .",
+			Help: "English in the corpus's vocabulary, e.g. i lost . · the boy is not hot . · she doesn't want to sing the songs ."},
 		{Name: "layer", Label: "layer", Kind: sim.Int, Default: "1", Min: 1, Max: 2, Help: "Which of the N = 2 encoder and decoder layers the three matrices show."},
 		{Name: "head", Label: "head", Kind: sim.Int, Default: "1", Min: 1, Max: 4, Help: "Which of the h = 4 heads of that layer."},
 		{Name: "mask", Label: "causal mask", Kind: sim.Bool, Default: "true",
+			When: &sim.Applies{Param: "task", Values: []string{"dates"}, Why: "only the dates have a Transformer trained without the mask"},
 			Help: "Off: the Transformer trained without the mask, whose decoder saw the whole answer."},
 		{Name: "scale", Label: "divide by √dₖ", Kind: sim.Bool, Default: "true",
 			Help: "Off: the same trained model with scores QKᵀ instead of QKᵀ/√dₖ."},
@@ -480,8 +523,8 @@ var transformerLesson = &Lesson{
 	},
 	Build:        buildTransformer,
 	Facts:        transformerFacts,
-	Largest:      sim.Values{"date": "Wednesday, November 28, 1984"}, // the longest date of the task's forms, 28 characters
-	SessionBytes: 160 << 10,                                          // 74 KB measured at the defaults stepped to the end, 99 KB at the largest date; the models are shared
+	Largest:      sim.Values{"task": "corpus", "sentence": longSentence},
+	SessionBytes: 160 << 10, // 74 KB measured at the defaults stepped to the end, 99 KB at the largest date; the models are shared
 }
 
 // transformerFacts labels the page's facts in the lecture's words.
@@ -489,6 +532,8 @@ var transformerFacts = factTable{
 	static: []fact{
 		{key: "source_x", label: "source x"},
 		{key: "date_form", label: "date form"},
+		{key: "in_corpus", label: "in the corpus"},
+		{key: "unknown_words", label: "unknown words"},
 		{key: "reference", label: "reference"},
 		{key: "transformer_output", label: "Transformer"},
 		{key: "transformer_correct", label: "Transformer: right"},

@@ -170,3 +170,49 @@ func TestTransformerCrossAttentionFindsTheSource(t *testing.T) {
 		}
 	}
 }
+
+// TestTransformerCorpus: the corpus task translates a held-out sentence with its
+// reference; a sentence the corpus lacks has no reference, and the decoder is then
+// fed its own translation; the mask switch, which applies to the dates only, changes
+// nothing there.
+func TestTransformerCorpus(t *testing.T) {
+	m := buildTransformerModel(t, map[string]string{"task": "corpus", "sentence": "they are watching ."})
+	if m.answer == nil || !strings.HasPrefix(m.src.notes["in_corpus"], "yes") {
+		t.Fatalf("a corpus sentence: no reference (%q)", m.src.notes["in_corpus"])
+	}
+	un := buildTransformerModel(t, map[string]string{"task": "corpus", "sentence": "they are watching .", "mask": "false"})
+	if un.tr != m.tr || !un.masked {
+		t.Errorf("mask=false on the corpus: want the masked corpus model still")
+	}
+	if _, ok := un.Static().Meta["held_out_unmasked"]; ok {
+		t.Errorf("the corpus page reports the dates' unmasked model")
+	}
+	free := buildTransformerModel(t, map[string]string{"task": "corpus", "sentence": "we are not eating the apples ."})
+	if free.answer != nil {
+		t.Fatalf("a new sentence has a reference: %v", free.answer)
+	}
+	if free.teacherRight != len(free.steps) {
+		t.Errorf("fed its own translation, the decoder's argmax agrees on %d of %d positions, want all (greedy decoding is that argmax)", free.teacherRight, len(free.steps))
+	}
+	if _, ok := free.At(1).Meta["correct"]; ok {
+		t.Errorf("a sentence with no reference: a step says right or wrong")
+	}
+}
+
+// TestTransformerStanding: the prose's comparison with the GRU with attention on the
+// same held-out splits: a little above it on the corpus (BLEU), a little below on the
+// dates (exact match).
+func TestTransformerStanding(t *testing.T) {
+	p, err := transformerShared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus, corpusGRU := p.scores[transformerMasked["corpus"]], p.scores[transformerGRU["corpus"]]
+	dates, datesGRU := p.scores[transformerMasked["dates"]], p.scores[transformerGRU["dates"]]
+	if !(corpus.BLEU > corpusGRU.BLEU && corpus.BLEU-corpusGRU.BLEU < 0.05) {
+		t.Errorf("corpus BLEU: Transformer %.4f, GRU with attention %.4f; the page says a little above", corpus.BLEU, corpusGRU.BLEU)
+	}
+	if !(dates.Exact < datesGRU.Exact && datesGRU.Exact-dates.Exact < 0.05) {
+		t.Errorf("dates exact: Transformer %.4f, GRU with attention %.4f; the page says a little below", dates.Exact, datesGRU.Exact)
+	}
+}
