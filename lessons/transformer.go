@@ -482,9 +482,9 @@ var transformerLesson = &Lesson{
 	},
 	Panels: []Panel{
 		{ID: "decoder", Static: []string{"answers"}, Meta: []string{"pred", "correct"}, Kind: Tokens, Title: `decoder output \(\hat{y}_{t'}\), fed back as the next input`,
-			Note: "Green: the output matches the correct date; orange: it does not."},
+			Note: "Green: the output matches the correct answer; orange: it does not (when the page knows the answer)."},
 		{ID: "enc-self", Static: []string{"axes"}, Kind: Alignment, Title: `encoder self-attention \(A^{\mathrm{enc}}_i\)`, Arrays: []string{"enc_self"}, Scale: []float64{0, 1}, Symbol: "Aenc",
-			Note: "Every source character looks at every source character; each row sums to 1."},
+			Note: "Every source token (a character of a date, a word of a sentence) looks at every source token; each row sums to 1."},
 		{ID: "dec-self", Static: []string{"axes"}, Kind: Alignment, Title: `masked decoder self-attention \(A^{\mathrm{dec}}_i\)`, Arrays: []string{"dec_self", "dec_allowed"}, Scale: []float64{0, 1}, Symbol: "Adec",
 			Note: "A row per output; hatched cells are masked (−∞ before the softmax, weight exactly 0)."},
 		{ID: "cross", Static: []string{"axes"}, Kind: Alignment, Title: `encoder-decoder attention \(A^{\mathrm{cross}}_i\)`, Arrays: []string{"cross"}, Scale: []float64{0, 1}, Symbol: "Across",
