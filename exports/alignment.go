@@ -13,7 +13,8 @@ import (
 // alignmentFigure is an alignment panel: a matrix with labelled rows and columns,
 // such as the attention weights α_t'j. A per-step vector adds one row per step (rows
 // not computed yet blank, the current row framed); a static [rows, cols] matrix is
-// drawn whole, its masked cells (the axes' mask array is 0 there) blank.
+// drawn whole. Masked cells (the axes' mask array is 0 there, a row per step for a
+// per-step vector) are blank.
 func alignmentFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	name := p.Arrays[0]
 	ax := v.axisOf([]string{name})
@@ -24,11 +25,17 @@ func alignmentFigure(v View, p lessons.Panel) (figures.Figure, error) {
 		if cols == 0 {
 			return figures.Figure{}, errNoData(p, "step forward to fill the matrix")
 		}
+		mask, masked := v.StaticArray(ax.Mask) // [steps, cols]: a decoder's causal mask
 		for s := 1; s <= v.Steps; s++ {
 			a, ok := v.At(name, s)
 			row := nanRow(cols)
 			if ok {
 				copy(row, a.Data)
+			}
+			for j := range row {
+				if masked && len(mask.Shape) == 2 && s-1 < mask.Shape[0] && j < mask.Shape[1] && mask.Data[(s-1)*mask.Shape[1]+j] == 0 {
+					row[j] = math.NaN()
+				}
 			}
 			values = append(values, row)
 		}

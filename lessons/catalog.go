@@ -18,6 +18,7 @@ func Catalog() []*Lesson {
 		beamLesson,
 		bleuLesson,
 		attentionLesson,
+		transformerLesson,
 		embeddingsLesson,
 		sentimentLesson,
 		captioningLesson, // seed 003 has image captioning after sentiment classification

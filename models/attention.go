@@ -234,6 +234,15 @@ func CausalMask(i, j int) bool { return j <= i }
 // keys mask allows and is exactly 0 on the others; a query with no allowed key gets a
 // zero row and a zero output.
 func ScaledDotProduct(Q, K, V *mat.Dense, mask KeyMask) (out, weights *mat.Dense) {
+	_, dk := Q.Dims()
+	return DotProductAttention(Q, K, V, mask, 1/math.Sqrt(float64(dk)))
+}
+
+// DotProductAttention is softmax(s · Q Kᵀ) V with the scores' factor s given:
+// ScaledDotProduct with s = 1/√d_k, or s = 1 for the unscaled dot product whose
+// softmax saturates as d_k grows (lecture 002's "to control the skew"). Shapes, mask
+// and results are ScaledDotProduct's.
+func DotProductAttention(Q, K, V *mat.Dense, mask KeyMask, scale float64) (out, weights *mat.Dense) {
 	n, dk := Q.Dims()
 	m, _ := K.Dims()
 	_, dv := V.Dims()
@@ -241,7 +250,6 @@ func ScaledDotProduct(Q, K, V *mat.Dense, mask KeyMask) (out, weights *mat.Dense
 	mustDims("attention V", V, m, dv)
 	var scores mat.Dense
 	scores.Mul(Q, K.T())
-	scale := 1 / math.Sqrt(float64(dk))
 	weights = mat.NewDense(n, m, nil)
 	allowed := make([]float64, 0, m)
 	for i := 0; i < n; i++ {
@@ -277,6 +285,13 @@ func ScaledDotProduct(Q, K, V *mat.Dense, mask KeyMask) (out, weights *mat.Dense
 //
 // Masked entries have A_ij = 0, so they pass no gradient; the mask is not needed.
 func ScaledDotProductBackward(Q, K, V, weights, dOut *mat.Dense) (dQ, dK, dV *mat.Dense) {
+	_, dk := Q.Dims()
+	return DotProductAttentionBackward(Q, K, V, weights, dOut, 1/math.Sqrt(float64(dk)))
+}
+
+// DotProductAttentionBackward is the backward pass of DotProductAttention with the
+// same factor s: ScaledDotProductBackward's formulas with 1/√d_k replaced by s.
+func DotProductAttentionBackward(Q, K, V, weights, dOut *mat.Dense, scale float64) (dQ, dK, dV *mat.Dense) {
 	n, dk := Q.Dims()
 	m, _ := K.Dims()
 	_, dv := V.Dims()
@@ -298,7 +313,6 @@ func ScaledDotProductBackward(Q, K, V, weights, dOut *mat.Dense) (dQ, dK, dV *ma
 			row[j] = w[j] * (dw[j] - weighted)
 		}
 	}
-	scale := 1 / math.Sqrt(float64(dk))
 	dQ = mat.NewDense(n, dk, nil)
 	dQ.Mul(dScores, K)
 	dQ.Scale(scale, dQ)

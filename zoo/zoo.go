@@ -88,6 +88,10 @@ var Bundled = []Entry{
 		Files: translatorFiles(), Train: trainTranslators, Load: loadTranslators},
 	{Name: "seq2seq-layers", About: "GRU seq2seq with L = 2 and 3 layers a side, English → French (encoder-decoder lesson, a few minutes)",
 		Files: stackedTranslatorFiles(), Train: trainStackedTranslators, Load: loadOnce(stackedCheckpoints)},
+	{Name: "transformer", About: "Transformer translators on the dates, with and without the causal mask (transformer lesson)",
+		Files: transformerFiles(TransformerSpecs), Train: trainTransformers(TransformerSpecs), Load: loadOnce(transformerCheckpoints)},
+	{Name: "transformer-corpus", About: "a Transformer translating the English–French corpus (transformer lesson)",
+		Files: transformerFiles(TransformerCorpusSpecs), Train: trainTransformers(TransformerCorpusSpecs), Load: loadOnce(transformerCheckpoints)},
 }
 
 // loadOnce turns a once-per-process loader into an Entry's Load.

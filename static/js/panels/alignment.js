@@ -5,7 +5,7 @@
 // come from the static meta "axes"[array] = {rows, cols, row_title, col_title, value,
 // mask}: value names a cell's value in the tooltip, and mask names a static array of
 // the same shape, 1 where a cell is allowed and 0 where it is masked (drawn hatched,
-// weight exactly 0).
+// weight exactly 0); a per-step array may name one too, a row per step.
 import { fit, room, fmt, empty, token, colourBar, FONT, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor } from "../colors.js";
 
@@ -26,7 +26,9 @@ function matrix(cfg, view) {
     const rows = [];
     for (let t = 1; t <= view.steps; t++) { const a = view.at(name, t); rows[t - 1] = a && a.data; if (a) cols = Math.max(cols, a.data.length); }
     cols = cols || view.known(name);
-    return { name, axes, rows: view.steps, cols, timed: true, value: (r, c) => (r < view.step && rows[r] ? rows[r][c] : undefined), allowed: () => true };
+    const mask = axes.mask && view.staticArray(axes.mask); // [steps, cols], 1 where allowed (a decoder's causal mask)
+    const mc = mask && mask.shape.length === 2 ? mask.shape[1] : cols;
+    return { name, axes, rows: view.steps, cols, timed: true, value: (r, c) => (r < view.step && rows[r] ? rows[r][c] : undefined), allowed: (i, j) => !mask || mask.data[i * mc + j] !== 0 };
   }
   const s = view.staticArray(name);
   if (!s) return null;
