@@ -480,6 +480,7 @@ var transformerLesson = &Lesson{
 		{Name: "GRU with attention", Label: "GRU with attention", Axes: []Axis{Ranks}, Labels: "labels"},
 		{Name: "Transformer without mask", Label: "Transformer without mask", Axes: []Axis{Ranks}, Labels: "labels"},
 	},
+	Stage: []string{"dec-self", "cross"},
 	Panels: []Panel{
 		{ID: "decoder", Static: []string{"answers"}, Meta: []string{"pred", "correct"}, Kind: Tokens, Title: `decoder output \(\hat{y}_{t'}\), fed back as the next input`,
 			Note: "Green: the output matches the correct answer; orange: it does not (when the page knows the answer)."},

@@ -885,6 +885,7 @@ var yoursLesson = &Lesson{
 			Symbols: []Symbol{{ID: "C", Array: "C"}, {ID: "F", Array: "F"}, {ID: "I", Array: "I"}, {ID: "Ct", Array: "C_tilde"}, {ID: "O", Array: "O"}}},
 	},
 	Arrays: yoursArrays,
+	Stage:  []string{"H", "grad"},
 	Panels: []Panel{
 		{ID: "architecture", Kind: Table, Static: []string{"architecture"}, Title: `what Unroll found in the file: \(P\) parameters`,
 			Note: "Read from the tensors' names and shapes; the facts give P and its formula with your sizes."},

@@ -48,7 +48,7 @@ export function draw(canvas, cfg, view) {
   probe.font = FONT;
   const left = 10 + Math.max(24, ...rowLabels.map((s) => probe.measureText(s).width));
   const cell = Math.max(6, Math.min(MAX_CELL, Math.floor((width - left - RIGHT) / m.cols)));
-  const rowH = Math.max(MIN_ROW, Math.min(MAX_CELL, cell));
+  let rowH = Math.max(MIN_ROW, Math.min(MAX_CELL, cell));
   const colW = Math.max(0, ...colLabels.map((s) => probe.measureText(s).width));
   // every column is labelled when the labels fit (turned if need be); numbers (units)
   // are labelled upright at a round interval instead
@@ -57,6 +57,10 @@ export function draw(canvas, cfg, view) {
   const upright = colW + 4 <= every * cell; // else the column labels are turned
   const labelled = (c) => (numeric ? c === 0 || (c + 1) % every === 0 : c % every === 0);
   const top = TITLE + (upright ? 18 : Math.min(80, colW * 0.75 + 12));
+  // on the stage (present.js sets maxHeight) rows shrink to its room, down to MIN_ROW
+  canvas.dataset.flex = "1";
+  const cap = Number(canvas.dataset.maxHeight);
+  if (cap > 0) rowH = Math.max(MIN_ROW, Math.min(rowH, Math.floor((cap - top - 8) / m.rows)));
   const gridW = cell * m.cols, gridH = rowH * m.rows;
   const { ctx } = fit(canvas, top + gridH + 8, left + gridW + RIGHT); // at the least cell width the grid may be wider than the panel: it scrolls
 
