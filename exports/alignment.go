@@ -14,11 +14,12 @@ import (
 // such as the attention weights α_t'j. A per-step vector adds one row per step (rows
 // not computed yet blank, the current row framed); a static [rows, cols] matrix is
 // drawn whole. Masked cells (the axes' mask array is 0 there, a row per step for a
-// per-step vector) are blank.
+// per-step vector) are hatched, as the page draws them.
 func alignmentFigure(v View, p lessons.Panel) (figures.Figure, error) {
 	name := p.Arrays[0]
 	ax := v.axisOf([]string{name})
 	var values [][]float64
+	var hatched [][]bool // masked cells (−∞ before the softmax), hatched as on the page
 	mark := 0
 	if v.perStep(name) {
 		cols := v.units(name)
@@ -32,12 +33,14 @@ func alignmentFigure(v View, p lessons.Panel) (figures.Figure, error) {
 			if ok {
 				copy(row, a.Data)
 			}
+			hrow := make([]bool, cols)
 			for j := range row {
 				if masked && len(mask.Shape) == 2 && s-1 < mask.Shape[0] && j < mask.Shape[1] && mask.Data[(s-1)*mask.Shape[1]+j] == 0 {
-					row[j] = math.NaN()
+					row[j], hrow[j] = math.NaN(), true
 				}
 			}
 			values = append(values, row)
+			hatched = append(hatched, hrow)
 		}
 		mark = v.Step()
 	} else {
@@ -51,14 +54,15 @@ func alignmentFigure(v View, p lessons.Panel) (figures.Figure, error) {
 		}
 		mask, masked := v.StaticArray(ax.Mask)
 		for i := range r {
-			row := make([]float64, c)
+			row, hrow := make([]float64, c), make([]bool, c)
 			for j := range row {
 				row[j] = a.Data[i*c+j]
 				if masked && mask.Data[i*c+j] == 0 {
-					row[j] = math.NaN()
+					row[j], hrow[j] = math.NaN(), true
 				}
 			}
 			values = append(values, row)
+			hatched = append(hatched, hrow)
 		}
 	}
 	rows, cols := sparse(tokens(ax.Rows, len(values))), sparse(tokens(ax.Cols, len(values[0])))
@@ -67,7 +71,7 @@ func alignmentFigure(v View, p lessons.Panel) (figures.Figure, error) {
 		all = append(all, r...)
 	}
 	lo, hi := rangeOf(v, p, all)
-	g := &figures.Grid{Rows: rows, Cols: cols, Values: values, Lo: lo, Hi: hi, MarkRow: mark}
+	g := &figures.Grid{Rows: rows, Cols: cols, Values: values, Lo: lo, Hi: hi, MarkRow: mark, HatchedCells: hatched}
 	return figures.Figure{Title: stepTitle(v, p), XLabel: orDefault(ax.ColTitle, "column"), YLabel: orDefault(ax.RowTitle, "row"), Grid: g}, nil
 }
 

@@ -204,6 +204,9 @@ type Grid struct {
 	// purpose (BPTT's steps cut by truncation), told apart from one not computed yet
 	// (blank) by pattern, not colour. The figure's axis label should say what it means.
 	Hatched []bool
+	// HatchedCells[r][c] draws one cell hatched: a value masked on purpose (a causal
+	// mask's −∞ before the softmax, weight exactly 0), as the page draws it.
+	HatchedCells [][]bool
 }
 
 // Draw draws the figure in the given format with the given options and returns the

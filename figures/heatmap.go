@@ -138,6 +138,20 @@ func drawHeatmap(f Figure, g Grid, o Options) (func(draw.Canvas), error) {
 			pl.Add(hatchedCells{x0: float64(c) - 0.5, x1: float64(end) + 0.5, y0: 0.5, y1: -float64(len(g.Rows)) + 0.5, ink: th.foreground, ground: th.background})
 			c = end
 		}
+		for r, row := range g.HatchedCells { // one hatch a run of cells in a row
+			for c := 0; c < len(row) && c < len(g.Cols); c++ {
+				if !row[c] {
+					continue
+				}
+				end := c
+				for end+1 < len(row) && end+1 < len(g.Cols) && row[end+1] {
+					end++
+				}
+				y := -float64(r)
+				pl.Add(hatchedCells{x0: float64(c) - 0.5, x1: float64(end) + 0.5, y0: y + 0.5, y1: y - 0.5, ink: th.foreground, ground: th.background})
+				c = end
+			}
+		}
 		if g.Mark > 0 && g.Mark <= len(g.Cols) {
 			pl.Add(cellsFrame{x0: float64(g.Mark-1) - 0.5, x1: float64(g.Mark-1) + 0.5, y0: 0.5, y1: -float64(len(g.Rows)) + 0.5, colour: th.foreground})
 		}
