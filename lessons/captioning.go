@@ -211,7 +211,7 @@ func mat1(r []float64) []float64 { return slices.Clone(r) }
 // right (green) where the word is the grammar's at that position, else wrong (red).
 func (m *captionModel) captionTable() mtTable {
 	ref := m.scene.Caption()
-	tab := mtTable{Title: "the captions written, word by word against the grammar's"}
+	tab := mtTable{Title: "the captions written word by word, against the grammar's caption"}
 	row := mtRow{Label: "grammar"}
 	for _, w := range ref {
 		row.Cells = append(row.Cells, mtCell{Text: w})
