@@ -6,7 +6,7 @@
 // mask}: value names a cell's value in the tooltip, and mask names a static array of
 // the same shape, 1 where a cell is allowed and 0 where it is masked (drawn hatched,
 // weight exactly 0); a per-step array may name one too, a row per step.
-import { fit, room, fmt, empty, token, colourBar, FONT, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
+import { fit, room, stageRoom, fmt, empty, token, colourBar, FONT, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor } from "../colors.js";
 
 const TITLE = 18; // the axis titles' line above the matrix
@@ -58,9 +58,8 @@ export function draw(canvas, cfg, view) {
   const labelled = (c) => (numeric ? c === 0 || (c + 1) % every === 0 : c % every === 0);
   const top = TITLE + (upright ? 18 : Math.min(80, colW * 0.75 + 12));
   // on the stage (present.js sets maxHeight) rows shrink to its room, down to MIN_ROW
-  canvas.dataset.flex = "1";
-  const cap = Number(canvas.dataset.maxHeight);
-  if (cap > 0) rowH = Math.max(MIN_ROW, Math.min(rowH, Math.floor((cap - top - 8) / m.rows)));
+  const cap = stageRoom(canvas);
+  if (cap < Infinity) rowH = Math.max(MIN_ROW, Math.min(rowH, Math.floor((cap - top - 8) / m.rows)));
   const gridW = cell * m.cols, gridH = rowH * m.rows;
   const { ctx } = fit(canvas, top + gridH + 8, left + gridW + RIGHT); // at the least cell width the grid may be wider than the panel: it scrolls
 

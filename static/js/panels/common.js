@@ -36,9 +36,17 @@ function spanRow(wrap, need) {
 // or less when the stage has less room (canvas.dataset.maxHeight, drawing pixels, set
 // by present.js), down to least.
 export function flexHeight(canvas, want, least = 110) {
-  canvas.dataset.flex = "1"; // present.js may give it less room to keep it on the stage
-  const cap = Number(canvas.dataset.maxHeight);
-  return cap > 0 ? Math.max(least, Math.min(want, cap)) : want;
+  const cap = stageRoom(canvas);
+  return cap < Infinity ? Math.max(least, Math.min(want, cap)) : want;
+}
+
+// stageRoom is the most height (drawing pixels) the stage gives a drawing that can be
+// drawn shorter (canvas.dataset.maxHeight, set by present.js), Infinity off the
+// stage; it marks the canvas as such a drawing, which present.js may give less room
+// to keep it on the stage.
+export function stageRoom(canvas) {
+  canvas.dataset.flex = "1";
+  return Number(canvas.dataset.maxHeight) || Infinity;
 }
 
 // fit sizes the canvas to its box width and the given height (drawing pixels) and

@@ -10,7 +10,7 @@
 // truncation") is no block: the columns where it is 1 are hatched, not filled, and a key
 // under the time axis names the hatch, so they differ from columns not computed yet
 // (plain grey) without relying on colour.
-import { fit, fmt, empty, token, colourBar, optStatic, timeSteps, hasTimeAxis, timeOf, stepOf, nowTime, inputShown, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
+import { fit, stageRoom, fmt, empty, token, colourBar, optStatic, timeSteps, hasTimeAxis, timeOf, stepOf, nowTime, inputShown, SMALL, INK, MUTED, GRID, NOW } from "./common.js";
 import { scaleFor, roleOf } from "../colors.js";
 
 const LEFT = 34, RIGHT = 64, TOP = 8, AXIS = 34; // margins in CSS px: unit labels, colour bar, time axis
@@ -92,9 +92,8 @@ export function draw(canvas, cfg, view) {
   // On the stage (present.js sets maxHeight) the rows shrink to the stage's room, down
   // to MIN_ROW: the lesson's main map stays whole beside the equations.
   const fixed = TOP + AXIS + (ms.length ? KEY : 0) + bs.reduce((s, b, i) => s + gap(i), 0);
-  canvas.dataset.flex = "1";
-  const cap = Number(canvas.dataset.maxHeight), rowsH = bs.reduce((s, b, i) => s + b.rows * rowH[i], 0);
-  if (cap > 0 && rowsH > 0 && fixed + rowsH > cap) rowH.forEach((h, i) => { rowH[i] = Math.max(MIN_ROW, Math.floor(h * (cap - fixed) / rowsH)); });
+  const cap = stageRoom(canvas), rowsH = bs.reduce((s, b, i) => s + b.rows * rowH[i], 0);
+  if (rowsH > 0 && fixed + rowsH > cap) rowH.forEach((h, i) => { rowH[i] = Math.max(MIN_ROW, Math.floor(h * (cap - fixed) / rowsH)); });
   const height = fixed + bs.reduce((s, b, i) => s + b.rows * rowH[i], 0) + (bs.length ? 0 : 60);
   const { ctx, width } = fit(canvas, Math.max(90, height));
   if (!bs.length || view.steps === 0) { empty(ctx, width, 90, view.steps ? "step forward to fill the heatmap" : "waiting for the model…"); return null; }

@@ -7,7 +7,7 @@
 // text field of the image), as if it had been typed there: the "set" command, the
 // URL and a refusal's note all stay params.js's. The text field is also the way to
 // draw without a pointer.
-import { fit, room, empty, zoomOf, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, room, stageRoom, empty, zoomOf, FONT, SMALL, INK, MUTED } from "./common.js";
 import { SCENE } from "../palette.js";
 
 const MAX_SHAPES = 2; // the captions' grammar describes one or two shapes (data.SceneMaxShapes)
@@ -53,8 +53,7 @@ const text = (shapes) => shapes.map((s) => `${s.colour} ${s.shape} ${s.row + 1} 
 export function draw(canvas, cfg, view) {
   const sc = sceneOf(view);
   // as wide as the panel allows and, on the stage (present.js sets maxHeight), no taller than its room
-  const cap = Number(canvas.dataset.maxHeight) || Infinity;
-  canvas.dataset.flex = "1";
+  const cap = stageRoom(canvas);
   const fromHeight = Math.floor((cap - 2 * PAD - PALETTE_TOP - SWATCH - NOTE_H) / Math.max(1, sc.grid));
   const cell = Math.max(CELL_MIN, Math.min(CELL_MAX, fromHeight, Math.floor((room(canvas) - 2 * PAD) / Math.max(1, sc.grid))));
   const side = sc.grid * cell;
