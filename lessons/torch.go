@@ -1,7 +1,12 @@
 package lessons
 
 import (
+	"embed"
+	"encoding/json"
+	"strconv"
+
 	"unroll/models"
+	"unroll/torchload"
 	"unroll/zoo"
 )
 
@@ -35,41 +40,102 @@ func (p PyTorchModel) Stack() [][]models.Cell {
 // Steps is T, the inputs' length.
 func (p PyTorchModel) Steps() int { return max(len(p.Inputs), len(p.X)) }
 
+// pytorchModule is the torch.nn class of each kind torchload.Export writes, and the
+// keyword arguments it needs beyond the sizes.
+var pytorchModule = map[string]struct{ Class, Options string }{
+	torchload.KindGRU:     {"GRU", "{}"},
+	torchload.KindLSTM:    {"LSTM", "{}"},
+	torchload.KindRNNTanh: {"RNN", `{"nonlinearity": "tanh"}`},
+	torchload.KindRNNReLU: {"RNN", `{"nonlinearity": "relu"}`},
+}
+
 // PyTorchExporter is a lesson model whose cell PyTorch has (nn.RNN, nn.GRU, nn.LSTM).
 type PyTorchExporter interface {
 	PyTorch() PyTorchModel
 }
 
-// pyTorchNotes are the lessons whose models are PyTorchExporters (a test holds the list
-// to the models Build makes), so that the page can offer the download before it builds
-// one, each with what its file holds (trusted HTML, shown beside the download).
-var pyTorchNotes = map[string]string{
-	"gru": `The GRU classifier, as <code>torch.nn.GRU</code> (<code>rnn.*</code>) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>). ` +
-		`Only the <b>reset-after</b> form can be downloaded: it is the one <code>nn.GRU</code> computes. The lectures' form applies the reset gate to \(H_{t-1}\) before \(W_{hh}\), which no <code>nn.GRU</code> weights reproduce, so with that form chosen the download is refused; so is a clamped gate.`,
-	"lstm": `The LSTM classifier, as <code>torch.nn.LSTM</code> (<code>rnn.*</code>, gate blocks in PyTorch's order \(I, F, \tilde C, O\)) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>); not the GRU and RNN beside it. A clamped gate is refused.`,
-	"deep-rnn": `The stack of \(L\) layers, as <code>torch.nn.RNN</code> or <code>torch.nn.LSTM</code> with <code>num_layers = L</code> (<code>rnn.*</code>), and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>, \(\hat x_{t+1}\) and \(o_t\)); the inputs are the days' moves \(x_t\), and PyTorch's output is the top layer's \(H_t^{(L)}\). ` +
-		`The GRU stack cannot be downloaded: its cells are the lectures' form (the reset gate before \(W_{hh}\)), which <code>nn.GRU</code> does not compute.`,
-	"birnn": `The bidirectional model, as <code>torch.nn.RNN</code> with <code>bidirectional=True</code> (<code>rnn.*</code>, the backward direction's tensors ending in <code>_reverse</code>), and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>, which reads \([\overrightarrow{H}_t, \overleftarrow{H}_t]\) at the blank's \(t\)); PyTorch's output at \(t\) is \([\overrightarrow{H}_t, \overleftarrow{H}_t]\). Not the unidirectional model beside it.`,
-	"rnn":   `The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`,
+// PyTorchProgram is a lesson model that no one torch.nn module computes (the lectures'
+// reset-before GRU, an encoder-decoder, a Transformer, word embeddings). It exports its
+// parameters as a state_dict under PyTorch-style names, and its lesson's script,
+// lessons/pytorch/{script}, defines the model in a few lines of torch, loads the file
+// and computes the page's numbers.
+type PyTorchProgram interface {
+	// PyTorchFile is the model now, with the page's inputs, at the page's step (0: the
+	// model's own choice, usually the last).
+	PyTorchFile(step int) (PyTorchFile, error)
 }
 
+// PyTorchFile is a model's export: the tensors (float64, 1-D or 2-D, row-major as
+// PyTorch stores them), the metadata the script reads (beside the "format", "lesson",
+// "script" and "step" every export carries), the script in lessons/pytorch that runs
+// it (one of its lesson's), the step it is at, and H, the page's own numbers at that
+// step, which the script computes (bench/pytorch/roundtrip.py compares them).
+type PyTorchFile struct {
+	Tensors []*torchload.Tensor
+	Meta    map[string]string
+	Script  string
+	Step    int
+	H       []float64
+}
+
+// pyTorch is what lesson slug's model.safetensors holds (trusted HTML, shown beside the
+// download) and the scripts, in lessons/pytorch, that load it (which one, the file's
+// metadata says: a lesson's model may take several forms).
+type pyTorch struct {
+	note    string
+	scripts []string
+}
+
+// nnScript is the script of the lessons whose model is a PyTorchExporter: five lines that
+// load the file into torch.nn.RNN, GRU or LSTM.
+const nnScript = "nn.py"
+
+// pyTorchModels are the lessons whose models are PyTorchExporters or PyTorchPrograms (a
+// test holds the list to the models Build makes), so that the page can offer the
+// download before it builds one.
+var pyTorchModels = map[string]pyTorch{
+	"gru": {`The GRU classifier, as <code>torch.nn.GRU</code> (<code>rnn.*</code>) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>). ` +
+		`Only the <b>reset-after</b> form can be downloaded: it is the one <code>nn.GRU</code> computes. The lectures' form applies the reset gate to \(H_{t-1}\) before \(W_{hh}\), which no <code>nn.GRU</code> weights reproduce, so with that form chosen the download is refused; so is a clamped gate.`, []string{nnScript}},
+	"lstm": {`The LSTM classifier, as <code>torch.nn.LSTM</code> (<code>rnn.*</code>, gate blocks in PyTorch's order \(I, F, \tilde C, O\)) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>); not the GRU and RNN beside it. A clamped gate is refused.`, []string{nnScript}},
+	"deep-rnn": {`The stack of \(L\) layers, as <code>torch.nn.RNN</code> or <code>torch.nn.LSTM</code> with <code>num_layers = L</code> (<code>rnn.*</code>), and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>, \(\hat x_{t+1}\) and \(o_t\)); the inputs are the days' moves \(x_t\), and PyTorch's output is the top layer's \(H_t^{(L)}\). ` +
+		`The GRU stack cannot be downloaded: its cells are the lectures' form (the reset gate before \(W_{hh}\)), which <code>nn.GRU</code> does not compute.`, []string{nnScript}},
+	"birnn": {`The bidirectional model, as <code>torch.nn.RNN</code> with <code>bidirectional=True</code> (<code>rnn.*</code>, the backward direction's tensors ending in <code>_reverse</code>), and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>, which reads \([\overrightarrow{H}_t, \overleftarrow{H}_t]\) at the blank's \(t\)); PyTorch's output at \(t\) is \([\overrightarrow{H}_t, \overleftarrow{H}_t]\). Not the unidirectional model beside it.`, []string{nnScript}},
+	"rnn":   {`The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`, []string{nnScript}},
+}
+
+//go:embed pytorch/*.py
+var pyTorchScripts embed.FS
+
 // HasPyTorch reports whether lesson slug's model downloads as a PyTorch state_dict.
-func HasPyTorch(slug string) bool { return pyTorchNotes[slug] != "" }
+func HasPyTorch(slug string) bool { return len(pyTorchModels[slug].scripts) > 0 }
 
 // PyTorchNote is what lesson slug's model.safetensors holds, as trusted HTML ("" for
 // a lesson without one).
-func PyTorchNote(slug string) string { return pyTorchNotes[slug] }
+func PyTorchNote(slug string) string { return pyTorchModels[slug].note }
 
-// PyTorchSnippet is the Python the page shows beside the download: it loads the file
-// into torch.nn.GRU, LSTM or RNN (the file's metadata says which, with the sizes, the
-// inputs and the page's step) and computes H_t at the page's step.
-// bench/pytorch/roundtrip.py runs these very lines (a test compares them).
-const PyTorchSnippet = `import json, torch; from safetensors import safe_open
-f = safe_open("model.safetensors", "pt"); meta = f.metadata(); d, h = int(meta["input_size"]), int(meta["hidden_size"])
-net = getattr(torch.nn, meta["module"])(d, h, batch_first=True, **json.loads(meta["options"])).double(); net.load_state_dict({k[4:]: f.get_tensor(k) for k in f.keys() if k.startswith("rnn.")})
-x = torch.tensor(json.loads(meta["x"]), dtype=torch.float64)[None] if "x" in meta else torch.nn.functional.one_hot(torch.tensor(json.loads(meta["inputs"])), d).double()[None]
-H = net(x)[0][0, int(meta["step"]) - 1].detach(); print(H)  # H_t at the page's step t
-`
+// PyTorchScripts are the names of lesson slug's scripts in lessons/pytorch (none for a
+// lesson without a model to download).
+func PyTorchScripts(slug string) []string { return pyTorchModels[slug].scripts }
+
+// pyTorchIntros say what each script does, as trusted HTML above it on the page.
+var pyTorchIntros = map[string]string{
+	nnScript: `These five lines (with <code>pip install torch safetensors</code>) load it and print \(H_t\) at the page's step, the numbers the page shows:`,
+}
+
+// PyTorchIntro is what script does, as trusted HTML.
+func PyTorchIntro(script string) string { return pyTorchIntros[script] }
+
+// PyTorchSnippet is script's Python, which the page shows beside the download: it loads
+// model.safetensors into torch (for nn.py, torch.nn.GRU, LSTM or RNN: the file's
+// metadata says which, with the sizes, the inputs and the page's step) and computes the
+// page's numbers at its step as H. bench/pytorch/roundtrip.py runs these very files.
+func PyTorchSnippet(script string) string {
+	b, err := pyTorchScripts.ReadFile("pytorch/" + script)
+	if err != nil {
+		panic(err) // TestPyTorchScripts
+	}
+	return string(b)
+}
 
 func stepH[S any](steps []S, h func(S) []float64) [][]float64 {
 	out := make([][]float64, len(steps))
@@ -128,4 +194,44 @@ func (m *birnnModel) PyTorch() PyTorchModel {
 		p.H = append(p.H, append(append([]float64(nil), r.Fwd[t]...), r.Bwd[t]...))
 	}
 	return p
+}
+
+// File is the model's export for lessons/pytorch/nn.py: the cells as
+// torch.nn.RNN, GRU or LSTM (torchload.ExportStack), and in the metadata the module,
+// its sizes and options, the inputs and the step (0 or past the end: the last).
+func (p PyTorchModel) File(step int) (PyTorchFile, error) {
+	ts, arch, err := torchload.ExportStack(p.Stack(), p.Head)
+	if err != nil {
+		return PyTorchFile{}, err
+	}
+	T := p.Steps()
+	if step == 0 || step > T { // before the first step or past the last: the whole input's H_T
+		step = T
+	}
+	mod := pytorchModule[arch.Kind]
+	options := map[string]any{}
+	_ = json.Unmarshal([]byte(mod.Options), &options)
+	if arch.Layers > 1 {
+		options["num_layers"] = arch.Layers
+	}
+	if arch.Bidirectional {
+		options["bidirectional"] = true
+	}
+	opts, _ := json.Marshal(options)
+	meta := map[string]string{
+		"module":      mod.Class,
+		"options":     string(opts),
+		"input_size":  strconv.Itoa(arch.InputSize),
+		"hidden_size": strconv.Itoa(arch.HiddenSize),
+		"prefix":      torchload.ExportPrefix,
+		"head":        torchload.ExportHead,
+	}
+	if p.X != nil { // numbers, one row a step
+		x, _ := json.Marshal(p.X)
+		meta["x"] = string(x)
+	} else {
+		inputs, _ := json.Marshal(p.Inputs)
+		meta["inputs"] = string(inputs)
+	}
+	return PyTorchFile{Tensors: ts, Meta: meta, Script: nnScript, Step: step, H: p.H[step-1]}, nil
 }

@@ -2,8 +2,8 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 
@@ -16,27 +16,19 @@ import (
 // model) is a few hundred kB of float64 tensors, held twice while the file is written.
 const pytorchFileBytes = 4 << 20
 
-// pytorchModule is the torch.nn class of each kind torchload.Export writes, and the
-// keyword arguments it needs beyond the sizes.
-var pytorchModule = map[string]struct{ Class, Options string }{
-	torchload.KindGRU:     {"GRU", "{}"},
-	torchload.KindLSTM:    {"LSTM", "{}"},
-	torchload.KindRNNTanh: {"RNN", `{"nonlinearity": "tanh"}`},
-	torchload.KindRNNReLU: {"RNN", `{"nonlinearity": "relu"}`},
-}
-
 // modelExport serves GET /lessons/{slug}/model.safetensors?{page query}: the page's
 // model (as the panel exports find it: the page's session=NAME, else built from the
 // query and trained to its trained=N) as a PyTorch state_dict in safetensors, with
-// PyTorch's names (torchload.Export), and in its metadata what lessons.PyTorchSnippet
-// needs to compute H_t at the page's step: the module, its sizes, the inputs, the step.
+// PyTorch's names, and in its metadata what the lesson's script (lessons.PyTorchSnippet)
+// reads to compute the page's numbers at its step: for a PyTorchExporter the module, its
+// sizes, the inputs and the step (nnExport); for a PyTorchProgram what it chose.
 func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.lessonOr404(w, r)
 	if !ok {
 		return
 	}
 	if !lessons.HasPyTorch(l.Slug) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("lesson %s has no model PyTorch has (nn.RNN, nn.GRU, nn.LSTM) to download", l.Slug))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("lesson %s has no model to download for PyTorch", l.Slug))
 		return
 	}
 	step := 0
@@ -52,55 +44,32 @@ func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer done()
-	pe, ok := lessons.Unwrap(m).(lessons.PyTorchExporter)
-	if !ok {
-		panic(fmt.Sprintf("web: lesson %s says it has a PyTorch model but its model is a %T", l.Slug, m))
-	}
 	release, ok := s.acquire(w, r)
 	if !ok {
 		return
 	}
-	p := pe.PyTorch()
+	var f lessons.PyTorchFile
+	var err error
+	switch pm := lessons.Unwrap(m).(type) {
+	case lessons.PyTorchProgram: // first: a model may be both, and choose
+		f, err = pm.PyTorchFile(step)
+	case lessons.PyTorchExporter:
+		f, err = pm.PyTorch().File(step)
+	default:
+		panic(fmt.Sprintf("web: lesson %s says it has a PyTorch model but its model is a %T", l.Slug, m))
+	}
 	release()
-	ts, arch, err := torchload.ExportStack(p.Stack(), p.Head)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	T := p.Steps()
-	if step == 0 || step > T { // before the first step or past the last: the whole input's H_T
-		step = T
+	meta := maps.Clone(f.Meta)
+	if meta == nil {
+		meta = map[string]string{}
 	}
-	mod := pytorchModule[arch.Kind]
-	options := map[string]any{}
-	_ = json.Unmarshal([]byte(mod.Options), &options)
-	if arch.Layers > 1 {
-		options["num_layers"] = arch.Layers
-	}
-	if arch.Bidirectional {
-		options["bidirectional"] = true
-	}
-	opts, _ := json.Marshal(options)
-	meta := map[string]string{
-		"format":      "pt",
-		"lesson":      l.Slug,
-		"module":      mod.Class,
-		"options":     string(opts),
-		"input_size":  strconv.Itoa(arch.InputSize),
-		"hidden_size": strconv.Itoa(arch.HiddenSize),
-		"step":        strconv.Itoa(step),
-		"prefix":      torchload.ExportPrefix,
-		"head":        torchload.ExportHead,
-	}
-	if p.X != nil { // numbers, one row a step
-		x, _ := json.Marshal(p.X)
-		meta["x"] = string(x)
-	} else {
-		inputs, _ := json.Marshal(p.Inputs)
-		meta["inputs"] = string(inputs)
-	}
+	meta["format"], meta["lesson"], meta["script"], meta["step"] = "pt", l.Slug, f.Script, strconv.Itoa(f.Step)
 	var buf bytes.Buffer
-	if err := torchload.WriteSafetensors(&buf, ts, meta); err != nil {
+	if err := torchload.WriteSafetensors(&buf, f.Tensors, meta); err != nil {
 		panic(err) // a bug: Export's tensors are finite and 1-D or 2-D
 	}
 	if buf.Len() > pytorchFileBytes {

@@ -98,7 +98,7 @@ func TestModelSafetensorsStacks(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(bench, c.name+".safetensors"), []byte(body), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				js, _ := json.MarshalIndent(map[string]any{"lesson": c.slug, "query": c.query, "step": step, "H": page.H[step-1]}, "", " ")
+				js, _ := json.MarshalIndent(map[string]any{"lesson": c.slug, "query": c.query, "script": meta["script"], "step": step, "H": page.H[step-1]}, "", " ")
 				if err := os.WriteFile(filepath.Join(bench, c.name+".json"), append(js, '\n'), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -124,7 +124,7 @@ func TestModelSafetensors(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(bench, c.slug+".safetensors"), []byte(body), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				js, _ := json.MarshalIndent(map[string]any{"lesson": c.slug, "query": c.query, "step": step, "H": wantH}, "", " ")
+				js, _ := json.MarshalIndent(map[string]any{"lesson": c.slug, "query": c.query, "script": meta["script"], "step": step, "H": wantH}, "", " ")
 				if err := os.WriteFile(filepath.Join(bench, c.slug+".json"), append(js, '\n'), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -135,6 +135,12 @@ func TestModelSafetensors(t *testing.T) {
 
 // pageModel is the lesson's model for query, built as the page builds it.
 func pageModel(t *testing.T, slug, query string) lessons.PyTorchModel {
+	t.Helper()
+	return lessons.Unwrap(pageBuild(t, slug, query)).(lessons.PyTorchExporter).PyTorch()
+}
+
+// pageBuild builds lesson slug's model from query, as the page does.
+func pageBuild(t *testing.T, slug, query string) sim.Model {
 	t.Helper()
 	for _, l := range lessons.Catalog() {
 		if l.Slug != slug {
@@ -149,10 +155,10 @@ func pageModel(t *testing.T, slug, query string) lessons.PyTorchModel {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return lessons.Unwrap(m).(lessons.PyTorchExporter).PyTorch()
+		return m
 	}
 	t.Fatalf("no lesson %s", slug)
-	return lessons.PyTorchModel{}
+	return nil
 }
 
 // safetensorsMeta is a safetensors file's __metadata__.
@@ -180,7 +186,7 @@ func TestModelSafetensorsRefuses(t *testing.T) {
 		{"/lessons/gru/model.safetensors", 400, "reset-before"}, // the default variant is the lectures'
 		{"/lessons/gru/model.safetensors?variant=reset-after&clamp=R", 400, "clamped"},
 		{"/lessons/lstm/model.safetensors?clamp=F", 400, "clamped"},
-		{"/lessons/attention/model.safetensors", 404, "no model PyTorch has"},
+		{"/lessons/mt-data/model.safetensors", 404, "no model to download"},
 		{"/lessons/lstm/model.safetensors?step=-1", 400, "step must be"},
 		{"/lessons/lstm/model.safetensors?session=gone", 404, "session has ended"},
 		{"/lessons/nope/model.safetensors", 404, "there is no lesson"},
@@ -219,16 +225,16 @@ func TestModelSafetensorsOfTheSession(t *testing.T) {
 	}
 }
 
-// TestPyTorchSnippetIsTheScripts: the Python the page shows (HTML-escaped) is the one
-// bench/pytorch/roundtrip.py runs, so the two cannot drift; lessons without such a
-// model do not show it.
+// TestPyTorchSnippetIsTheScripts: the Python the page shows (HTML-escaped) is its
+// lesson's script in lessons/pytorch, the file bench/pytorch/roundtrip.py runs, so the
+// two cannot drift; lessons without a model to download do not show one.
 func TestPyTorchSnippetIsTheScripts(t *testing.T) {
 	script, err := os.ReadFile("../bench/pytorch/roundtrip.py")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(script), "SNIPPET = r'''"+lessons.PyTorchSnippet+"'''") {
-		t.Errorf("bench/pytorch/roundtrip.py does not run lessons.PyTorchSnippet verbatim")
+	if !strings.Contains(string(script), `SCRIPTS = os.path.join(ROOT, "lessons", "pytorch")`) {
+		t.Errorf("bench/pytorch/roundtrip.py does not run the scripts in lessons/pytorch")
 	}
 	_, ts := newCatalogServer(t)
 	for _, l := range lessons.Catalog() {
@@ -236,10 +242,82 @@ func TestPyTorchSnippetIsTheScripts(t *testing.T) {
 		if status != 200 {
 			t.Fatalf("%s: %d", l.Slug, status)
 		}
-		shown := strings.Contains(body, html.EscapeString(lessons.PyTorchSnippet))
+		for _, script := range lessons.PyTorchScripts(l.Slug) {
+			if !strings.Contains(body, html.EscapeString(lessons.PyTorchSnippet(script))) || lessons.PyTorchIntro(script) == "" {
+				t.Errorf("%s: the page does not show %s, or it has no introduction", l.Slug, script)
+			}
+		}
 		link := strings.Contains(body, fmt.Sprintf(`data-panel-export="/lessons/%s/model.safetensors"`, l.Slug))
-		if shown != lessons.HasPyTorch(l.Slug) || link != shown {
-			t.Errorf("%s: snippet shown %v, link %v, has a PyTorch model %v", l.Slug, shown, link, lessons.HasPyTorch(l.Slug))
+		shown := strings.Count(body, `data-testid="pytorch-snippet"`)
+		if shown != len(lessons.PyTorchScripts(l.Slug)) || link != lessons.HasPyTorch(l.Slug) {
+			t.Errorf("%s: %d snippets shown, link %v, has a PyTorch model %v", l.Slug, shown, link, lessons.HasPyTorch(l.Slug))
 		}
 	}
+}
+
+// checkPyTorchProgram fetches lesson slug's model.safetensors for query through server ts
+// and checks that it is the file of the page's own model (a PyTorchProgram built from
+// query, as the page builds it): the same tensors and metadata, the lesson's script
+// named, the step set. It returns the file's tensors and metadata. With
+// UNROLL_PYTORCH_BENCH=DIR it writes DIR/{name}.safetensors and DIR/{name}.json (the
+// page's numbers H at the step), which bench/pytorch/roundtrip.py runs the script on.
+func checkPyTorchProgram(t *testing.T, ts *httptest.Server, slug, query, name string) ([]*torchload.Tensor, map[string]string) {
+	t.Helper()
+	status, _, body := fetch(t, "GET", ts.URL+"/lessons/"+slug+"/model.safetensors?"+query, nil)
+	if status != 200 {
+		t.Fatalf("%s?%s: %d %.300s", slug, query, status, body)
+	}
+	tensors, format, err := torchload.Load([]byte(body))
+	if err != nil || format != torchload.FormatSafetensors {
+		t.Fatal(format, err)
+	}
+	meta := safetensorsMeta(t, []byte(body))
+	if !slices.Contains(lessons.PyTorchScripts(slug), meta["script"]) || meta["lesson"] != slug || meta["format"] != "pt" {
+		t.Errorf("metadata script %q, lesson %q, format %q", meta["script"], meta["lesson"], meta["format"])
+	}
+	q, _ := url.ParseQuery(query)
+	step, _ := strconv.Atoi(q.Get("step"))
+	f := pageProgram(t, slug, query, step)
+	if meta["step"] != strconv.Itoa(f.Step) || meta["script"] != f.Script || f.Step < 1 || len(f.H) == 0 {
+		t.Errorf("metadata step %s, the page's %d, %d numbers", meta["step"], f.Step, len(f.H))
+	}
+	for k, v := range f.Meta {
+		if meta[k] != v {
+			t.Errorf("metadata %s = %.80q, the page's %.80q", k, meta[k], v)
+		}
+	}
+	if len(tensors) != len(f.Tensors) {
+		t.Fatalf("%d tensors in the file, the page's model has %d", len(tensors), len(f.Tensors))
+	}
+	for i, x := range tensors {
+		y := f.Tensors[i]
+		if x.Name != y.Name || !slices.Equal(x.Shape, y.Shape) || !slices.Equal(x.Data, y.Data) {
+			t.Errorf("tensor %d: %v in the file, %v of the page's model, or other numbers", i, x, y)
+		}
+	}
+	if bench := os.Getenv("UNROLL_PYTORCH_BENCH"); bench != "" {
+		if err := os.WriteFile(filepath.Join(bench, name+".safetensors"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		js, _ := json.MarshalIndent(map[string]any{"lesson": slug, "query": query, "script": meta["script"], "step": f.Step, "H": f.H}, "", " ")
+		if err := os.WriteFile(filepath.Join(bench, name+".json"), append(js, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tensors, meta
+}
+
+// pageProgram is the lesson's PyTorchFile for query at step, built as the page builds it.
+func pageProgram(t *testing.T, slug, query string, step int) lessons.PyTorchFile {
+	t.Helper()
+	m := pageBuild(t, slug, query)
+	p, ok := lessons.Unwrap(m).(lessons.PyTorchProgram)
+	if !ok {
+		t.Fatalf("%s's model is a %T, not a PyTorchProgram", slug, lessons.Unwrap(m))
+	}
+	f, err := p.PyTorchFile(step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

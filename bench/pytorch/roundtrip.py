@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Runs the page's "Use in PyTorch" lines on exported models and compares with Unroll.
+"""Runs the page's "Use in PyTorch" Python on exported models and compares with Unroll.
 
-For each of gru, lstm and rnn, and for the stacks deep-rnn-lstm3, deep-rnn-rnn2 and birnn,
-bench/pytorch/{name}.safetensors is the file GET /lessons/{slug}/model.safetensors served,
-and {name}.json the page's own H_t (a stack's top layer) at the file's step, as Unroll
-computed it; both are written by the Go tests
+For each bench/pytorch/{name}.json, {name}.safetensors is the file GET
+/lessons/{slug}/model.safetensors served, and {name}.json names the lesson's script and
+holds the page's own numbers H at the file's step (for the nn.RNN/GRU/LSTM models, H_t,
+a stack's top layer), as Unroll computed them; both are written by the Go tests
 
-    UNROLL_PYTORCH_BENCH=$PWD/bench/pytorch go test ./web -run 'TestModelSafetensors(Stacks)?$'
+    UNROLL_PYTORCH_BENCH=$PWD/bench/pytorch go test ./web -run 'TestModelSafetensors|PyTorch'
 
-This script copies each file to model.safetensors in a temporary directory, runs
-SNIPPET there (verbatim the lines the page shows: web's TestPyTorchSnippetIsTheScripts
-holds them equal to lessons.PyTorchSnippet) and compares its H with Unroll's.
+This script copies each file to model.safetensors in a temporary directory, runs the
+lesson's script from lessons/pytorch there (the very file the page shows: web's
+TestPyTorchSnippetIsTheScripts holds them equal) and compares its H with Unroll's.
 Output: bench/pytorch/roundtrip.out (/usr/bin/python3 bench/pytorch/roundtrip.py > ...; Debian's python3-torch).
 
 Debian has python3-torch but no python3-safetensors: if the safetensors package is
@@ -21,12 +21,9 @@ import json, os, shutil, struct, sys, tempfile, types
 
 import torch
 
-SNIPPET = r'''import json, torch; from safetensors import safe_open
-f = safe_open("model.safetensors", "pt"); meta = f.metadata(); d, h = int(meta["input_size"]), int(meta["hidden_size"])
-net = getattr(torch.nn, meta["module"])(d, h, batch_first=True, **json.loads(meta["options"])).double(); net.load_state_dict({k[4:]: f.get_tensor(k) for k in f.keys() if k.startswith("rnn.")})
-x = torch.tensor(json.loads(meta["x"]), dtype=torch.float64)[None] if "x" in meta else torch.nn.functional.one_hot(torch.tensor(json.loads(meta["inputs"])), d).double()[None]
-H = net(x)[0][0, int(meta["step"]) - 1].detach(); print(H)  # H_t at the page's step t
-'''
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SCRIPTS = os.path.join(ROOT, "lessons", "pytorch")
 
 TOL = 1e-12
 
@@ -61,7 +58,6 @@ def shim_safetensors():
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     try:
         import safetensors  # noqa: F401
         print("safetensors", safetensors.__version__)
@@ -70,30 +66,31 @@ def main():
         print("safetensors: not installed; the script's minimal safe_open stands in")
     print("torch", torch.__version__)
     worst = 0.0
-    # the pages' single-layer models (TestModelSafetensors), then deep-rnn's stacks and
-    # birnn's bidirectional RNN (TestModelSafetensorsStacks): H is the top layer's output
-    for slug in ("gru", "lstm", "rnn", "deep-rnn-lstm3", "deep-rnn-rnn2", "birnn"):
-        want = json.load(open(os.path.join(here, slug + ".json")))
+    names = sorted(n[:-5] for n in os.listdir(HERE) if n.endswith(".json"))
+    for name in names:
+        want = json.load(open(os.path.join(HERE, name + ".json")))
+        if "script" not in want:
+            continue
+        snippet = open(os.path.join(SCRIPTS, want["script"])).read()
         tmp = tempfile.mkdtemp(prefix="unroll-pytorch-")
         try:
-            shutil.copy(os.path.join(here, slug + ".safetensors"), os.path.join(tmp, "model.safetensors"))
+            shutil.copy(os.path.join(HERE, name + ".safetensors"), os.path.join(tmp, "model.safetensors"))
             cwd = os.getcwd()
             os.chdir(tmp)
-            ns = {}
+            ns = {"__name__": "__main__"}
             try:
-                exec(SNIPPET, ns)
+                exec(compile(snippet, want["script"], "exec"), ns)
             finally:
                 os.chdir(cwd)
         finally:
             shutil.rmtree(tmp)
-        H = ns["H"].detach().tolist()
+        H = torch.as_tensor(ns["H"], dtype=torch.float64).detach().flatten().tolist()
         diff = max(abs(a - b) for a, b in zip(H, want["H"]))
         worst = max(worst, diff)
         ok = len(H) == len(want["H"]) and diff <= TOL
-        m = ns['meta']
-        T = len(json.loads(m['x'] if 'x' in m else m['inputs']))
-        print(f"{slug}: torch.nn.{m['module']} {m['options']} d={ns['d']} h={ns['h']} T={T} "
-              f"step {want['step']}: max |H_torch - H_unroll| = {diff:.3g} {'ok' if ok else 'FAIL'}")
+        m = ns["meta"]
+        what = f"torch.nn.{m['module']} {m['options']} d={ns['d']} h={ns['h']}" if "module" in m else want["script"]
+        print(f"{name}: {what} step {want['step']}: {len(H)} numbers, max |H_torch - H_unroll| = {diff:.3g} {'ok' if ok else 'FAIL'}")
         if not ok:
             sys.exit(1)
     print(f"all within {TOL:g} (worst {worst:.3g})")
