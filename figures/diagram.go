@@ -184,8 +184,8 @@ func (p pen) dashes(d []float64) []vg.Length {
 	return out
 }
 
-// line draws a polyline.
-func (p pen) line(c color.Color, width float64, dashes []float64, pts ...[2]float64) {
+// polyline is the path through pts.
+func (p pen) polyline(pts [][2]float64) vg.Path {
 	var path vg.Path
 	for i, q := range pts {
 		if i == 0 {
@@ -194,20 +194,18 @@ func (p pen) line(c color.Color, width float64, dashes []float64, pts ...[2]floa
 			path.Line(p.pt(q[0], q[1]))
 		}
 	}
+	return path
+}
+
+// line draws a polyline.
+func (p pen) line(c color.Color, width float64, dashes []float64, pts ...[2]float64) {
 	p.c.SetLineStyle(draw.LineStyle{Color: c, Width: p.len(width), Dashes: p.dashes(dashes)})
-	p.c.Stroke(path)
+	p.c.Stroke(p.polyline(pts))
 }
 
 // polygon fills a closed polygon.
 func (p pen) polygon(c color.Color, pts ...[2]float64) {
-	var path vg.Path
-	for i, q := range pts {
-		if i == 0 {
-			path.Move(p.pt(q[0], q[1]))
-		} else {
-			path.Line(p.pt(q[0], q[1]))
-		}
-	}
+	path := p.polyline(pts)
 	path.Close()
 	p.c.SetColor(c)
 	p.c.Fill(path)
@@ -221,36 +219,34 @@ type look struct {
 	bold             bool
 }
 
+// fills choose a box's fill: the first row whose marks the box has one of (and none of
+// the row's unless) gives it; a box with none of them is white.
+var fills = []struct {
+	any, unless Mark
+	fill        color.Color
+}{
+	{Unknown, 0, unkFill},
+	{Match | Finished, 0, goodFill},
+	{Wrong, Faint, badFill},
+	{Clipped, 0, clipFill},
+	{Changed, 0, yellow},
+	{Special, 0, specFill},
+	{Accent, 0, accFill},
+	{Current, 0, nowFill},
+	{Output, 0, outFill},
+	{Faint | Cut, 0, greyFill},
+	{Done, 0, doneFill},
+}
+
 // lookOf is the fill, outline and text colour of a box with marks m; the shapes that
 // go with them are drawn by decorate.
 func lookOf(m Mark) look {
 	l := look{fill: white, line: rule, text: ink, width: 0.8}
-	switch {
-	case m.Has(Unknown):
-		l.fill = unkFill
-	case m.Has(Match) || m.Has(Finished):
-		l.fill = goodFill
-	case m.Has(Wrong) && !m.Has(Faint):
-		l.fill = badFill
-	case m.Has(Clipped):
-		l.fill = clipFill
-	case m.Has(Changed):
-		l.fill = yellow
-	case m.Has(Special):
-		l.fill = specFill
-	case m.Has(Accent):
-		l.fill = accFill
-	case m.Has(Current):
-		l.fill = nowFill
-	case m.Has(Output):
-		l.fill = outFill
-	case m.Has(Faint) || m.Has(Cut):
-		l.fill = greyFill
-	case m.Has(Done):
-		l.fill = doneFill
-	}
-	if m.Has(Current) && l.fill == white {
-		l.fill = nowFill
+	for _, f := range fills {
+		if m&f.any != 0 && m&f.unless == 0 {
+			l.fill = f.fill
+			break
+		}
 	}
 	switch {
 	case m.Has(Pending):

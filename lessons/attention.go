@@ -375,18 +375,12 @@ var attentionLesson = &Lesson{
 		{ID: "sdp", Static: []string{"axes"}, Kind: Alignment, Title: `scaled dot-product self-attention \(A = \mathrm{softmax}(QK^\top/\sqrt{d_k} + M)\), \(Q = K = V\) = encoder states`, Arrays: []string{"A", "A_allowed"}, Scale: []float64{0, 1}, Symbol: "A",
 			Note: "Hatched cells are masked (weight exactly 0). Rows are queries, columns keys; the last three positions are padding."},
 	},
-	Params: sim.Specs{
-		{Name: "task", Label: "task", Kind: sim.Choice, Default: "dates", Choices: []string{"dates", "corpus"},
-			Help: "dates: a date in any form → YYYY-MM-DD, character by character; corpus: English → French, word by word."},
-		{Name: "date", Label: "date (dates task)", Kind: sim.Text, MaxLen: 40, MaxLenWhy: "every date form the model was trained on is shorter", Default: "22 November 2026",
-			Help: "Any of the trained forms, e.g. nov 22, 2026 · Sunday 22/11/26 · 22.11.2026 · the 22nd of november 2026 (years 1969–2068)."},
-		{Name: "sentence", Label: "sentence (corpus task)", Kind: sim.Text, MaxLen: 120, MaxLenWhy: translationWhy, Default: "they are watching .",
-			Help: "English in the corpus's vocabulary, e.g. i lost . · the boy is not hot . · she doesn't want to sing the songs ."},
-		{Name: "padding_mask", Label: "padding mask", Kind: sim.Bool, Default: "true",
+	Params: append(translationSpecs(),
+		sim.ParamSpec{Name: "padding_mask", Label: "padding mask", Kind: sim.Bool, Default: "true",
 			Help: "Scaled dot-product panel: give the <pad> keys weight 0."},
-		{Name: "causal_mask", Label: "causal mask", Kind: sim.Bool, Default: "false",
+		sim.ParamSpec{Name: "causal_mask", Label: "causal mask", Kind: sim.Bool, Default: "false",
 			Help: "Scaled dot-product panel: let query i see only keys j ≤ i, as in a decoder."},
-	},
+	),
 	Plots: []Plot{
 		{Name: "bleu-length", Title: "corpus: held-out BLEU against source length", XLabel: "source length (words, middle of each range)", YLabel: "corpus BLEU", Series: lengthSeries(false)},
 		{Name: "exact-length", Title: "corpus: held-out exact matches against source length", XLabel: "source length (words, middle of each range)", YLabel: "share of exact translations", Series: lengthSeries(true)},
@@ -417,12 +411,10 @@ var attentionFacts = factTable{
 		{key: "dates_BLEU_by_length", label: "dates: BLEU by length"},
 		{key: "corpus_BLEU_by_length", label: "corpus: BLEU by length"},
 	},
-	step: []fact{
-		{key: "pred", label: `prediction \(\hat{y}_{t'}\)`, keep: true},
-		{key: "correct", label: "right", keep: true},
-		{key: "looks_at", label: "looks at"},
-		{key: "norm_c", label: `\(\|\mathbf{c}_{t'}\|\)`, measured: true},
-	},
+	step: append(decodedFacts(),
+		fact{key: "looks_at", label: "looks at"},
+		fact{key: "norm_c", label: `\(\|\mathbf{c}_{t'}\|\)`, measured: true},
+	),
 }
 
 // The attention page reads a typed source: a date for the date task, an English

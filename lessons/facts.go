@@ -25,6 +25,16 @@ type factTable struct {
 	static, step []fact
 }
 
+// decodedFacts are a translator's step facts: the token written at t′ and whether it is
+// the reference's (panels read both); a new slice each call, for the lesson's own to
+// follow.
+func decodedFacts() []fact {
+	return []fact{
+		{key: "pred", label: `prediction \(\hat{y}_{t'}\)`, keep: true},
+		{key: "correct", label: "right", keep: true},
+	}
+}
+
 // staticFacts and stepFacts (applied by Lesson.Model) move the table's keys that the frame's meta has into its
 // Facts, in the table's order, leaving a meta of the frame's own (the model's map is
 // not changed): what a panel reads stays in the meta, what the page shows is a fact.

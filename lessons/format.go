@@ -40,3 +40,17 @@ const (
 
 // subscript writes a whole number as the subscript of a symbol, x₁₂ for x_{12}.
 func subscript(n int) string { return script(strconv.Itoa(n), true) }
+
+// translationSpecs are the parameters of the pages whose translators read a date or an
+// English sentence (attention, transformer): the task and the two inputs; a new slice
+// each call, for the page's own to follow.
+func translationSpecs() sim.Specs {
+	return sim.Specs{
+		{Name: "task", Label: "task", Kind: sim.Choice, Default: "dates", Choices: []string{"dates", "corpus"},
+			Help: "dates: a date in any form → YYYY-MM-DD, character by character; corpus: English → French, word by word."},
+		{Name: "date", Label: "date (dates task)", Kind: sim.Text, MaxLen: 40, MaxLenWhy: "every date form the model was trained on is shorter", Default: "22 November 2026",
+			Help: "Any of the trained forms, e.g. nov 22, 2026 · Sunday 22/11/26 · 22.11.2026 · the 22nd of november 2026 (years 1969–2068)."},
+		{Name: "sentence", Label: "sentence (corpus task)", Kind: sim.Text, MaxLen: 120, MaxLenWhy: translationWhy, Default: "they are watching .",
+			Help: "English in the corpus's vocabulary, e.g. i lost . · the boy is not hot . · she doesn't want to sing the songs ."},
+	}
+}

@@ -7,6 +7,16 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// Update is one training step of the parameters ps: zero their gradients, lossAndGrad
+// (the loss of a batch, its gradient added to ps), then ClipAndStep. It returns the
+// loss, the gradient norm before clipping and whether it clipped.
+func Update(ps Params, opt Optimizer, clip float64, lossAndGrad func() float64) (loss, gradNorm float64, clipped bool) {
+	ps.ZeroGrad()
+	loss = lossAndGrad()
+	gradNorm, clipped = ClipAndStep(ps, opt, clip)
+	return loss, gradNorm, clipped
+}
+
 // ClipAndStep ends a training step whose gradients are in ps: it clips their global
 // norm at clip (ClipGradNorm; clip ≤ 0 measures the norm and clips nothing), then
 // takes opt's step. A NaN or infinite norm skips the step, since it would ruin every

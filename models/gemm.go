@@ -23,22 +23,7 @@ func blockedMul(a, b, c blas64.General) {
 		addMul(a, b, c)
 		return
 	}
-	m4, n8, k := a.Rows&^3, b.Cols&^7, a.Cols
-	for j := 0; j < n8; j += 8 { // a panel of b (k×8) stays in cache while the rows pass
-		for i := 0; i < m4; i += 4 {
-			gemm4x8(k, &a.Data[i*a.Stride], a.Stride, 1, &b.Data[j], b.Stride, &c.Data[i*c.Stride+j], c.Stride)
-		}
-	}
-	impl := blas64.Implementation()
-	for i := range a.Rows {
-		from := n8 // the columns past the last block; every column in the last rows
-		if i >= m4 {
-			from = 0
-		}
-		if from < b.Cols {
-			impl.Dgemv(blas.Trans, k, b.Cols-from, 1, b.Data[from:], b.Stride, rowOf(a, i), 1, 1, c.Data[i*c.Stride+from:], 1)
-		}
-	}
+	blocked(a.Data, a.Rows, a.Cols, a.Stride, 1, b, c)
 }
 
 // blockedTMul sets c += aᵀ·b (blocked addTMul): row i of c gains Σ_l a_li b_l.
@@ -48,20 +33,27 @@ func blockedTMul(a, b, c blas64.General) {
 		addTMul(a, b, c)
 		return
 	}
-	m4, n8, k := a.Cols&^3, b.Cols&^7, a.Rows
-	for j := 0; j < n8; j += 8 {
+	blocked(a.Data, a.Cols, a.Rows, 1, a.Stride, b, c)
+}
+
+// blocked sets c += A·b for the m×k matrix A(i, l) = a[i·ai + l·ak] (a row-major
+// matrix, or with the strides swapped its transpose): gemm4x8 on every 4×8 block,
+// the matrix–vector product on the columns past the last block and on the last rows.
+func blocked(a []float64, m, k, ai, ak int, b, c blas64.General) {
+	m4, n8 := m&^3, b.Cols&^7
+	for j := 0; j < n8; j += 8 { // a panel of b (k×8) stays in cache while the rows pass
 		for i := 0; i < m4; i += 4 {
-			gemm4x8(k, &a.Data[i], 1, a.Stride, &b.Data[j], b.Stride, &c.Data[i*c.Stride+j], c.Stride)
+			gemm4x8(k, &a[i*ai], ai, ak, &b.Data[j], b.Stride, &c.Data[i*c.Stride+j], c.Stride)
 		}
 	}
 	impl := blas64.Implementation()
-	for i := range a.Cols {
-		from := n8
+	for i := range m {
+		from := n8 // the columns past the last block; every column in the last rows
 		if i >= m4 {
 			from = 0
 		}
 		if from < b.Cols {
-			impl.Dgemv(blas.Trans, k, b.Cols-from, 1, b.Data[from:], b.Stride, a.Data[i:], a.Stride, 1, c.Data[i*c.Stride+from:], 1)
+			impl.Dgemv(blas.Trans, k, b.Cols-from, 1, b.Data[from:], b.Stride, a[i*ai:], ak, 1, c.Data[i*c.Stride+from:], 1)
 		}
 	}
 }

@@ -273,8 +273,25 @@ type teacherForcing struct {
 	probs    []*mat.Dense // softmax(o_t'), B×TgtVocab
 	dLogits  []*mat.Dense // ∂(Σ loss)/∂o_t', zero rows on padding
 	stepLoss [][]float64  // [t'][b] −log P(y_t'), 0 on padding
-	loss     float64      // Σ over valid labels of −log P(y_t')
-	tokens   int          // number of valid labels, Σ_b TgtLen[b]
+	labelLoss
+}
+
+// labelLoss is a teacher-forced pass's loss: Σ over the valid labels of −log P(y_t')
+// and the number of valid labels, Σ_b TgtLen[b].
+type labelLoss struct {
+	loss   float64
+	tokens int
+}
+
+// mean is the training loss, the mean of −log P(y_t') over the valid labels.
+func (l labelLoss) mean() float64 { return l.loss / float64(l.tokens) }
+
+// backwardMean runs backward with scale = 1/tokens, the mean's share of each label's
+// gradient, and returns the mean loss.
+func (l labelLoss) backwardMean(backward func(scale float64)) float64 {
+	scale := 1 / float64(l.tokens)
+	backward(scale)
+	return l.loss * scale
 }
 
 // forward runs the encoder and the teacher-forced decoder over b.
@@ -363,8 +380,7 @@ func (m *EncoderDecoder) backward(fp *teacherForcing, scale float64) {
 // −log P(y_t' | y_<t', x), teacher-forced, so <pad> positions contribute nothing.
 // A malformed batch (see Batch.Validate) panics.
 func (m *EncoderDecoder) Loss(b Batch) float64 {
-	fp := m.forward(b)
-	return fp.loss / float64(fp.tokens)
+	return m.forward(b).mean()
 }
 
 // LossAndGrad returns Loss(b) and adds its gradient with respect to every parameter
@@ -389,9 +405,7 @@ func (m *EncoderDecoder) LossAndGrad(b Batch) float64 {
 // model.
 func (m *EncoderDecoder) LossAndGradSteps(b Batch) float64 {
 	fp := m.forward(b)
-	scale := 1 / float64(fp.tokens)
-	m.backward(fp, scale)
-	return fp.loss * scale
+	return fp.backwardMean(func(scale float64) { m.backward(fp, scale) })
 }
 
 // TrainStep is one update: zero the gradients, LossAndGrad(b), clip the global
@@ -404,14 +418,11 @@ func (m *EncoderDecoder) TrainStep(b Batch, opt Optimizer, clip float64) (loss, 
 
 // trainStep is TrainStep with LossAndGradSteps when steps is set, else LossAndGrad.
 func (m *EncoderDecoder) trainStep(b Batch, opt Optimizer, clip float64, steps bool) (loss, gradNorm float64, clipped bool) {
-	m.params.ZeroGrad()
+	lossAndGrad := m.LossAndGrad
 	if steps {
-		loss = m.LossAndGradSteps(b)
-	} else {
-		loss = m.LossAndGrad(b)
+		lossAndGrad = m.LossAndGradSteps
 	}
-	gradNorm, clipped = ClipAndStep(m.params, opt, clip)
-	return loss, gradNorm, clipped
+	return Update(m.params, opt, clip, func() float64 { return lossAndGrad(b) })
 }
 
 // DecodeTrace is one sentence through the model, every step kept for the pages.

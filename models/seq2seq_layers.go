@@ -153,8 +153,7 @@ type stackedPass struct {
 	inputs  [][]int        // inputs[t'-1]: y_{t'−1} per example
 	dec     [][]*StepTrace // dec[l-1][t'-1]: decoder layer l at step t'
 	dLogits []*mat.Dense   // ∂(Σ loss)/∂o_t', zero rows on padding
-	loss    float64        // Σ over valid labels of −log P(y_t')
-	tokens  int            // number of valid labels
+	labelLoss
 }
 
 // forward runs the stacked encoder and the teacher-forced stacked decoder over b.
@@ -275,17 +274,14 @@ func (m *StackedSeq2Seq) backward(fp *stackedPass, scale float64) {
 // −log P(y_t' | y_<t', x), teacher-forced, as Seq2Seq's Loss. A malformed batch
 // (see Batch.Validate) panics.
 func (m *StackedSeq2Seq) Loss(b Batch) float64 {
-	fp := m.forward(b)
-	return fp.loss / float64(fp.tokens)
+	return m.forward(b).mean()
 }
 
 // LossAndGrad returns Loss(b) and adds its gradient with respect to every parameter
 // to Params()[i].Grad (call Params().ZeroGrad first to start afresh).
 func (m *StackedSeq2Seq) LossAndGrad(b Batch) float64 {
 	fp := m.forward(b)
-	scale := 1 / float64(fp.tokens)
-	m.backward(fp, scale)
-	return fp.loss * scale
+	return fp.backwardMean(func(scale float64) { m.backward(fp, scale) })
 }
 
 // TrainStep is one update, as Seq2Seq's: zero the gradients, LossAndGrad(b), clip
@@ -293,9 +289,5 @@ func (m *StackedSeq2Seq) LossAndGrad(b Batch) float64 {
 // loss, the gradient norm before clipping and whether it clipped; a NaN or infinite
 // gradient norm skips the update.
 func (m *StackedSeq2Seq) TrainStep(b Batch, opt Optimizer, clip float64) (loss, gradNorm float64, clipped bool) {
-	ps := m.Params()
-	ps.ZeroGrad()
-	loss = m.LossAndGrad(b)
-	gradNorm, clipped = ClipAndStep(ps, opt, clip)
-	return loss, gradNorm, clipped
+	return Update(m.Params(), opt, clip, func() float64 { return m.LossAndGrad(b) })
 }

@@ -174,10 +174,8 @@ func (m *Transformer) Encode(src []int) (*EncoderTrace, error) {
 	tr := &EncoderTrace{Src: src}
 	for _, l := range m.Encoder {
 		lt := &EncoderLayerTrace{In: x}
-		lt.Self = l.Self.Forward(x, x, nil, !m.Unscaled)
-		lt.Norm1 = l.Norm1.Forward(sum(x, lt.Self.Out))
-		lt.FFN = l.FFN.Forward(lt.Norm1.Out)
-		lt.Norm2 = l.Norm2.Forward(sum(lt.Norm1.Out, lt.FFN.Out))
+		lt.Self, lt.Norm1 = m.attention(l.Self, l.Norm1, x, x, nil)
+		lt.FFN, lt.Norm2 = feedForward(l.FFN, l.Norm2, lt.Norm1.Out)
 		tr.Layers = append(tr.Layers, lt)
 		x = lt.Norm2.Out
 	}
@@ -201,12 +199,9 @@ func (m *Transformer) Decode(enc *EncoderTrace, in []int) (*DecoderTrace, error)
 	tr := &DecoderTrace{In: in}
 	for _, l := range m.Decoder {
 		lt := &DecoderLayerTrace{In: y}
-		lt.Self = l.Self.Forward(y, y, mask, !m.Unscaled)
-		lt.Norm1 = l.Norm1.Forward(sum(y, lt.Self.Out))
-		lt.Cross = l.Cross.Forward(lt.Norm1.Out, enc.Out, nil, !m.Unscaled)
-		lt.Norm2 = l.Norm2.Forward(sum(lt.Norm1.Out, lt.Cross.Out))
-		lt.FFN = l.FFN.Forward(lt.Norm2.Out)
-		lt.Norm3 = l.Norm3.Forward(sum(lt.Norm2.Out, lt.FFN.Out))
+		lt.Self, lt.Norm1 = m.attention(l.Self, l.Norm1, y, y, mask)
+		lt.Cross, lt.Norm2 = m.attention(l.Cross, l.Norm2, lt.Norm1.Out, enc.Out, nil)
+		lt.FFN, lt.Norm3 = feedForward(l.FFN, l.Norm3, lt.Norm2.Out)
 		tr.Layers = append(tr.Layers, lt)
 		y = lt.Norm3.Out
 	}
@@ -255,31 +250,52 @@ func (m *Transformer) Backward(enc *EncoderTrace, dec *DecoderTrace, dLogits *ma
 	dH := mat.NewDense(n, d, nil) // ∂L/∂H, from every decoder layer's keys and values
 	for i := len(m.Decoder) - 1; i >= 0; i-- {
 		l, lt := m.Decoder[i], dec.Layers[i]
-		dZ2 := l.Norm3.Backward(lt.Norm3, dY)
-		dZ2.Add(dZ2, l.FFN.Backward(lt.FFN, dZ2))
+		dZ2 := ffnBackward(l.Norm3, l.FFN, lt.Norm3, lt.FFN, dY)
 		dZ1 := l.Norm2.Backward(lt.Norm2, dZ2)
 		dq, dkv := l.Cross.Backward(lt.Cross, dZ1)
 		dZ1.Add(dZ1, dq)
 		dH.Add(dH, dkv)
-		dIn := l.Norm1.Backward(lt.Norm1, dZ1)
-		dq, dkv = l.Self.Backward(lt.Self, dIn)
-		dIn.Add(dIn, dq)
-		dIn.Add(dIn, dkv)
-		dY = dIn
+		dY = selfAttentionBackward(l.Norm1, l.Self, lt.Norm1, lt.Self, dZ1)
 	}
 	m.TgtEmbed.Backward(dec.In, dY)
 	dX := dH
 	for i := len(m.Encoder) - 1; i >= 0; i-- {
 		l, lt := m.Encoder[i], enc.Layers[i]
-		dZ := l.Norm2.Backward(lt.Norm2, dX)
-		dZ.Add(dZ, l.FFN.Backward(lt.FFN, dZ))
-		dIn := l.Norm1.Backward(lt.Norm1, dZ)
-		dq, dkv := l.Self.Backward(lt.Self, dIn)
-		dIn.Add(dIn, dq)
-		dIn.Add(dIn, dkv)
-		dX = dIn
+		dZ := ffnBackward(l.Norm2, l.FFN, lt.Norm2, lt.FFN, dX)
+		dX = selfAttentionBackward(l.Norm1, l.Self, lt.Norm1, lt.Self, dZ)
 	}
 	m.SrcEmbed.Backward(enc.Src, dX)
+}
+
+// attention is one attention sublayer with its residual connection and layer norm,
+// Z = LN(Q + MultiHead(Q, KV, KV)), scaled by 1/√d_k unless the model is Unscaled.
+func (m *Transformer) attention(att *MultiHeadAttention, norm *LayerNorm, q, kv *mat.Dense, mask KeyMask) (*MultiHeadTrace, *LayerNormTrace) {
+	at := att.Forward(q, kv, mask, !m.Unscaled)
+	return at, norm.Forward(sum(q, at.Out))
+}
+
+// feedForward is the feed-forward sublayer with its residual connection and layer
+// norm, LN(Z + FFN(Z)).
+func feedForward(ffn *FeedForward, norm *LayerNorm, z *mat.Dense) (*FeedForwardTrace, *LayerNormTrace) {
+	ft := ffn.Forward(z)
+	return ft, norm.Forward(sum(z, ft.Out))
+}
+
+// ffnBackward is ∂L/∂Z for out = LN(Z + FFN(Z)), given dOut = ∂L/∂out.
+func ffnBackward(norm *LayerNorm, ffn *FeedForward, nt *LayerNormTrace, ft *FeedForwardTrace, dOut *mat.Dense) *mat.Dense {
+	dZ := norm.Backward(nt, dOut)
+	dZ.Add(dZ, ffn.Backward(ft, dZ))
+	return dZ
+}
+
+// selfAttentionBackward is ∂L/∂X for Z = LN(X + MultiHead(X, X, X)), given dZ: the
+// residual's share, the queries' and the keys' and values'.
+func selfAttentionBackward(norm *LayerNorm, att *MultiHeadAttention, nt *LayerNormTrace, at *MultiHeadTrace, dZ *mat.Dense) *mat.Dense {
+	dX := norm.Backward(nt, dZ)
+	dq, dkv := att.Backward(at, dX)
+	dX.Add(dX, dq)
+	dX.Add(dX, dkv)
+	return dX
 }
 
 // TrainStep takes one optimiser step on pairs (source ids, labels ending in <eos>):

@@ -386,36 +386,27 @@ func (p pytorchCell) cell(kind string, in int, rng *rand.Rand) models.Cell {
 		}
 		return out
 	}
-	set := func(dst *models.Param, src *mat.Dense) { dst.Value.Copy(src) }
-	setB := func(dst *models.Param, v []float64) { copy(dst.Value.RawRowView(0), v) }
+	// gate sets one gate's W_x, W_h and b from block k (b: the block's bias sum, or a
+	// part of it)
+	gate := func(k int, wxp, whp, bp *models.Param, b []float64) {
+		wxp.Value.Copy(wx(k))
+		whp.Value.Copy(wh(k))
+		copy(bp.Value.RawRowView(0), b)
+	}
 	switch kind {
 	case KindGRU: // blocks r, z, n; reset-after, so b_hn = bias_hh's n block stays inside R ⊙ (·)
 		c := models.NewGRUResetAfter(in, h, rng)
-		set(c.Wxr, wx(0))
-		set(c.Whr, wh(0))
-		setB(c.Br, sum(0))
-		set(c.Wxz, wx(1))
-		set(c.Whz, wh(1))
-		setB(c.Bz, sum(1))
-		set(c.Wxh, wx(2))
-		set(c.Whh, wh(2))
-		setB(c.Bh, bias(p.bih, 2))
-		setB(c.Bhn, bias(p.bhh, 2))
+		gate(0, c.Wxr, c.Whr, c.Br, sum(0))
+		gate(1, c.Wxz, c.Whz, c.Bz, sum(1))
+		gate(2, c.Wxh, c.Whh, c.Bh, bias(p.bih, 2))
+		copy(c.Bhn.Value.RawRowView(0), bias(p.bhh, 2))
 		return c
 	case KindLSTM: // blocks i, f, g (= C̃), o
 		c := models.NewLSTM(in, h, rng)
-		set(c.Wxi, wx(0))
-		set(c.Whi, wh(0))
-		setB(c.Bi, sum(0))
-		set(c.Wxf, wx(1))
-		set(c.Whf, wh(1))
-		setB(c.Bf, sum(1))
-		set(c.Wxc, wx(2))
-		set(c.Whc, wh(2))
-		setB(c.Bc, sum(2))
-		set(c.Wxo, wx(3))
-		set(c.Who, wh(3))
-		setB(c.Bo, sum(3))
+		gate(0, c.Wxi, c.Whi, c.Bi, sum(0))
+		gate(1, c.Wxf, c.Whf, c.Bf, sum(1))
+		gate(2, c.Wxc, c.Whc, c.Bc, sum(2))
+		gate(3, c.Wxo, c.Who, c.Bo, sum(3))
 		return c
 	}
 	act := models.ActTanh
@@ -423,9 +414,7 @@ func (p pytorchCell) cell(kind string, in int, rng *rand.Rand) models.Cell {
 		act = models.ActReLU
 	}
 	c := models.NewRNN(in, h, act, rng)
-	set(c.Wxh, wx(0))
-	set(c.Whh, wh(0))
-	setB(c.Bh, sum(0))
+	gate(0, c.Wxh, c.Whh, c.Bh, sum(0))
 	return c
 }
 

@@ -219,24 +219,43 @@ func (s *Server) exportModel(w http.ResponseWriter, r *http.Request, l *lessons.
 	return m, done, true
 }
 
+// queryStep is the query's step= (0 when absent), or a 400 and false.
+func queryStep(w http.ResponseWriter, r *http.Request) (int, bool) {
+	raw := r.URL.Query().Get("step")
+	if raw == "" {
+		return 0, true
+	}
+	step, err := strconv.Atoi(raw)
+	if err != nil || step < 0 {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("step must be a whole number from 0 up, got %.20q", raw))
+		return 0, false
+	}
+	return step, true
+}
+
+// exportCompute is exportModel's model and a compute slot to run it in: release gives
+// back the slot, done the memory (after release).
+func (s *Server) exportCompute(w http.ResponseWriter, r *http.Request, l *lessons.Lesson, extra int) (m sim.Model, done, release func(), ok bool) {
+	m, done, ok = s.exportModel(w, r, l, extra)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	if release, ok = s.acquire(w, r); !ok {
+		done()
+		return nil, nil, nil, false
+	}
+	return m, done, release, true
+}
+
 // exportView is the view an export draws: exportModel's model stepped to the query's
 // step, or to its last when toEnd (an animation runs through every step).
 func (s *Server) exportView(w http.ResponseWriter, r *http.Request, l *lessons.Lesson, toEnd bool, extra int) (v exports.View, done func(), ok bool) {
-	step := 0
-	if raw := r.URL.Query().Get("step"); raw != "" {
-		var err error
-		if step, err = strconv.Atoi(raw); err != nil || step < 0 {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("step must be a whole number from 0 up, got %.20q", raw))
-			return v, nil, false
-		}
-	}
-	m, done, ok := s.exportModel(w, r, l, extra)
+	step, ok := queryStep(w, r)
 	if !ok {
 		return v, nil, false
 	}
-	release, ok := s.acquire(w, r)
+	m, done, release, ok := s.exportCompute(w, r, l, extra)
 	if !ok {
-		done()
 		return v, nil, false
 	}
 	if toEnd {

@@ -42,15 +42,11 @@ func (s *Server) plotExport(w http.ResponseWriter, r *http.Request) {
 	}
 	// A PNG's canvas counts against the memory of lesson runs while it is drawn, like
 	// the model.
-	m, done, ok := s.exportModel(w, r, l, figures.CanvasBytes(format, opts))
+	m, done, release, ok := s.exportCompute(w, r, l, figures.CanvasBytes(format, opts))
 	if !ok {
 		return
 	}
 	defer done()
-	release, ok := s.acquire(w, r)
-	if !ok {
-		return
-	}
 	defer release()
 	body, err := figures.Draw(figureOf(p, m), format, opts)
 	if err != nil {

@@ -31,23 +31,15 @@ func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("lesson %s has no model to download for PyTorch", l.Slug))
 		return
 	}
-	step := 0
-	if raw := r.URL.Query().Get("step"); raw != "" {
-		var err error
-		if step, err = strconv.Atoi(raw); err != nil || step < 0 {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("step must be a whole number from 0 up, got %.20q", raw))
-			return
-		}
+	step, ok := queryStep(w, r)
+	if !ok {
+		return
 	}
-	m, done, ok := s.exportModel(w, r, l, pytorchFileBytes)
+	m, done, release, ok := s.exportCompute(w, r, l, pytorchFileBytes)
 	if !ok {
 		return
 	}
 	defer done()
-	release, ok := s.acquire(w, r)
-	if !ok {
-		return
-	}
 	var f lessons.PyTorchFile
 	var err error
 	switch pm := lessons.Unwrap(m).(type) {

@@ -165,17 +165,7 @@ func (rs *roomSet) closeAll(wait time.Duration) bool {
 	for _, r := range all {
 		r.end(websocket.CloseGoingAway, "the server is shutting down")
 	}
-	done := make(chan struct{})
-	go func() { // ends when the last follower's connection does
-		rs.conns.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return true
-	case <-time.After(wait):
-		return false
-	}
+	return waitAtMost(&rs.conns, wait)
 }
 
 // count is how many rooms are open.

@@ -685,9 +685,15 @@ func (set *sessionSet) closeAll(wait time.Duration) bool {
 		ss.closeWith(websocket.CloseGoingAway, "the server is shutting down")
 	}
 	set.mu.Unlock()
+	return waitAtMost(&set.wg, wait)
+}
+
+// waitAtMost waits for wg at most wait, and reports whether wg's count reached zero;
+// the goroutine it starts ends when the count does.
+func waitAtMost(wg *sync.WaitGroup, wait time.Duration) bool {
 	done := make(chan struct{})
-	go func() { // ends when the last session does
-		set.wg.Wait()
+	go func() {
+		wg.Wait()
 		close(done)
 	}()
 	select {

@@ -166,16 +166,26 @@ func (m *FillBlank) pass(batch []data.BlankSentence) blankPass {
 // each sentence's blank, drawing the batch from rng. It returns the loss and the
 // share of blanks filled right.
 func (m *FillBlank) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
+	return trainBlankBatch(rng, m.Params(), m.opt, func(batch []data.BlankSentence) (float64, int, int) {
+		loss, hits := m.lossGrad(batch)
+		return loss, len(batch), hits
+	})
+}
+
+// trainBlankBatch is one minibatch of opt on blankBatch sentences drawn from rng, the
+// gradient clipped at blankClip: lossGrad returns the batch's mean loss, how many
+// predictions it averages and how many are right, and adds the gradient to ps. It
+// returns the loss and the share right.
+func trainBlankBatch(rng *rand.Rand, ps models.Params, opt models.Optimizer, lossGrad func([]data.BlankSentence) (loss float64, n, hits int)) (loss, accuracy float64) {
 	batch := make([]data.BlankSentence, blankBatch)
 	for b := range batch {
 		batch[b] = data.DrawBlankSentence(rng)
 	}
-	ps := m.Params()
 	ps.ZeroGrad()
-	loss, hits := m.lossGrad(batch)
+	loss, n, hits := lossGrad(batch)
 	models.ClipGradNorm(ps, blankClip)
-	m.opt.Step(ps)
-	return loss, float64(hits) / float64(len(batch))
+	opt.Step(ps)
+	return loss, float64(hits) / float64(n)
 }
 
 // lossGrad returns L = mean over batch of −log ŷ[y] at each blank and how many blanks

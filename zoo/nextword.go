@@ -123,16 +123,10 @@ func (m *NextWord) lossGrad(batch []data.BlankSentence) (loss float64, n, hits i
 // training sentences drawn from rng, and returns that loss and the share of next
 // words predicted right — with the whole sentence in the input, as in training.
 func (m *NextWord) TrainStep(rng *rand.Rand) (loss, accuracy float64) {
-	batch := make([]data.BlankSentence, blankBatch)
-	for b := range batch {
-		batch[b] = data.DrawBlankSentence(rng)
-	}
-	ps := m.Params()
-	ps.ZeroGrad()
-	sum, n, hits := m.lossGrad(batch)
-	models.ClipGradNorm(ps, blankClip)
-	m.opt.Step(ps)
-	return sum / float64(n), float64(hits) / float64(n)
+	return trainBlankBatch(rng, m.Params(), m.opt, func(batch []data.BlankSentence) (float64, int, int) {
+		sum, n, hits := m.lossGrad(batch)
+		return sum / float64(n), n, hits
+	})
 }
 
 // Outputs returns the output ŷ_t at every step t = 1 … T (index t−1) of the sentence

@@ -82,19 +82,29 @@ func f4(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 // gruTrainSteps minibatches (gru-<task>-<variant>.safetensors).
 func trainGRUs(dir string, o Options) error {
 	steps := o.steps(gruTrainSteps)
-	o.logf("%-9s %-12s %8s %8s %8s  %s", "task", "variant", "loss", "acc", "final", "gates")
+	return trainPerTask(o, "variant", "gates", len(gruVariants), func(task *data.Task, ti, vi int) (Meta, float64, string, error) {
+		seed, variant := gruSeed(ti, vi), gruVariants[vi]
+		m := NewGRUClassifier(task, variant, seed)
+		meta, loss, err := trainSaved(dir, checkpointFile(task.Name, variant), m, seed, steps, lossOf(m),
+			func() Meta { return gruCheckpointMeta(m, seed, steps) })
+		return meta, loss, variant, err
+	})
+}
+
+// trainPerTask trains, for every task, n classifiers: train(task, its index, k) trains
+// and saves the k-th and returns its metadata, final loss and name. It logs each one's
+// accuracies and the metadata's key.
+func trainPerTask(o Options, kindHeader, key string, n int, train func(task *data.Task, ti, k int) (Meta, float64, string, error)) error {
+	o.logf("%-9s %-12s %8s %8s %8s  %s", "task", kindHeader, "loss", "acc", "final", key)
 	for ti, task := range data.Tasks {
-		for vi, variant := range gruVariants {
+		for k := range n {
 			start := time.Now()
-			seed := gruSeed(ti, vi)
-			m := NewGRUClassifier(task, variant, seed)
-			meta, loss, err := trainSaved(dir, checkpointFile(task.Name, variant), m, seed, steps, lossOf(m),
-				func() Meta { return gruCheckpointMeta(m, seed, steps) })
+			meta, loss, name, err := train(task, ti, k)
 			if err != nil {
 				return err
 			}
-			o.logf("%-9s %-12s %8.4f %8s %8s  %s  (%.1fs)", task.Name, variant, loss,
-				meta["accuracy"], meta["final_accuracy"], meta["gates"], since(start))
+			o.logf("%-9s %-12s %8.4f %8s %8s  %s  (%.1fs)", task.Name, name, loss,
+				meta["accuracy"], meta["final_accuracy"], meta[key], since(start))
 		}
 	}
 	return nil
@@ -217,22 +227,13 @@ func trainPeepholes(dir string, o Options) error {
 // trainSeqKinds trains per task a classifier of each kind, from seed(task, kind).
 func trainSeqKinds(dir string, o Options, kinds []seqKind, seedOf func(task, kind int) uint64) error {
 	steps := o.steps(lstmTrainSteps)
-	o.logf("%-9s %-5s %8s %8s %8s  %s", "task", "cell", "loss", "acc", "final", "max |C_t|")
-	for ti, task := range data.Tasks {
-		for ci, c := range kinds {
-			start := time.Now()
-			seed := seedOf(ti, ci)
-			m := c.make(task, seed)
-			meta, loss, err := trainSaved(dir, c.file(task.Name), m, seed, steps, lossOf(m),
-				func() Meta { return seqCheckpointMeta(m, seed, steps) })
-			if err != nil {
-				return err
-			}
-			o.logf("%-9s %-5s %8.4f %8s %8s  %s  (%.1fs)", task.Name, c.name, loss,
-				meta["accuracy"], meta["final_accuracy"], meta["c_max"], since(start))
-		}
-	}
-	return nil
+	return trainPerTask(o, "cell", "c_max", len(kinds), func(task *data.Task, ti, ci int) (Meta, float64, string, error) {
+		seed, c := seedOf(ti, ci), kinds[ci]
+		m := c.make(task, seed)
+		meta, loss, err := trainSaved(dir, c.file(task.Name), m, seed, steps, lossOf(m),
+			func() Meta { return seqCheckpointMeta(m, seed, steps) })
+		return meta, loss, c.name, err
+	})
 }
 
 // deepSeed is the fixed training seed of the market model of cell kind k (index
