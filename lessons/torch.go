@@ -101,6 +101,8 @@ var pyTorchModels = map[string]pyTorch{
 		`The GRU stack cannot be downloaded: its cells are the lectures' form (the reset gate before \(W_{hh}\)), which <code>nn.GRU</code> does not compute.`, []string{nnScript}},
 	"birnn": {`The bidirectional model, as <code>torch.nn.RNN</code> with <code>bidirectional=True</code> (<code>rnn.*</code>, the backward direction's tensors ending in <code>_reverse</code>), and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>, which reads \([\overrightarrow{H}_t, \overleftarrow{H}_t]\) at the blank's \(t\)); PyTorch's output at \(t\) is \([\overrightarrow{H}_t, \overleftarrow{H}_t]\). Not the unidirectional model beside it.`, []string{nnScript}},
 	"rnn":   {`The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`, []string{nnScript}},
+	"transformer": {`The Transformer the page runs (the one trained with or without the mask, as the switch says), as <code>torch.nn.Embedding</code>, <code>nn.Linear</code> and <code>nn.LayerNorm</code> modules named <code>src_embedding</code>, <code>encoder.{l}.self_attn.W_Q</code> …, <code>decoder.{l}.cross_attn.W_O</code>, <code>linear1</code>, <code>norm3</code>, <code>out</code>. ` +
+		`An attention's <code>W_Q</code> is \([W_1^Q \dots W_h^Q]\) as one <code>nn.Linear</code> without bias, head \(i\)'s \(d_k\) rows after head \(i-1\)'s, as in <code>nn.MultiheadAttention</code>. The attention itself is written out: <code>nn.MultiheadAttention</code> always divides by \(\sqrt{d_k}\), and the page can switch that off.`, []string{transformerScript}},
 }
 
 //go:embed pytorch/*.py
@@ -120,6 +122,8 @@ func PyTorchScripts(slug string) []string { return pyTorchModels[slug].scripts }
 // pyTorchIntros say what each script does, as trusted HTML above it on the page.
 var pyTorchIntros = map[string]string{
 	nnScript: `These five lines (with <code>pip install torch safetensors</code>) load it and print \(H_t\) at the page's step, the numbers the page shows:`,
+
+	transformerScript: `These lines (with <code>pip install torch safetensors</code>) rebuild the model, load it, and run the encoder over the source \(x\) and the decoder over \(\langle bos\rangle, \hat y_1, \dots, \hat y_{t'-1}\), with \(M\) and \(s = 1/\sqrt{d_k}\) as the page's switches say; <code>H</code> is \(P(y_{t'} \mid \hat y_{&lt;t'}, x)\) at the page's step \(t'\), the softmax the page shows, over the \(V'\) target tokens:`,
 }
 
 // PyTorchIntro is what script does, as trusted HTML.

@@ -162,9 +162,9 @@ func (a *MultiHeadAttention) Backward(tr *MultiHeadTrace, dOut *mat.Dense) (dXq,
 	return dXq, dXkv
 }
 
-// layerNormEps keeps 1/√(σ² + ε) finite for a row whose entries are all equal (the
+// LayerNormEps, ε, keeps 1/√(σ² + ε) finite for a row whose entries are all equal (the
 // usual 10⁻⁵ of torch.nn.LayerNorm).
-const layerNormEps = 1e-5
+const LayerNormEps = 1e-5
 
 // LayerNorm is layer normalisation over each row x (one position) of width d:
 //
@@ -216,7 +216,7 @@ func (ln *LayerNorm) Forward(x *mat.Dense) *LayerNormTrace {
 			variance += (v - mean) * (v - mean)
 		}
 		variance /= float64(d)
-		inv := 1 / math.Sqrt(variance+layerNormEps)
+		inv := 1 / math.Sqrt(variance+LayerNormEps)
 		tr.InvStd[r] = inv
 		norm, out := tr.Norm.RawRowView(r), tr.Out.RawRowView(r)
 		for j, v := range row {

@@ -495,15 +495,8 @@ func ExportStack(layers [][]models.Cell, head *models.Dense) ([]*Tensor, Archite
 		if in != D*h {
 			return nil, arch, fmt.Errorf("torchload: the head reads %d numbers; the top layer gives D·h = %d", in, D*h)
 		}
-		w := &Tensor{Name: ExportHead + "weight", Shape: []int{V, in}, Dtype: F64, Data: make([]float64, V*in)}
-		for v := range V {
-			for i := range in {
-				w.Data[v*in+i] = head.W.Value.At(i, v)
-			}
-		}
-		b := &Tensor{Name: ExportHead + "bias", Shape: []int{V}, Dtype: F64, Data: slices.Clone(head.B.Value.RawRowView(0))}
-		ts = append(ts, w, b)
-		arch.Head, arch.HeadName = []int{V, in}, w.Name
+		ts = append(ts, Linear(ExportHead, head)...)
+		arch.Head, arch.HeadName = []int{V, in}, ExportHead+"weight"
 	}
 	for _, t := range ts {
 		if err := checkFinite(t); err != nil {
@@ -517,7 +510,7 @@ func ExportStack(layers [][]models.Cell, head *models.Dense) ([]*Tensor, Archite
 // exportCell is one cell's four tensors, named with the suffix sfx ("_l0",
 // "_l1_reverse"), and its kind.
 func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
-	d, h := cell.InputSize(), cell.HiddenSize()
+	h := cell.HiddenSize()
 	var arch Architecture
 	var wx, wh []*mat.Dense // per gate block, in PyTorch's order
 	var bih, bhh [][]float64
@@ -563,17 +556,6 @@ func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 		return nil, "", fmt.Errorf("a %T has no PyTorch module", cell)
 	}
 	G := len(wx)
-	stack := func(name string, blocks []*mat.Dense, cols int) *Tensor {
-		t := &Tensor{Name: ExportPrefix + name, Shape: []int{G * h, cols}, Dtype: F64, Data: make([]float64, G*h*cols)}
-		for k, b := range blocks {
-			for j := range h { // row k·h+j of the stack is column j of block k
-				for i := range cols {
-					t.Data[(k*h+j)*cols+i] = b.At(i, j)
-				}
-			}
-		}
-		return t
-	}
 	concat := func(name string, parts [][]float64) *Tensor {
 		t := &Tensor{Name: ExportPrefix + name, Shape: []int{G * h}, Dtype: F64}
 		for _, p := range parts {
@@ -581,7 +563,7 @@ func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 		}
 		return t
 	}
-	ts := []*Tensor{stack("weight_ih"+sfx, wx, d), stack("weight_hh"+sfx, wh, h), concat("bias_ih"+sfx, bih), concat("bias_hh"+sfx, bhh)}
+	ts := []*Tensor{LinearWeight(ExportPrefix+"weight_ih"+sfx, wx...), LinearWeight(ExportPrefix+"weight_hh"+sfx, wh...), concat("bias_ih"+sfx, bih), concat("bias_hh"+sfx, bhh)}
 	return ts, arch.Kind, nil
 }
 
