@@ -99,8 +99,9 @@ var pyTorchModels = map[string]pyTorch{
 	"lstm": {`The LSTM classifier, as <code>torch.nn.LSTM</code> (<code>rnn.*</code>, gate blocks in PyTorch's order \(I, F, \tilde C, O\)) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>); not the GRU and RNN beside it. A clamped gate is refused.`, []string{nnScript}},
 	"deep-rnn": {`The stack of \(L\) layers, as <code>torch.nn.RNN</code> or <code>torch.nn.LSTM</code> with <code>num_layers = L</code> (<code>rnn.*</code>), and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>, \(\hat x_{t+1}\) and \(o_t\)); the inputs are the days' moves \(x_t\), and PyTorch's output is the top layer's \(H_t^{(L)}\). ` +
 		`The GRU stack cannot be downloaded: its cells are the lectures' form (the reset gate before \(W_{hh}\)), which <code>nn.GRU</code> does not compute.`, []string{nnScript}},
-	"birnn": {`The bidirectional model, as <code>torch.nn.RNN</code> with <code>bidirectional=True</code> (<code>rnn.*</code>, the backward direction's tensors ending in <code>_reverse</code>), and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>, which reads \([\overrightarrow{H}_t, \overleftarrow{H}_t]\) at the blank's \(t\)); PyTorch's output at \(t\) is \([\overrightarrow{H}_t, \overleftarrow{H}_t]\). Not the unidirectional model beside it.`, []string{nnScript}},
-	"rnn":   {`The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`, []string{nnScript}},
+	"birnn":     {`The bidirectional model, as <code>torch.nn.RNN</code> with <code>bidirectional=True</code> (<code>rnn.*</code>, the backward direction's tensors ending in <code>_reverse</code>), and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>, which reads \([\overrightarrow{H}_t, \overleftarrow{H}_t]\) at the blank's \(t\)); PyTorch's output at \(t\) is \([\overrightarrow{H}_t, \overleftarrow{H}_t]\). Not the unidirectional model beside it.`, []string{nnScript}},
+	"sentiment": {`Both classifiers on their one \(E\): \(E\) as <code>torch.nn.Embedding</code> (<code>embedding.weight</code>, row \(v\) word \(v\)'s vector), the average model's \(W, b\) and the GRU's read-out \(W_{ya}, b_y\) as <code>torch.nn.Linear</code> (<code>avg.*</code>, <code>out.*</code>), and the GRU, the lectures' form, which no <code>torch.nn.GRU</code> computes, as its gate blocks in PyTorch's layout and order \(r, z, \tilde h\): <code>gru.weight_ih_l0</code> \([W_{xr}; W_{xz}; W_{xh}]\), <code>gru.weight_hh_l0</code> and <code>gru.bias_l0</code>, for a cell written in four lines.`, []string{sentimentScript}},
+	"rnn":       {`The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`, []string{nnScript}},
 }
 
 //go:embed pytorch/*.py
@@ -119,7 +120,8 @@ func PyTorchScripts(slug string) []string { return pyTorchModels[slug].scripts }
 
 // pyTorchIntros say what each script does, as trusted HTML above it on the page.
 var pyTorchIntros = map[string]string{
-	nnScript: `These five lines (with <code>pip install torch safetensors</code>) load it and print \(H_t\) at the page's step, the numbers the page shows:`,
+	sentimentScript: `This script writes the lectures' GRU cell in torch, loads the rest into <code>torch.nn</code> modules, reads the review and prints the page's numbers at its step: \(a^{\langle t \rangle}\), then \(P(\text{positive})\) of the GRU and of the average of the first \(t\) words, and the vote \(v^{\langle t \rangle}\):`,
+	nnScript:        `These five lines (with <code>pip install torch safetensors</code>) load it and print \(H_t\) at the page's step, the numbers the page shows:`,
 }
 
 // PyTorchIntro is what script does, as trusted HTML.
@@ -205,9 +207,7 @@ func (p PyTorchModel) File(step int) (PyTorchFile, error) {
 		return PyTorchFile{}, err
 	}
 	T := p.Steps()
-	if step == 0 || step > T { // before the first step or past the last: the whole input's H_T
-		step = T
-	}
+	step = exportStep(step, T)
 	mod := pytorchModule[arch.Kind]
 	options := map[string]any{}
 	_ = json.Unmarshal([]byte(mod.Options), &options)

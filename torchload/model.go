@@ -506,15 +506,8 @@ func ExportStack(layers [][]models.Cell, head *models.Dense) ([]*Tensor, Archite
 		if in != D*h {
 			return nil, arch, fmt.Errorf("torchload: the head reads %d numbers; the top layer gives D·h = %d", in, D*h)
 		}
-		w := &Tensor{Name: ExportHead + "weight", Shape: []int{V, in}, Dtype: F64, Data: make([]float64, V*in)}
-		for v := range V {
-			for i := range in {
-				w.Data[v*in+i] = head.W.Value.At(i, v)
-			}
-		}
-		b := &Tensor{Name: ExportHead + "bias", Shape: []int{V}, Dtype: F64, Data: slices.Clone(head.B.Value.RawRowView(0))}
-		ts = append(ts, w, b)
-		arch.Head, arch.HeadName = []int{V, in}, w.Name
+		ts = append(ts, Linear(ExportHead, head)...)
+		arch.Head, arch.HeadName = []int{V, in}, ExportHead + "weight"
 	}
 	for _, t := range ts {
 		if err := checkFinite(t); err != nil {
@@ -528,7 +521,7 @@ func ExportStack(layers [][]models.Cell, head *models.Dense) ([]*Tensor, Archite
 // exportCell is one cell's four tensors, named with the suffix sfx ("_l0",
 // "_l1_reverse"), and its kind.
 func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
-	d, h := cell.InputSize(), cell.HiddenSize()
+	h := cell.HiddenSize()
 	var arch Architecture
 	var wx, wh []*mat.Dense // per gate block, in PyTorch's order
 	var bih, bhh [][]float64
@@ -573,27 +566,46 @@ func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 	default:
 		return nil, "", fmt.Errorf("a %T has no PyTorch module", cell)
 	}
-	G := len(wx)
-	stack := func(name string, blocks []*mat.Dense, cols int) *Tensor {
-		t := &Tensor{Name: ExportPrefix + name, Shape: []int{G * h, cols}, Dtype: F64, Data: make([]float64, G*h*cols)}
-		for k, b := range blocks {
-			for j := range h { // row k·h+j of the stack is column j of block k
-				for i := range cols {
-					t.Data[(k*h+j)*cols+i] = b.At(i, j)
-				}
+	ts := []*Tensor{Stacked(ExportPrefix+"weight_ih"+sfx, wx...), Stacked(ExportPrefix+"weight_hh"+sfx, wh...),
+		Concat(ExportPrefix+"bias_ih"+sfx, bih...), Concat(ExportPrefix+"bias_hh"+sfx, bhh...)}
+	return ts, arch.Kind, nil
+}
+
+// Stacked is PyTorch's layout of the blocks W_k (each in×h, multiplied from the right
+// as X W_k): the 2-D tensor [W_1ᵀ; W_2ᵀ; …] of K·h rows, in columns, row k·h+j being
+// column j of block k. One block is torch.nn.Linear's weight, Wᵀ; a GRU's three
+// (r, z, n) or an LSTM's four (i, f, g, o) are weight_ih_l0 or weight_hh_l0.
+func Stacked(name string, blocks ...*mat.Dense) *Tensor {
+	in, h := blocks[0].Dims()
+	K := len(blocks)
+	t := &Tensor{Name: name, Shape: []int{K * h, in}, Dtype: F64, Data: make([]float64, K*h*in)}
+	for k, b := range blocks {
+		if r, c := b.Dims(); r != in || c != h {
+			panic(fmt.Sprintf("torchload: %s: block %d is %d×%d, block 0 %d×%d", name, k, r, c, in, h))
+		}
+		for j := range h {
+			for i := range in {
+				t.Data[(k*h+j)*in+i] = b.At(i, j)
 			}
 		}
-		return t
 	}
-	concat := func(name string, parts [][]float64) *Tensor {
-		t := &Tensor{Name: ExportPrefix + name, Shape: []int{G * h}, Dtype: F64}
-		for _, p := range parts {
-			t.Data = append(t.Data, p...)
-		}
-		return t
+	return t
+}
+
+// Concat is the 1-D tensor of the parts one after another (a stack of gate biases).
+func Concat(name string, parts ...[]float64) *Tensor {
+	t := &Tensor{Name: name, Dtype: F64}
+	for _, p := range parts {
+		t.Data = append(t.Data, p...)
 	}
-	ts := []*Tensor{stack("weight_ih"+sfx, wx, d), stack("weight_hh"+sfx, wh, h), concat("bias_ih"+sfx, bih), concat("bias_hh"+sfx, bhh)}
-	return ts, arch.Kind, nil
+	t.Shape = []int{len(t.Data)}
+	return t
+}
+
+// Linear is d as torch.nn.Linear's state_dict under prefix ("out."): weight = Wᵀ
+// [out, in] and bias [out], so that weight @ x + bias is our x W + b.
+func Linear(prefix string, d *models.Dense) []*Tensor {
+	return []*Tensor{Stacked(prefix+"weight", d.W.Value), Concat(prefix+"bias", d.B.Value.RawRowView(0))}
 }
 
 // WriteSafetensors encodes ts (1-D or 2-D) as a float64 safetensors file with meta as

@@ -275,9 +275,7 @@ func checkPyTorchProgram(t *testing.T, ts *httptest.Server, slug, query, name st
 	if !slices.Contains(lessons.PyTorchScripts(slug), meta["script"]) || meta["lesson"] != slug || meta["format"] != "pt" {
 		t.Errorf("metadata script %q, lesson %q, format %q", meta["script"], meta["lesson"], meta["format"])
 	}
-	q, _ := url.ParseQuery(query)
-	step, _ := strconv.Atoi(q.Get("step"))
-	f := pageProgram(t, slug, query, step)
+	f := pageProgram(t, slug, query, queryStep(query))
 	if meta["step"] != strconv.Itoa(f.Step) || meta["script"] != f.Script || f.Step < 1 || len(f.H) == 0 {
 		t.Errorf("metadata step %s, the page's %d, %d numbers", meta["step"], f.Step, len(f.H))
 	}
