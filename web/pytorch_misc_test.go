@@ -3,9 +3,11 @@ package web
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -121,4 +123,67 @@ func queryStep(query string) int {
 	q, _ := url.ParseQuery(query)
 	step, _ := strconv.Atoi(q.Get("step"))
 	return step
+}
+
+// TestModelSafetensorsEmbeddings: the embeddings page's file, its tables put back into
+// a models.SkipGram and a models.GloVe by their names, gives the page's scores and loss
+// of the step's pair and the cosines of the typed word's neighbours in both spaces.
+func TestModelSafetensorsEmbeddings(t *testing.T) {
+	_, ts := newCatalogServer(t)
+	for _, c := range []struct{ query, bench string }{
+		{"sentence=the+boy+eats+the+apple&word=apple&negatives=3&step=6", "embeddings"},
+		{"method=GloVe&trained=3&word=he", "embeddings-glove"}, // the page's own GloVe, at the last pair
+	} {
+		tensors, meta := checkPyTorchProgram(t, ts, "embeddings", c.query, c.bench)
+		f := named(tensors)
+		if len(f) != 6 {
+			t.Errorf("%d tensors, want 6", len(f))
+		}
+		V, d := f["embedding.weight"].Shape[0], f["embedding.weight"].Shape[1]
+		sg := models.NewSkipGram(V, d, rand.New(rand.NewPCG(9, 9)))
+		gl := models.NewGloVe(V, d, rand.New(rand.NewPCG(9, 9)))
+		setEmbedding(t, &models.Embedding{E: sg.E}, f["embedding.weight"])
+		setEmbedding(t, &models.Embedding{E: sg.Theta}, f["context.weight"])
+		setEmbedding(t, &models.Embedding{E: gl.E}, f["glove.embedding.weight"])
+		setEmbedding(t, &models.Embedding{E: gl.Theta}, f["glove.context.weight"])
+		var negs []int
+		if err := json.Unmarshal([]byte(meta["negatives"]), &negs); err != nil {
+			t.Fatal(err)
+		}
+		centre, _ := strconv.Atoi(meta["c"])
+		context, _ := strconv.Atoi(meta["t"])
+		word, _ := strconv.Atoi(meta["word"])
+		var got []float64
+		for _, w := range append([]int{context}, negs...) {
+			got = append(got, sg.Score(centre, w))
+		}
+		L, err := sg.Loss([]models.SkipGramExample{{Centre: centre, Context: context, Negatives: negs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, L)
+		for _, E := range []*mat.Dense{sg.E.Value, gl.Final()} {
+			for _, n := range models.Nearest(E, E.RawRowView(word), 8, word) {
+				got = append(got, n.Cosine)
+			}
+		}
+		closeTo(t, "embeddings H", got, pageProgram(t, "embeddings", c.query, queryStep(c.query)).H)
+		if strings.Contains(c.query, "GloVe") {
+			continue
+		}
+		// the shared GloVe's biases too, b_i of word i and b′_j of word j: its J on X
+		for _, b := range []struct {
+			p    *models.Param
+			name string
+		}{{gl.B, "glove.bias"}, {gl.BC, "glove.context_bias"}} {
+			if x := f[b.name]; x == nil || !slices.Equal(x.Shape, []int{V}) {
+				t.Fatalf("%s: %v, want [%d]", b.name, x, V)
+			}
+			b.p.Value.Copy(mat.NewDense(V, 1, f[b.name].Data))
+		}
+		shared, _ := zoo.SharedGloVe()
+		J, _ := gl.Loss(shared.Entries)
+		want, _ := shared.Loss(shared.Entries)
+		closeTo(t, "GloVe's J", []float64{J}, []float64{want})
+	}
 }

@@ -139,7 +139,8 @@ func pageModel(t *testing.T, slug, query string) lessons.PyTorchModel {
 	return lessons.Unwrap(pageBuild(t, slug, query)).(lessons.PyTorchExporter).PyTorch()
 }
 
-// pageBuild builds lesson slug's model from query, as the page does.
+// pageBuild builds lesson slug's model from query, as the page does (trained=N
+// replayed).
 func pageBuild(t *testing.T, slug, query string) sim.Model {
 	t.Helper()
 	for _, l := range lessons.Catalog() {
@@ -154,6 +155,11 @@ func pageBuild(t *testing.T, slug, query string) sim.Model {
 		m, err := l.Build(v)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if n, _ := strconv.Atoi(q.Get("trained")); n > 0 { // trained on the page: replayed, as the export does
+			if err := sim.Replay(t.Context(), nil, m, n); err != nil {
+				t.Fatal(err)
+			}
 		}
 		return m
 	}
