@@ -187,3 +187,38 @@ func TestModelSafetensorsEmbeddings(t *testing.T) {
 		closeTo(t, "GloVe's J", []float64{J}, []float64{want})
 	}
 }
+
+// TestModelSafetensorsCaptioning: the captioning page's file, its tensors put back into
+// a models.Captioner of the metadata's approach by their names, writes the caption
+// greedily to the page's own x, h⁽ᵗ⁾ and ŷ⁽ᵗ⁾ at its step, for each approach.
+func TestModelSafetensorsCaptioning(t *testing.T) {
+	_, ts := newCatalogServer(t)
+	for _, c := range []struct{ query, bench string }{
+		{"approach=1&step=3", "captioning-1"},
+		{"approach=2&image=green+square+2+2&step=2", "captioning-2"},
+		{"approach=3", "captioning-3"}, // the last step: ŷ puts <eos> first
+	} {
+		tensors, meta := checkPyTorchProgram(t, ts, "captioning", c.query, c.bench)
+		f := named(tensors)
+		if len(f) != 8 {
+			t.Errorf("%d tensors, want 8", len(f))
+		}
+		a, _ := strconv.Atoi(meta["approach"])
+		m := zoo.NewCaptionModel(models.CaptionApproach(a), 99)
+		setLinear(t, m.Encoder, f, "encoder.")
+		setEmbedding(t, m.Embed, f["embedding.weight"])
+		setLectureGRU(t, m.Decoder, f, "decoder.")
+		setLinear(t, m.Out, f, "out.")
+		var v []float64
+		if err := json.Unmarshal([]byte(meta["image"]), &v); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := m.Greedy(v, zoo.CaptionMaxSteps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := pageProgram(t, "captioning", c.query, queryStep(c.query))
+		st := tr.Steps[page.Step-1]
+		closeTo(t, "captioning H", slices.Concat(tr.X, st.Decoder.Next.H.RawRowView(0), st.Probs), page.H)
+	}
+}
