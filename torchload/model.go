@@ -507,7 +507,7 @@ func ExportStack(layers [][]models.Cell, head *models.Dense) ([]*Tensor, Archite
 			return nil, arch, fmt.Errorf("torchload: the head reads %d numbers; the top layer gives D·h = %d", in, D*h)
 		}
 		ts = append(ts, Linear(ExportHead, head)...)
-		arch.Head, arch.HeadName = []int{V, in}, ExportHead + "weight"
+		arch.Head, arch.HeadName = []int{V, in}, ExportHead+"weight"
 	}
 	for _, t := range ts {
 		if err := checkFinite(t); err != nil {

@@ -11,9 +11,9 @@ vocab, approach = json.loads(meta["vocab"]), int(meta["approach"])  # 1: h⁽⁰
 with torch.no_grad():
     x = torch.tanh(enc(torch.tensor(json.loads(meta["image"]), dtype=torch.float64)))  # x = tanh(v W_v + b_v)
     h = torch.zeros_like(x) if approach == 2 else x  # h⁽⁰⁾
-    y = vocab.index("<bos>")  # y⁽⁰⁾
+    y, caption = vocab.index("<bos>"), []  # y⁽⁰⁾
     for t in range(int(meta["step"])):  # greedy, up to the page's step: each step feeds back its most probable word
         i = E(torch.tensor(y)) if approach == 1 else torch.cat([E(torch.tensor(y)), x])  # i⁽ᵗ⁾ = e(y⁽ᵗ⁻¹⁾), or [e(y⁽ᵗ⁻¹⁾); x]
         h = gru(i, h); P = torch.softmax(out(h), -1); y = int(P.argmax())  # h⁽ᵗ⁾, ŷ⁽ᵗ⁾ and y⁽ᵗ⁾
-        print(vocab[y], end=" ")
-H = torch.cat([x, h, P]); print(H)  # x, h⁽ᵗ⁾ and ŷ⁽ᵗ⁾ at the page's step t
+        caption.append(vocab[y])
+print(*caption); H = torch.cat([x, h, P]); print(H)  # x, h⁽ᵗ⁾ and ŷ⁽ᵗ⁾ at the page's step t
