@@ -16,8 +16,8 @@ const embeddingsScript = "embeddings.py"
 
 // PyTorchFile is the page's two embeddings as torch.nn.Embedding weights (a row per
 // word, as E is): skip-gram's E and Θ (embedding.weight, context.weight), and GloVe's
-// e, θ, b and b′ (glove.embedding.weight, glove.context.weight, glove.bias,
-// glove.context_bias: the shared model, or the page's own once it trains GloVe). The
+// θ_i, e_j, b_i and b′_j, named by their symbols (glove.theta.weight, glove.e.weight,
+// glove.b, glove.b_prime: the shared model, or the page's own once it trains GloVe). The
 // metadata holds the words, the step's pair (c, t) and negatives n_i, and the typed
 // word. H is what the page shows: the step's scores σ(θ_tᵀe_c), σ(θ_{n_i}ᵀe_c) and its
 // loss L, then the cosines of the typed word's embedNeighbours nearest neighbours in
@@ -32,10 +32,10 @@ func (e *embedModel) PyTorchFile(step int) (PyTorchFile, error) {
 	ts := []*torchload.Tensor{
 		embeddingTensor("embedding.weight", &models.Embedding{E: e.m.E}),
 		embeddingTensor("context.weight", &models.Embedding{E: e.m.Theta}),
-		embeddingTensor("glove.embedding.weight", &models.Embedding{E: glove.E}),
-		embeddingTensor("glove.context.weight", &models.Embedding{E: glove.Theta}),
-		torchload.Concat("glove.bias", glove.B.Value.RawMatrix().Data),
-		torchload.Concat("glove.context_bias", glove.BC.Value.RawMatrix().Data),
+		embeddingTensor("glove.theta.weight", &models.Embedding{E: glove.Theta}),
+		embeddingTensor("glove.e.weight", &models.Embedding{E: glove.E}),
+		torchload.Concat("glove.b", glove.B.Value.RawMatrix().Data),
+		torchload.Concat("glove.b_prime", glove.BC.Value.RawMatrix().Data),
 	}
 	p, negs := e.pairs[step-1], e.negatives[step-1]
 	var H []float64

@@ -92,7 +92,8 @@ func TestModelSafetensorsSentiment(t *testing.T) {
 	_, ts := newCatalogServer(t)
 	for _, c := range []struct{ query, bench string }{
 		{"review=good+%2C+not+bad&step=4", "sentiment"},
-		{"", "sentiment-default"}, // the default review, at its last word
+		{"", "sentiment-default"},                 // the default review, at its last word
+		{"trained=3&step=2", "sentiment-trained"}, // trained on the page from the seed (its first phase)
 	} {
 		tensors, meta := checkPyTorchProgram(t, ts, "sentiment", c.query, c.bench)
 		f := named(tensors)
@@ -144,8 +145,8 @@ func TestModelSafetensorsEmbeddings(t *testing.T) {
 		gl := models.NewGloVe(V, d, rand.New(rand.NewPCG(9, 9)))
 		setEmbedding(t, &models.Embedding{E: sg.E}, f["embedding.weight"])
 		setEmbedding(t, &models.Embedding{E: sg.Theta}, f["context.weight"])
-		setEmbedding(t, &models.Embedding{E: gl.E}, f["glove.embedding.weight"])
-		setEmbedding(t, &models.Embedding{E: gl.Theta}, f["glove.context.weight"])
+		setEmbedding(t, &models.Embedding{E: gl.E}, f["glove.e.weight"])
+		setEmbedding(t, &models.Embedding{E: gl.Theta}, f["glove.theta.weight"])
 		var negs []int
 		if err := json.Unmarshal([]byte(meta["negatives"]), &negs); err != nil {
 			t.Fatal(err)
@@ -175,7 +176,7 @@ func TestModelSafetensorsEmbeddings(t *testing.T) {
 		for _, b := range []struct {
 			p    *models.Param
 			name string
-		}{{gl.B, "glove.bias"}, {gl.BC, "glove.context_bias"}} {
+		}{{gl.B, "glove.b"}, {gl.BC, "glove.b_prime"}} {
 			if x := f[b.name]; x == nil || !slices.Equal(x.Shape, []int{V}) {
 				t.Fatalf("%s: %v, want [%d]", b.name, x, V)
 			}

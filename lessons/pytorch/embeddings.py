@@ -6,7 +6,7 @@ c, t, n = (torch.tensor(json.loads(meta[k])) for k in ("c", "t", "negatives"))  
 e_c, θ = E(c), Θ(torch.cat([t[None], n]))  # e_c; θ_t, then the θ_{n_i}
 s = torch.sigmoid(θ @ e_c)  # P(y = 1 | c, ·) = σ(θᵀ e_c): the bars
 L = -torch.nn.functional.logsigmoid(θ[0] @ e_c) - torch.nn.functional.logsigmoid(-θ[1:] @ e_c).sum()  # the example's loss
-glove = (f.get_tensor("glove.embedding.weight") + f.get_tensor("glove.context.weight")) / 2  # GloVe's (e_w + θ_w)/2
+glove = (f.get_tensor("glove.e.weight") + f.get_tensor("glove.theta.weight")) / 2  # GloVe's (e_w + θ_w)/2
 w, K = int(meta["word"]), int(meta["neighbours"])  # the typed word and how many neighbours the page lists
 def nearest(V):  # the K words of largest sim(e_v, e_w) = cos φ, w itself left out
     cos = torch.nn.functional.cosine_similarity(V, V[w][None]); cos[w] = -2
