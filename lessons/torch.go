@@ -99,8 +99,11 @@ var pyTorchModels = map[string]pyTorch{
 	"lstm": {`The LSTM classifier, as <code>torch.nn.LSTM</code> (<code>rnn.*</code>, gate blocks in PyTorch's order \(I, F, \tilde C, O\)) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>); not the GRU and RNN beside it. A clamped gate is refused.`, []string{nnScript}},
 	"deep-rnn": {`The stack of \(L\) layers, as <code>torch.nn.RNN</code> or <code>torch.nn.LSTM</code> with <code>num_layers = L</code> (<code>rnn.*</code>), and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>, \(\hat x_{t+1}\) and \(o_t\)); the inputs are the days' moves \(x_t\), and PyTorch's output is the top layer's \(H_t^{(L)}\). ` +
 		`The GRU stack cannot be downloaded: its cells are the lectures' form (the reset gate before \(W_{hh}\)), which <code>nn.GRU</code> does not compute.`, []string{nnScript}},
-	"birnn": {`The bidirectional model, as <code>torch.nn.RNN</code> with <code>bidirectional=True</code> (<code>rnn.*</code>, the backward direction's tensors ending in <code>_reverse</code>), and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>, which reads \([\overrightarrow{H}_t, \overleftarrow{H}_t]\) at the blank's \(t\)); PyTorch's output at \(t\) is \([\overrightarrow{H}_t, \overleftarrow{H}_t]\). Not the unidirectional model beside it.`, []string{nnScript}},
-	"rnn":   {`The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`, []string{nnScript}},
+	"birnn":      {`The bidirectional model, as <code>torch.nn.RNN</code> with <code>bidirectional=True</code> (<code>rnn.*</code>, the backward direction's tensors ending in <code>_reverse</code>), and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>, which reads \([\overrightarrow{H}_t, \overleftarrow{H}_t]\) at the blank's \(t\)); PyTorch's output at \(t\) is \([\overrightarrow{H}_t, \overleftarrow{H}_t]\). Not the unidirectional model beside it.`, []string{nnScript}},
+	"sentiment":  {`Both classifiers on their one \(E\): \(E\) as <code>torch.nn.Embedding</code> (<code>embedding.weight</code>, row \(v\) word \(v\)'s vector), the average model's \(W, b\) and the GRU's read-out \(W_{ya}, b_y\) as <code>torch.nn.Linear</code> (<code>avg.*</code>, <code>out.*</code>), and the GRU, the lectures' form, which no <code>torch.nn.GRU</code> computes, as its gate blocks in PyTorch's layout and order \(r, z, \tilde h\): <code>gru.weight_ih_l0</code> \([W_{xr}^\top; W_{xz}^\top; W_{xh}^\top]\), <code>gru.weight_hh_l0</code> and <code>gru.bias_l0</code>, for a cell written in four lines.`, []string{sentimentScript}},
+	"captioning": {`The captioner of the approach the page shows: the encoder's \(W_v, b_v\) and the output layer as <code>torch.nn.Linear</code> (<code>encoder.*</code>, <code>out.*</code>), the word vectors \(e(y)\) as <code>torch.nn.Embedding</code> (<code>embedding.weight</code>), and the GRU decoder, the lectures' form, which no <code>torch.nn.GRU</code> computes, as its gate blocks in PyTorch's layout and order \(r, z, \tilde h\) (<code>decoder.weight_ih_l0</code>, <code>decoder.weight_hh_l0</code>, <code>decoder.bias_l0</code>; its input is \(e(y^{(t-1)})\), or \([e(y^{(t-1)}); x]\) when \(x\) is fed at every step). The image \(v\), the approach and the vocabulary are in the metadata.`, []string{captioningScript}},
+	"embeddings": {`Both embeddings, each table as a <code>torch.nn.Embedding</code> weight (row \(w\) word \(w\)'s vector): skip-gram's \(E\) (<code>embedding.weight</code>, the \(e_w\)) and its output vectors \(\theta_w\) (<code>context.weight</code>), and GloVe's \(\theta_i\), \(e_j\), \(b_i\) and \(b'_j\) (<code>glove.theta.weight</code>, <code>glove.e.weight</code>, <code>glove.b</code>, <code>glove.b_prime</code>); the words, the step's pair \((c, t)\) and its negatives are in the metadata.`, []string{embeddingsScript}},
+	"rnn":        {`The character language model, as <code>torch.nn.RNN</code> with tanh (<code>rnn.*</code>) and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>); the inputs are the prompt and the characters it wrote.`, []string{nnScript}},
 	"transformer": {`The Transformer the page runs (the one trained with or without the mask, as the switch says), as <code>torch.nn.Embedding</code>, <code>nn.Linear</code> and <code>nn.LayerNorm</code> modules named <code>src_embedding</code>, <code>encoder.{l}.self_attn.W_Q</code> …, <code>decoder.{l}.cross_attn.W_O</code>, <code>linear1</code>, <code>norm3</code>, <code>out</code>. ` +
 		`An attention's <code>W_Q</code> is \([W_1^Q \dots W_h^Q]\) as one <code>nn.Linear</code> without bias, head \(i\)'s \(d_k\) rows after head \(i-1\)'s, as in <code>nn.MultiheadAttention</code>. The attention itself is written out: <code>nn.MultiheadAttention</code> always divides by \(\sqrt{d_k}\), and the page can switch that off.`, []string{transformerScript}},
 }
@@ -121,8 +124,10 @@ func PyTorchScripts(slug string) []string { return pyTorchModels[slug].scripts }
 
 // pyTorchIntros say what each script does, as trusted HTML above it on the page.
 var pyTorchIntros = map[string]string{
-	nnScript: `These five lines (with <code>pip install torch safetensors</code>) load it and print \(H_t\) at the page's step, the numbers the page shows:`,
-
+	sentimentScript:   `This script writes the lectures' GRU cell in torch, loads the rest into <code>torch.nn</code> modules, reads the review and prints the page's numbers at its step: \(a^{\langle t \rangle}\), then \(P(\text{positive})\) of the GRU and of the average of the first \(t\) words, and the vote \(v^{\langle t \rangle}\):`,
+	captioningScript:  `This script encodes the image, \(x = \tanh(v W_v + b_v)\), and writes the caption greedily with the lectures' GRU cell up to the page's step \(t\), printing the words and then \(x\), \(h^{(t)}\) and the next-word distribution \(\hat y^{(t)}\), the page's numbers:`,
+	embeddingsScript:  `This script scores the page's pair \((c, t)\) and its negatives, \(\sigma(\theta^\top e_c)\), and the example's loss \(L\), and lists the typed word's nearest neighbours by cosine in skip-gram's \(e_w\) and GloVe's \((e_w + \theta_w)/2\), the numbers of the bars and of the neighbours table:`,
+	nnScript:          `These five lines (with <code>pip install torch safetensors</code>) load it and print \(H_t\) at the page's step, the numbers the page shows:`,
 	transformerScript: `These lines (with <code>pip install torch safetensors</code>) rebuild the model, load it, and run the encoder over the source \(x\) and the decoder over \(\langle bos\rangle, \hat y_1, \dots, \hat y_{t'-1}\), with \(M\) and \(s = 1/\sqrt{d_k}\) as the page's switches say; <code>H</code> is \(P(y_{t'} \mid \hat y_{&lt;t'}, x)\) at the page's step \(t'\), the softmax the page shows, over the \(V'\) target tokens:`,
 }
 
@@ -209,9 +214,7 @@ func (p PyTorchModel) File(step int) (PyTorchFile, error) {
 		return PyTorchFile{}, err
 	}
 	T := p.Steps()
-	if step == 0 || step > T { // before the first step or past the last: the whole input's H_T
-		step = T
-	}
+	step = exportStep(step, T)
 	mod := pytorchModule[arch.Kind]
 	options := map[string]any{}
 	_ = json.Unmarshal([]byte(mod.Options), &options)

@@ -31,6 +31,16 @@ func LinearWeight(name string, blocks ...*mat.Dense) *Tensor {
 	return t
 }
 
+// Concat is the 1-D tensor of the parts one after another (a stack of gate biases).
+func Concat(name string, parts ...[]float64) *Tensor {
+	t := &Tensor{Name: name, Dtype: F64}
+	for _, p := range parts {
+		t.Data = append(t.Data, p...)
+	}
+	t.Shape = []int{len(t.Data)}
+	return t
+}
+
 // Vector is p's one row as a 1-D tensor: a bias, or a layer norm's γ or β.
 func Vector(name string, p *models.Param) *Tensor {
 	return &Tensor{Name: name, Shape: []int{p.Value.RawMatrix().Cols}, Dtype: F64, Data: slices.Clone(p.Value.RawRowView(0))}

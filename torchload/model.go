@@ -555,15 +555,8 @@ func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 	default:
 		return nil, "", fmt.Errorf("a %T has no PyTorch module", cell)
 	}
-	G := len(wx)
-	concat := func(name string, parts [][]float64) *Tensor {
-		t := &Tensor{Name: ExportPrefix + name, Shape: []int{G * h}, Dtype: F64}
-		for _, p := range parts {
-			t.Data = append(t.Data, p...)
-		}
-		return t
-	}
-	ts := []*Tensor{LinearWeight(ExportPrefix+"weight_ih"+sfx, wx...), LinearWeight(ExportPrefix+"weight_hh"+sfx, wh...), concat("bias_ih"+sfx, bih), concat("bias_hh"+sfx, bhh)}
+	ts := []*Tensor{LinearWeight(ExportPrefix+"weight_ih"+sfx, wx...), LinearWeight(ExportPrefix+"weight_hh"+sfx, wh...),
+		Concat(ExportPrefix+"bias_ih"+sfx, bih...), Concat(ExportPrefix+"bias_hh"+sfx, bhh...)}
 	return ts, arch.Kind, nil
 }
 

@@ -139,7 +139,8 @@ func pageModel(t *testing.T, slug, query string) lessons.PyTorchModel {
 	return lessons.Unwrap(pageBuild(t, slug, query)).(lessons.PyTorchExporter).PyTorch()
 }
 
-// pageBuild builds lesson slug's model from query, as the page does.
+// pageBuild builds lesson slug's model from query, as the page does (trained=N
+// replayed).
 func pageBuild(t *testing.T, slug, query string) sim.Model {
 	t.Helper()
 	for _, l := range lessons.Catalog() {
@@ -154,6 +155,11 @@ func pageBuild(t *testing.T, slug, query string) sim.Model {
 		m, err := l.Build(v)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if n, _ := strconv.Atoi(q.Get("trained")); n > 0 { // trained on the page: replayed, as the export does
+			if err := sim.Replay(t.Context(), nil, m, n); err != nil {
+				t.Fatal(err)
+			}
 		}
 		return m
 	}
@@ -275,9 +281,7 @@ func checkPyTorchProgram(t *testing.T, ts *httptest.Server, slug, query, name st
 	if !slices.Contains(lessons.PyTorchScripts(slug), meta["script"]) || meta["lesson"] != slug || meta["format"] != "pt" {
 		t.Errorf("metadata script %q, lesson %q, format %q", meta["script"], meta["lesson"], meta["format"])
 	}
-	q, _ := url.ParseQuery(query)
-	step, _ := strconv.Atoi(q.Get("step"))
-	f := pageProgram(t, slug, query, step)
+	f := pageProgram(t, slug, query, stepOfQuery(query))
 	if meta["step"] != strconv.Itoa(f.Step) || meta["script"] != f.Script || f.Step < 1 || len(f.H) == 0 {
 		t.Errorf("metadata step %s, the page's %d, %d numbers", meta["step"], f.Step, len(f.H))
 	}
