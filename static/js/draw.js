@@ -2,10 +2,11 @@
 // panels/), the step readouts and transport, the training control and the facts, all
 // once per animation frame however many messages arrived (schedule).
 import { view } from "./store.js";
-import { fmt, fact, token, passAt } from "./panels/common.js";
 import { readContract, panelView } from "./contract.js";
 import { $, $$, tid } from "./dom.js";
 import { wentLive } from "./state.js";
+import { drawTraining } from "./training.js";
+import { facts, readout, position } from "./readout.js";
 import * as heatmap from "./panels/heatmap.js";
 import * as bars from "./panels/bars.js";
 import * as line from "./panels/line.js";
@@ -23,7 +24,6 @@ import * as tree from "./panels/tree.js";
 import * as scene from "./panels/scene.js";
 
 export const DRAW = { heatmap, bars, line, graph, tokens, topk, ngrams, table, scatter, alignment, encdec, topks, samples, tree, scene };
-const LONG_FACT_CHARS = 60; // a fact's value longer than this is a sentence: it goes last, on its own line
 
 // findPanels lists the page's panels with what the templates say about each.
 export function findPanels() {
@@ -102,87 +102,4 @@ export function createDraw({ store, state, panels, showError }) {
   });
   for (const p of panels) if (p.canvas) resized.observe(p.canvas.parentElement);
   return { schedule, afterDraw: (f) => extra.push(f) };
-}
-
-// drawTraining draws the training control: progress, status, the Train/Stop button and
-// the note on a model trained by another kind of machine.
-function drawTraining(store, state) {
-  const prog = tid("train-progress");
-  if (!prog) return;
-  const t = store.train;
-  prog.max = t.of || 1; prog.value = t.done || 0;
-  const status = tid("train-status");
-  if (t.running) status.textContent = (state.replayTo ? "training again, as the URL says: " : "") + `${t.done} / ${t.of}` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
-  else if (t.done) status.textContent = `trained ${store.trained || t.done} steps` + (t.loss !== undefined ? ` · loss ${fmt(t.loss)}` : "");
-  const elsewhere = tid("trained-elsewhere");
-  const foreign = state.trainedOn !== "" && state.trainedOn !== state.machine;
-  elsewhere.hidden = !foreign;
-  if (foreign) elsewhere.textContent = `The shared view's model was trained on a server that rounds differently (${describeMachine(state.trainedOn)}) and is trained again here (${describeMachine(state.machine)}). ` +
-    "Processors and builds differ in fused multiply-adds and in exp and log, so the two models differ slightly: " +
-    "after a few hundred steps beyond the digits shown here, after a thousand steps from random weights in about the fourth digit.";
-  const button = tid("train");
-  button.textContent = t.running ? "Stop" : "Train";
-  button.dataset.cmd = t.running ? "stop" : "train";
-}
-
-// facts lists the lesson's facts (sim.Fact: a label in the lecture's words, a value)
-// as term/value pairs under a heading; long values (sentences) go last.
-function facts(dl, list, heading) {
-  if (!dl) return;
-  const items = [], long = [];
-  for (const f of list || []) {
-    const v = f.value;
-    if (v === null || v === undefined || typeof v === "object") continue;
-    const dt = document.createElement("dt"), dd = document.createElement("dd");
-    dt.textContent = f.label;
-    dd.textContent = typeof v === "number" ? fact(v, !!f.measured) : typeof v === "boolean" ? (v ? "yes" : "no") : v.length === 1 ? token(v) : String(v);
-    if (dd.textContent.length > LONG_FACT_CHARS) { dd.className = "long"; long.push(dt, dd); } else items.push(dt, dd);
-  }
-  items.push(...long); // sentences after the numbers
-  if (!items.length) { dl.replaceChildren(); return; }
-  if (!heading) { dl.replaceChildren(...items); return; }
-  const h = document.createElement("dt");
-  h.className = "head"; h.textContent = heading;
-  dl.replaceChildren(h, document.createElement("dd"), ...items);
-}
-
-// readout writes the transport's position: the scrubber's step of its steps (the
-// URL's step=), and, when the model's steps are not simply t = 1..T, first the pass and
-// its own index, "backward pass, t = 15 / 30" or "pipeline, tokens (3 / 7)", with the
-// scrubber's step small under it.
-// The scrubber's aria-valuetext says the same, so a screen reader hears the pass and its
-// t rather than the bare step number.
-function readout(store) {
-  tid("step").textContent = String(store.step);
-  tid("steps").textContent = String(store.steps);
-  const pass = tid("pass-readout"), of = tid("step-of"), scrubber = tid("scrubber");
-  const where = position(store), plain = where === null;
-  of.dataset.plain = String(plain);
-  if (plain) {
-    pass.replaceChildren(Object.assign(document.createElement("i"), { textContent: "t" }), " = ");
-    scrubber.setAttribute("aria-valuetext", `t = ${store.step} / ${store.steps}`);
-    return;
-  }
-  pass.textContent = where;
-  scrubber.setAttribute("aria-valuetext", `${where}, step ${store.step} / ${store.steps}`);
-}
-
-// position is where the scrubber's step falls in the model's passes, "backward pass,
-// t = 15 / 30" or "pipeline, tokens (3 / 7)", or null when the steps are simply
-// t = 1..T.
-function position(store) {
-  const passes = store.passes || [];
-  const plain = passes.length <= 1 && !passes[0]?.name && !passes[0]?.stages && (passes[0]?.index || "t") === "t";
-  if (plain) return null;
-  const at = passAt({ passes }, store.step);
-  if (!at) return "before the first step";
-  const p = at.pass, name = p.name ? `${p.name}, ` : "";
-  if (p.stages) return `${name}${p.stages[at.k - 1]}${p.steps > 1 ? ` (${at.k} / ${p.steps})` : ""}`;
-  return `${name}${p.index || "step"} = ${at.index} / ${at.of}`;
-}
-
-// describeMachine writes a trained_on value ("arm64-c8506759") for people.
-function describeMachine(m) {
-  const [arch, fp] = m.split("-");
-  return fp ? `${arch}, arithmetic ${fp}` : arch;
 }

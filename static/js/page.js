@@ -12,6 +12,8 @@
 //   exports.js    the panels' export menus and the figure pack: the page's state, downloaded
 //   upload.js     the yours page's drop box: the student's own model file, sent to the page's session
 //   draw.js       every panel and readout, once per animation frame
+//   readout.js    the facts and the transport's position, in words
+//   training.js   the training control: progress, status, Train/Stop
 //   links.js      ties the equations' symbols to the panels
 //   a11y.js       the drawings in words (labels, tables) and the announcer, the one live region
 import { connect } from "./socket.js";
