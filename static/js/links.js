@@ -26,9 +26,8 @@
 import { fmt, token, hasTimeAxis, nowTime, backward, timeOf, zoomOf } from "./panels/common.js";
 import { view } from "./store.js";
 import { lessonContract, lessonView } from "./contract.js";
+import { $$, tid } from "./dom.js";
 
-const $$ = (sel) => [...document.querySelectorAll(sel)];
-const tid = (id) => document.querySelector(`[data-testid="${id}"]`);
 const READOUT_VALUES = 32; // values listed for a hovered symbol; h = 64 would fill the column
 const READOUT_TOP = 5; // a probability vector's entries named in the readout: a glance (the panels show more)
 const SUM_TOLERANCE = 1e-4; // a softmax sent as float32 sums to 1 within rounding, even over a few hundred entries

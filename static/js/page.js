@@ -15,6 +15,7 @@
 //   readout.js    the facts and the transport's position, in words
 //   training.js   the training control: progress, status, Train/Stop
 //   links.js      ties the equations' symbols to the panels
+//   room.js       the page's part in a room (roomui.js shows it)
 //   a11y.js       the drawings in words (labels, tables) and the announcer, the one live region
 import { connect } from "./socket.js";
 import { createStore, applySnapshot, applyFrame, applyTrain, gaps } from "./store.js";

@@ -35,6 +35,7 @@
 import { connect } from "./socket.js";
 import { wsURL } from "./url.js";
 import { tid } from "./dom.js";
+import { createUI } from "./roomui.js";
 
 const STORE = "unroll.room"; // sessionStorage: this tab's room, {code, role: "lead" | "explorer", join, fork}
 
@@ -213,108 +214,4 @@ export function open(root, handlers) {
   }
   document.body.dataset.room = mine.role || "none";
   return proxy;
-}
-
-// createUI finds the room slot's parts (templates/join.templ) and says what happens.
-function createUI(slot) {
-  const $t = (id) => slot?.querySelector(`[data-testid="${id}"]`);
-  const panel = $t("room-panel"), bar = $t("room-bar"), banner = $t("room-banner");
-  const say = (el, text) => { if (el) el.textContent = text; };
-  let join = null, counts = "";
-  const actions = {};
-
-  function showPanel(open) {
-    if (!panel) return;
-    panel.hidden = !open;
-    bar.hidden = open;
-    document.body.dataset.roomPanel = open ? "open" : "closed";
-  }
-  function chooseHost(i) {
-    const link = join.join[i] || join.join[0];
-    const a = $t("room-url");
-    a.href = link.url; a.textContent = link.url.replace(/^https?:\/\//, "");
-    $t("room-qr").src = link.qr_svg;
-  }
-  function banner_(text, explore, back) {
-    banner.hidden = false;
-    say($t("room-banner-text"), text);
-    $t("room-explore").hidden = !explore;
-    $t("room-back").hidden = !back;
-  }
-  return {
-    bind(a) {
-      Object.assign(actions, a);
-      $t("room-start")?.addEventListener("click", () => actions.startRoom());
-      $t("room-hide")?.addEventListener("click", () => showPanel(false));
-      $t("room-show")?.addEventListener("click", () => showPanel(true));
-      $t("room-end")?.addEventListener("click", () => actions.endRoom());
-      $t("room-explore")?.addEventListener("click", () => actions.explore());
-      $t("room-back")?.addEventListener("click", () => actions.back());
-      $t("room-hosts")?.addEventListener("change", (e) => chooseHost(Number(e.target.value)));
-    },
-    lead(mine, open) {
-      if (!slot) return;
-      join = mine.join || { code: mine.code, join: [] };
-      $t("room-start").hidden = true;
-      say($t("room-code"), mine.code);
-      const hosts = $t("room-hosts");
-      hosts.replaceChildren(...join.join.map((l, i) => new Option(l.host, String(i))));
-      $t("room-hosts-label").hidden = join.join.length < 2;
-      if (join.join.length) chooseHost(0);
-      const warn = $t("room-loopback");
-      warn.hidden = !join.loopback_only;
-      if (join.loopback_only) {
-        warn.textContent = join.hint
-          ? `This server listens on this computer only: students cannot reach it. Start it with “${join.hint}” to teach on the hall's network or a hotspot.`
-          : "This computer has no network address: join the lecture hall's Wi-Fi or start a hotspot, then start the class again.";
-      }
-      say($t("room-bar-text"), `Class ${mine.code}`);
-      showPanel(open);
-    },
-    follower() {
-      banner_("Following the instructor, live.", true, false);
-      document.body.dataset.roomFollowing = "live";
-    },
-    explorer(code) {
-      $t("room-start").hidden = true; // a student's page starts no class
-      banner_(`Exploring on your own (class ${code}).`, false, true);
-    },
-    news(m, role) {
-      counts = `${m.following} following · ${m.exploring} exploring on their own`;
-      if (role === "lead") {
-        say($t("room-counts"), counts);
-        say($t("room-bar-text"), `Class ${m.code}: ${counts}`);
-        slot.dataset.following = String(m.following);
-        slot.dataset.exploring = String(m.exploring);
-      } else if (role === "follower") {
-        const away = m.instructor === "away";
-        banner_(away ? "The instructor is reconnecting…" : "Following the instructor, live.", true, false);
-        banner.dataset.instructor = m.instructor;
-      }
-    },
-    connection(status) { // a follower's own connection
-      if (status === "retry") banner_("Reconnecting to the class…", true, false);
-    },
-    ended(why, role) {
-      if (!slot) return;
-      const text = why.charAt(0).toUpperCase() + why.slice(1) + (why.endsWith(".") ? "" : "."); // the server's reason is a sentence
-      if (role === "lead") {
-        showPanel(false);
-        bar.hidden = false;
-        say($t("room-bar-text"), text);
-        $t("room-show").hidden = true;
-        $t("room-start").hidden = false;
-      } else if (role) {
-        banner_(text, role === "follower", false);
-        $t("room-explore").textContent = "Keep exploring on my own";
-        banner.dataset.instructor = "ended";
-      }
-      slot.dataset.ended = why;
-    },
-    problem(text) {
-      bar.hidden = false;
-      say($t("room-bar-text"), `The class could not start: ${text}.`);
-      $t("room-show").hidden = true;
-    },
-  };
 }
