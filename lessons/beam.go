@@ -77,7 +77,9 @@ type beamModel struct {
 
 	pathLogProbs [][]float64 // log P(· | ŷ_<t) for t = 1..|ŷ|
 	toy          *models.ToyDistribution
-	about        map[string]any // facts about the model
+	tr           *zoo.Translator // the translator searched (shared, read-only); nil for the toy
+	src          []int           // the source x the translator reads; nil for the toy
+	about        map[string]any  // facts about the model
 	// beamOf searches again with another width (the export plot).
 	beamOf func(k int) *models.BeamResult
 }
@@ -177,7 +179,7 @@ func buildBeamTrained(sentence, target string, maxLen, k int, alpha float64) (*b
 		return nil, fmt.Errorf("source sentence x: %v", err)
 	}
 	words := tr.Tgt.List()
-	m := &beamModel{mode: beamTrained, words: words,
+	m := &beamModel{mode: beamTrained, words: words, tr: tr, src: src,
 		cfg: models.SearchConfig{BOS: models.BosID, EOS: models.EosID, MaxLen: min(maxLen, tr.Task.MaxOutput), BeamSize: k, Alpha: alpha}}
 	target = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(target), models.EosToken))
 	if target != "" {
@@ -642,33 +644,47 @@ func (m *beamModel) At(t int) sim.Frame {
 	}
 }
 
-// ranking lists the hypotheses the beam ended with, best score first.
-func (m *beamModel) ranking() string {
-	const shown = 5 // enough to see what α re-ranks
+// beamRanked is how many of the hypotheses the beam ended with the last step lists:
+// enough to see what α re-ranks.
+const beamRanked = 5
+
+// ranked is the beamRanked best hypotheses the beam ended with, finished or capped,
+// best score first, and how many more there are.
+func (m *beamModel) ranked() ([]models.Hypothesis, int) {
 	hyps := append(slices.Clone(m.res.Finished), m.res.Capped...)
 	slices.SortStableFunc(hyps, func(a, b models.Hypothesis) int { return compareDesc(a.Score, b.Score) })
+	n := min(beamRanked, len(hyps))
+	return hyps[:n], len(hyps) - n
+}
+
+// ranking lists the hypotheses the beam ended with, best score first.
+func (m *beamModel) ranking() string {
+	hyps, more := m.ranked()
 	var parts []string
-	for _, h := range hyps[:min(shown, len(hyps))] {
+	for _, h := range hyps {
 		end := ""
 		if !h.Finished {
 			end = ", capped at Tₘₐₓ"
 		}
 		parts = append(parts, fmt.Sprintf("%s: %s/%d^%g = %s%s", m.sentence(h.Tokens), beamNum(h.LogProb), h.Length, m.cfg.Alpha, beamNum(h.Score), end))
 	}
-	if len(hyps) > shown {
-		parts = append(parts, fmt.Sprintf("%d more", len(hyps)-shown))
+	if more > 0 {
+		parts = append(parts, fmt.Sprintf("%d more", more))
 	}
 	return strings.Join(parts, " · ")
 }
 
 // path writes the words from the root to node id.
-func (m *beamModel) path(id int) string {
+func (m *beamModel) path(id int) string { return m.sentence(m.pathIDs(id)) }
+
+// pathIDs is the tokens from the root to node id, y_1 … y_t.
+func (m *beamModel) pathIDs(id int) []int {
 	var ids []int
 	for ; id > 0; id = m.nodes[id].Parent {
 		ids = append(ids, m.nodes[id].Token)
 	}
 	slices.Reverse(ids)
-	return m.sentence(ids)
+	return ids
 }
 
 // widthSeries is the score of the best hypothesis against the beam width k, with

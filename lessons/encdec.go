@@ -152,12 +152,7 @@ func buildEncDec(v sim.Values) (sim.Model, error) {
 	}
 	switch {
 	case m.layers > 1:
-		stacked := m.tr.Stack // the bundled L-layer model
-		if stacked == nil {
-			// the bundled architecture with L layers a side, its weights drawn from the seed
-			stacked = models.NewStackedSeq2Seq(m.tr.Model.Config, m.layers)
-		}
-		if m.stack, err = stacked.FreeRun(m.src, m.tr.Task.MaxOutput); err != nil {
+		if m.stack, err = stackOf(m.tr, m.layers).FreeRun(m.src, m.tr.Task.MaxOutput); err != nil {
 			return nil, err
 		}
 		m.run = m.stack.DecodeTrace
@@ -170,6 +165,16 @@ func buildEncDec(v sim.Values) (sim.Model, error) {
 		m.tr = m.tr.WithoutWeights() // 1.7 MB a session need not keep: the run is all the page shows
 	}
 	return m, nil
+}
+
+// stackOf is the L-layer model of encDecWeights' translator tr: the bundled one, or for
+// untrained weights the bundled architecture with L layers a side, its weights drawn
+// from the seed of tr's one-layer model.
+func stackOf(tr *zoo.Translator, L int) *models.StackedSeq2Seq {
+	if tr.Stack != nil {
+		return tr.Stack
+	}
+	return models.NewStackedSeq2Seq(tr.Model.Config, L)
 }
 
 // layerStates is the heatmap's "state" at one step, one row per layer (bottom first),

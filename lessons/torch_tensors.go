@@ -1,6 +1,8 @@
 package lessons
 
 import (
+	"strconv"
+
 	"unroll/models"
 	"unroll/torchload"
 )
@@ -10,14 +12,21 @@ import (
 // weight_ih_l0 = [W_xrᵀ; W_xzᵀ; W_xhᵀ] (3h×d), weight_hh_l0 = [W_hrᵀ; W_hzᵀ; W_hhᵀ]
 // (3h×h) and bias_l0 = [b_r, b_z, b_h] (3h), blocks in PyTorch's order r, z, n.
 func lectureGRUTensors(prefix string, c *models.GRU) []*torchload.Tensor {
+	return lectureGRULayer(prefix, 0, c)
+}
+
+// lectureGRULayer is lectureGRUTensors for layer k of a stack: weight_ih_l{k},
+// weight_hh_l{k} and bias_l{k}.
+func lectureGRULayer(prefix string, k int, c *models.GRU) []*torchload.Tensor {
 	if c.ResetAfter() {
 		panic("lessons: lectureGRUTensors of a reset-after GRU: export it as torch.nn.GRU")
 	}
 	row := func(p *models.Param) []float64 { return p.Value.RawRowView(0) }
+	l := "_l" + strconv.Itoa(k)
 	return []*torchload.Tensor{
-		torchload.LinearWeight(prefix+"weight_ih_l0", c.Wxr.Value, c.Wxz.Value, c.Wxh.Value),
-		torchload.LinearWeight(prefix+"weight_hh_l0", c.Whr.Value, c.Whz.Value, c.Whh.Value),
-		torchload.Concat(prefix+"bias_l0", row(c.Br), row(c.Bz), row(c.Bh)),
+		torchload.LinearWeight(prefix+"weight_ih"+l, c.Wxr.Value, c.Wxz.Value, c.Wxh.Value),
+		torchload.LinearWeight(prefix+"weight_hh"+l, c.Whr.Value, c.Whz.Value, c.Whh.Value),
+		torchload.Concat(prefix+"bias"+l, row(c.Br), row(c.Bz), row(c.Bh)),
 	}
 }
 
