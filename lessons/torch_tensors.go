@@ -8,17 +8,14 @@ import (
 // lectureGRUTensors is the lectures' GRU c (reset gate before W_hh, which no
 // torch.nn.GRU computes) in nn.GRU's layout under prefix, for a script's own cell:
 // weight_ih_l0 = [W_xrᵀ; W_xzᵀ; W_xhᵀ] (3h×d), weight_hh_l0 = [W_hrᵀ; W_hzᵀ; W_hhᵀ]
-// (3h×h) and bias_l0 = [b_r, b_z, b_h] (3h), blocks in PyTorch's order r, z, n.
+// (3h×h) and bias_l0 = [b_r, b_z, b_h] (3h), blocks in PyTorch's order r, z, n
+// (torchload.LectureCell).
 func lectureGRUTensors(prefix string, c *models.GRU) []*torchload.Tensor {
-	if c.ResetAfter() {
+	ts, err := torchload.LectureCell(prefix, "_l0", c)
+	if err != nil {
 		panic("lessons: lectureGRUTensors of a reset-after GRU: export it as torch.nn.GRU")
 	}
-	row := func(p *models.Param) []float64 { return p.Value.RawRowView(0) }
-	return []*torchload.Tensor{
-		torchload.LinearWeight(prefix+"weight_ih_l0", c.Wxr.Value, c.Wxz.Value, c.Wxh.Value),
-		torchload.LinearWeight(prefix+"weight_hh_l0", c.Whr.Value, c.Whz.Value, c.Whh.Value),
-		torchload.Concat(prefix+"bias_l0", row(c.Br), row(c.Bz), row(c.Bh)),
-	}
+	return ts
 }
 
 // exportStep is the step an export is at: the page's step t, or T, the last, for 0

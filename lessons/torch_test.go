@@ -4,8 +4,6 @@ import (
 	"io/fs"
 	"slices"
 	"testing"
-
-	"unroll/zoo"
 )
 
 // TestHasPyTorchMatchesModels: the lessons the page offers a PyTorch download on are
@@ -14,14 +12,7 @@ import (
 // file names one of its lesson's scripts, a step and the page's numbers there.
 func TestHasPyTorchMatchesModels(t *testing.T) {
 	for _, l := range Catalog() {
-		v := l.Params.Defaults()
-		switch l.Slug { // the lectures' GRU is refused until it has its script
-		case "gru":
-			v["variant"] = zoo.VariantResetAfter
-		case "deep-rnn":
-			v["cell"] = "lstm"
-		}
-		m, err := l.Build(v)
+		m, err := l.Build(l.Params.Defaults())
 		if err != nil {
 			t.Fatal(l.Slug, err)
 		}
