@@ -175,6 +175,9 @@ type bpttModel struct {
 	theta         float64
 	clipOn        string // bpttClipState or bpttClipParams
 	act           models.Activation
+	cell          *models.RNN // W_xh, W_hh, b_h, φ and α (read-only once built)
+	xs            [][]float64 // X_t, t = 1..T
+	u             []float64   // L = H_T uᵀ
 	measuredRho   float64
 	hs, dHs       [][]float64 // H_t and ∂L/∂H_t (after clipping), t = 1..T
 	gradNorm      []float64   // ‖∂L/∂H_t‖ flowing back from step t (0 where truncated)
@@ -226,6 +229,10 @@ func buildBPTT(v sim.Values) (sim.Model, error) {
 		u.Set(0, j, rng.NormFloat64())
 	}
 	u.Scale(1/mat.Norm(u, 2), u)
+	m.cell, m.u = cell, mat.Row(nil, 0, u)
+	for _, x := range xs {
+		m.xs = append(m.xs, mat.Row(nil, 0, x))
+	}
 
 	tr, err := models.Forward(cell, xs, models.State{})
 	if err != nil {

@@ -2,8 +2,10 @@ package torchload
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,6 +106,79 @@ func TestExportRefuses(t *testing.T) {
 	} {
 		if _, _, err := Export(c.cell, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want one that says %q", name, err, c.want)
+		}
+	}
+}
+
+// TestExportLecture: ExportLecture writes what no torch.nn module computes (ExportStack
+// refuses each) as LectureCell's blocks, and every parameter reads back from its block
+// (rows k·h to (k+1)·h, transposed): the lectures' reset-before GRU (its clamp is not a
+// parameter), a leaky RNN with φ = identity, and a 2-layer stack of lecture GRUs with a
+// head. LectureCell refuses what torch.nn computes.
+func TestExportLecture(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	d, h := 3, 4
+	leaky := models.NewRNN(d, h, models.ActIdentity, rng)
+	leaky.SetLeak(0.25)
+	for name, c := range map[string]struct {
+		layers [][]models.Cell
+		head   *models.Dense
+	}{
+		"lecture-gru":    {[][]models.Cell{{models.NewGRU(d, h, rng).WithClamp(models.GateClamp{Gate: "R", Value: 1})}}, nil},
+		"leaky-identity": {[][]models.Cell{{leaky}}, nil},
+		"lecture-gru-2":  {[][]models.Cell{{models.NewGRU(d, h, rng)}, {models.NewGRU(h, h, rng)}}, models.NewDense("out.", h, 2, rng)},
+	} {
+		for _, row := range c.layers { // biases too
+			for _, p := range row[0].Params() {
+				for i := range p.Value.RawMatrix().Data {
+					p.Value.RawMatrix().Data[i] = rng.NormFloat64()
+				}
+			}
+		}
+		if _, _, err := ExportStack(c.layers, c.head); err == nil {
+			t.Errorf("%s: ExportStack wrote it", name)
+		}
+		ts, err := ExportLecture(c.layers, c.head)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		file := map[string]*Tensor{}
+		for _, x := range ts {
+			file[x.Name] = x
+		}
+		want := 3*len(c.layers) + 2
+		if c.head == nil {
+			want -= 2
+		}
+		if len(file) != want {
+			t.Fatalf("%s: %d tensors, want %d", name, len(file), want)
+		}
+		for l, row := range c.layers {
+			var blocks [][3]*models.Param
+			switch cell := row[0].(type) {
+			case *models.GRU:
+				blocks = [][3]*models.Param{{cell.Wxr, cell.Whr, cell.Br}, {cell.Wxz, cell.Whz, cell.Bz}, {cell.Wxh, cell.Whh, cell.Bh}}
+			case *models.RNN:
+				blocks = [][3]*models.Param{{cell.Wxh, cell.Whh, cell.Bh}}
+			}
+			wih, whh, b := file[fmt.Sprintf("rnn.weight_ih_l%d", l)], file[fmt.Sprintf("rnn.weight_hh_l%d", l)], file[fmt.Sprintf("rnn.bias_l%d", l)]
+			if wih == nil || whh == nil || b == nil || len(b.Data) != len(blocks)*h {
+				t.Fatalf("%s: layer %d's tensors missing or misshapen in %v", name, l, ts)
+			}
+			for k, ps := range blocks {
+				if !mat.Equal(transposed(wih, k*h, (k+1)*h), ps[0].Value) || !mat.Equal(transposed(whh, k*h, (k+1)*h), ps[1].Value) ||
+					!slices.Equal(b.Data[k*h:(k+1)*h], ps[2].Value.RawRowView(0)) {
+					t.Errorf("%s: layer %d's block %d is not %s, %s, %s", name, l, k, ps[0].Name, ps[1].Name, ps[2].Name)
+				}
+			}
+		}
+		if c.head != nil && !mat.Equal(transposed(file["out.weight"], 0, 2), c.head.W.Value) {
+			t.Errorf("%s: out.weight is not the head's Wᵀ", name)
+		}
+	}
+	for _, c := range []models.Cell{models.NewGRUResetAfter(d, h, rng), models.NewLSTM(d, h, rng)} {
+		if _, err := LectureCell("rnn.", "_l0", c); err == nil {
+			t.Errorf("LectureCell wrote a %T, which torch.nn computes", c)
 		}
 	}
 }

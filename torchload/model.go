@@ -446,7 +446,8 @@ const (
 // except for a GRU's n block, whose bias_hh is b_hn (inside R ⊙ (·)).
 //
 // Refused, with a message: the lectures' GRU (reset-before: R_t multiplies H_{t-1}
-// before W_hh, which nn.GRU cannot express), a clamped gate, and a leaky RNN.
+// before W_hh, which nn.GRU cannot express), a clamped gate, and a leaky RNN
+// (ExportLecture writes those for a script).
 func Export(cell models.Cell, head *models.Dense) ([]*Tensor, Architecture, error) {
 	return ExportStack([][]models.Cell{{cell}}, head)
 }
@@ -457,6 +458,24 @@ func Export(cell models.Cell, head *models.Dense) ([]*Tensor, Architecture, erro
 // the D·h of the layer below's [→H_t, ←H_t], and the head reads the top layer's D·h.
 // Every cell must be of one kind and hidden size.
 func ExportStack(layers [][]models.Cell, head *models.Dense) ([]*Tensor, Architecture, error) {
+	return exportStack(layers, head, exportCell)
+}
+
+// ExportLecture is ExportStack for the cells no torch.nn module computes, which a
+// script writes by hand (LectureCell): the lectures' GRU (reset-before), a leaky RNN,
+// an RNN whose φ is the identity. Layer l's tensors are LectureCell(ExportPrefix,
+// "_l<l>", …); the head is an nn.Linear under ExportHead, as ExportStack's. Every cell
+// must be of one kind and hidden size, one direction or two.
+func ExportLecture(layers [][]models.Cell, head *models.Dense) ([]*Tensor, error) {
+	ts, _, err := exportStack(layers, head, func(c models.Cell, sfx string) ([]*Tensor, string, error) {
+		ts, err := LectureCell(ExportPrefix, sfx, c)
+		return ts, string(c.Kind()), err
+	})
+	return ts, err
+}
+
+// exportStack is ExportStack, each cell's tensors and kind written by cellTensors.
+func exportStack(layers [][]models.Cell, head *models.Dense, cellTensors func(models.Cell, string) ([]*Tensor, string, error)) ([]*Tensor, Architecture, error) {
 	if len(layers) == 0 || len(layers) > MaxLayers || len(layers[0]) == 0 || len(layers[0]) > 2 {
 		return nil, Architecture{}, fmt.Errorf("torchload: %d layers of %d directions; PyTorch's modules here have 1 to %d layers of 1 or 2", len(layers), len(layers[0]), MaxLayers)
 	}
@@ -479,7 +498,7 @@ func ExportStack(layers [][]models.Cell, head *models.Dense) ([]*Tensor, Archite
 			if d == 1 {
 				sfx += "_reverse"
 			}
-			cts, kind, err := exportCell(cell, sfx)
+			cts, kind, err := cellTensors(cell, sfx)
 			if err != nil {
 				return nil, arch, err
 			}
@@ -508,10 +527,11 @@ func ExportStack(layers [][]models.Cell, head *models.Dense) ([]*Tensor, Archite
 }
 
 // exportCell is one cell's four tensors, named with the suffix sfx ("_l0",
-// "_l1_reverse"), and its kind.
+// "_l1_reverse"), and its kind, for a cell that its torch.nn module computes: what
+// none computes is refused with a message.
 func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 	h := cell.HiddenSize()
-	var arch Architecture
+	var kind string
 	var wx, wh []*mat.Dense // per gate block, in PyTorch's order
 	var bih, bhh [][]float64
 	row := func(p *models.Param) []float64 { return p.Value.RawRowView(0) }
@@ -524,16 +544,14 @@ func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 		if c.Clamp() != (models.GateClamp{}) {
 			return nil, "", errors.New("this GRU has a gate clamped, which torch.nn.GRU cannot do")
 		}
-		arch.Kind = KindGRU
-		wx = []*mat.Dense{c.Wxr.Value, c.Wxz.Value, c.Wxh.Value}
-		wh = []*mat.Dense{c.Whr.Value, c.Whz.Value, c.Whh.Value}
-		bih = [][]float64{row(c.Br), row(c.Bz), row(c.Bh)}
+		kind = KindGRU
+		wx, wh, bih = gruBlocks(c)
 		bhh = [][]float64{zero, zero, row(c.Bhn)}
 	case *models.LSTM:
 		if c.Clamp() != (models.GateClamp{}) {
 			return nil, "", errors.New("this LSTM has a gate clamped, which torch.nn.LSTM cannot do")
 		}
-		arch.Kind = KindLSTM
+		kind = KindLSTM
 		wx = []*mat.Dense{c.Wxi.Value, c.Wxf.Value, c.Wxc.Value, c.Wxo.Value}
 		wh = []*mat.Dense{c.Whi.Value, c.Whf.Value, c.Whc.Value, c.Who.Value}
 		bih = [][]float64{row(c.Bi), row(c.Bf), row(c.Bc), row(c.Bo)}
@@ -544,9 +562,9 @@ func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 		}
 		switch c.Act {
 		case models.ActTanh:
-			arch.Kind = KindRNNTanh
+			kind = KindRNNTanh
 		case models.ActReLU:
-			arch.Kind = KindRNNReLU
+			kind = KindRNNReLU
 		default:
 			return nil, "", fmt.Errorf("this RNN's φ is %s; torch.nn.RNN has tanh or relu", c.Act)
 		}
@@ -557,7 +575,42 @@ func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 	}
 	ts := []*Tensor{LinearWeight(ExportPrefix+"weight_ih"+sfx, wx...), LinearWeight(ExportPrefix+"weight_hh"+sfx, wh...),
 		Concat(ExportPrefix+"bias_ih"+sfx, bih...), Concat(ExportPrefix+"bias_hh"+sfx, bhh...)}
-	return ts, arch.Kind, nil
+	return ts, kind, nil
+}
+
+// gruBlocks are a GRU's W_x·, W_h· and b· of its gates in PyTorch's order r, z, n.
+func gruBlocks(c *models.GRU) (wx, wh []*mat.Dense, b [][]float64) {
+	return []*mat.Dense{c.Wxr.Value, c.Wxz.Value, c.Wxh.Value}, []*mat.Dense{c.Whr.Value, c.Whz.Value, c.Whh.Value},
+		[][]float64{c.Br.Value.RawRowView(0), c.Bz.Value.RawRowView(0), c.Bh.Value.RawRowView(0)}
+}
+
+// LectureCell is a cell that no torch.nn module computes, for a script that writes it
+// by hand: the lectures' GRU (reset-before, R_t ⊙ H_{t-1} before W_hh) or an RNN with
+// any φ and leak α, in the layout of its torch.nn module but with the lectures' one
+// bias a gate, under prefix with the suffix sfx ("_l0"):
+//
+//	weight_ih<sfx> = [W_xrᵀ; W_xzᵀ; W_xhᵀ]  (3h × d; an RNN's W_xhᵀ, h × d)
+//	weight_hh<sfx> = [W_hrᵀ; W_hzᵀ; W_hhᵀ]  (3h × h; an RNN's W_hhᵀ)
+//	bias<sfx>      = [b_r, b_z, b_h]        (3h; an RNN's b_h)
+//
+// blocks in PyTorch's order r, z, n. A clamped gate and α are not parameters and are
+// not written (the caller says them). What torch.nn computes (a reset-after GRU, an
+// LSTM) is refused: Export writes it.
+func LectureCell(prefix, sfx string, cell models.Cell) ([]*Tensor, error) {
+	var wx, wh []*mat.Dense
+	var b [][]float64
+	switch c := cell.(type) {
+	case *models.GRU:
+		if c.ResetAfter() {
+			return nil, errors.New("torchload: a reset-after GRU is torch.nn.GRU's: Export it")
+		}
+		wx, wh, b = gruBlocks(c)
+	case *models.RNN:
+		wx, wh, b = []*mat.Dense{c.Wxh.Value}, []*mat.Dense{c.Whh.Value}, [][]float64{c.Bh.Value.RawRowView(0)}
+	default:
+		return nil, fmt.Errorf("torchload: a %T is no lecture cell a script writes by hand", cell)
+	}
+	return []*Tensor{LinearWeight(prefix+"weight_ih"+sfx, wx...), LinearWeight(prefix+"weight_hh"+sfx, wh...), Concat(prefix+"bias"+sfx, b...)}, nil
 }
 
 // WriteSafetensors encodes ts (1-D or 2-D) as a float64 safetensors file with meta as

@@ -74,8 +74,9 @@ func TestBrowserPanelExports(t *testing.T) {
 }
 
 // TestBrowserPyTorchExport: the "Use in PyTorch" link saves model.safetensors for the
-// page's state, and on the lectures' GRU form says why it cannot (nn.GRU computes only
-// the reset-after form).
+// page's state, in either GRU form (the lectures' for lecture_gru.py, the reset-after
+// for nn.GRU), and with a gate clamped in the reset-after form says why it cannot
+// (nn.GRU cannot hold a gate).
 func TestBrowserPyTorchExport(t *testing.T) {
 	srv := browserServer(t)
 	ctx := startBrowser(t)
@@ -83,8 +84,9 @@ func TestBrowserPyTorchExport(t *testing.T) {
 	status := `document.querySelector('[data-testid="pytorch-status"]').textContent`
 	click := `(a => { a.closest("details").open = true; a.click(); })(document.querySelector('[data-testid="pytorch-download"]'))`
 	for _, c := range []struct{ query, want, what string }{
-		{"step=5", `/reset-before/.test(` + status + `)`, "the lectures' form refused"},
+		{"step=5", status + ` === "saved model.safetensors"`, "the lectures' form saved"},
 		{"step=5&variant=reset-after", status + ` === "saved model.safetensors"`, "the file saved"},
+		{"step=5&variant=reset-after&clamp=Z", `/clamped/.test(` + status + `)`, "the clamped gate refused"},
 	} {
 		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?"+c.query)); err != nil {
 			t.Fatal(err)

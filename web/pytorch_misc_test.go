@@ -55,10 +55,27 @@ func setLinear(t *testing.T, d *models.Dense, ts map[string]*torchload.Tensor, p
 
 // setLectureGRU sets the lectures' GRU from its blocks r, z, h̃ under prefix.
 func setLectureGRU(t *testing.T, g *models.GRU, ts map[string]*torchload.Tensor, prefix string) {
-	for k, ps := range [][3]*models.Param{{g.Wxr, g.Whr, g.Br}, {g.Wxz, g.Whz, g.Bz}, {g.Wxh, g.Whh, g.Bh}} {
-		setBlock(t, ps[0], ts[prefix+"weight_ih_l0"], k, 3)
-		setBlock(t, ps[1], ts[prefix+"weight_hh_l0"], k, 3)
-		setBlock(t, ps[2], ts[prefix+"bias_l0"], k, 3)
+	setLectureCell(t, g, ts, prefix, "_l0")
+}
+
+// setLectureCell sets a cell a script writes by hand (torchload.LectureCell: the
+// lectures' GRU, blocks r, z, h̃, or an RNN's one block) from prefix's weight_ih<sfx>,
+// weight_hh<sfx> and bias<sfx>.
+func setLectureCell(t *testing.T, c models.Cell, ts map[string]*torchload.Tensor, prefix, sfx string) {
+	t.Helper()
+	var blocks [][3]*models.Param
+	switch c := c.(type) {
+	case *models.GRU:
+		blocks = [][3]*models.Param{{c.Wxr, c.Whr, c.Br}, {c.Wxz, c.Whz, c.Bz}, {c.Wxh, c.Whh, c.Bh}}
+	case *models.RNN:
+		blocks = [][3]*models.Param{{c.Wxh, c.Whh, c.Bh}}
+	default:
+		t.Fatalf("a %T is no lecture cell", c)
+	}
+	for k, ps := range blocks {
+		setBlock(t, ps[0], ts[prefix+"weight_ih"+sfx], k, len(blocks))
+		setBlock(t, ps[1], ts[prefix+"weight_hh"+sfx], k, len(blocks))
+		setBlock(t, ps[2], ts[prefix+"bias"+sfx], k, len(blocks))
 	}
 }
 

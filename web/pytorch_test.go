@@ -180,8 +180,9 @@ func safetensorsMeta(t *testing.T, raw []byte) map[string]string {
 	return header.Meta
 }
 
-// TestModelSafetensorsRefuses: what nn.GRU cannot compute, a lesson without such a model
-// and a bad step are refused with a message.
+// TestModelSafetensorsRefuses: a clamped gate for nn.py (which torch.nn cannot hold; the
+// lectures' GRU downloads for its own script, TestModelSafetensorsLectureGRU), a lesson
+// without a model and a bad step are refused with a message.
 func TestModelSafetensorsRefuses(t *testing.T) {
 	_, ts := newCatalogServer(t)
 	for _, c := range []struct {
@@ -189,8 +190,7 @@ func TestModelSafetensorsRefuses(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"/lessons/gru/model.safetensors", 400, "reset-before"}, // the default variant is the lectures'
-		{"/lessons/gru/model.safetensors?variant=reset-after&clamp=R", 400, "clamped"},
+		{"/lessons/gru/model.safetensors?variant=reset-after&clamp=R", 400, "clamped"}, // nn.py's nn.GRU cannot hold a gate
 		{"/lessons/lstm/model.safetensors?clamp=F", 400, "clamped"},
 		{"/lessons/mt-data/model.safetensors", 404, "no model to download"},
 		{"/lessons/lstm/model.safetensors?step=-1", 400, "step must be"},

@@ -78,6 +78,7 @@ def main():
             cwd = os.getcwd()
             os.chdir(tmp)
             ns = {"__name__": "__main__"}
+            torch.set_grad_enabled(True)  # each script starts as in a fresh python (seq2seq.py turns it off)
             try:
                 exec(compile(snippet, want["script"], "exec"), ns)
             finally:
