@@ -169,9 +169,7 @@ func (m *Transformer) Encode(src []int) (*EncoderTrace, error) {
 	if len(src) == 0 {
 		return nil, errors.New("models: transformer: empty source sentence")
 	}
-	x := m.SrcEmbed.Forward(src)
-	x.Add(x, PositionalEncoding(len(src), m.Config.D))
-	tr := &EncoderTrace{Src: src}
+	tr, x := &EncoderTrace{Src: src}, m.positioned(m.SrcEmbed, src)
 	for _, l := range m.Encoder {
 		lt := &EncoderLayerTrace{In: x}
 		lt.Self, lt.Norm1 = m.attention(l.Self, l.Norm1, x, x, nil)
@@ -194,9 +192,7 @@ func (m *Transformer) Decode(enc *EncoderTrace, in []int) (*DecoderTrace, error)
 	if !m.Unmasked {
 		mask = CausalMask
 	}
-	y := m.TgtEmbed.Forward(in)
-	y.Add(y, PositionalEncoding(len(in), m.Config.D))
-	tr := &DecoderTrace{In: in}
+	tr, y := &DecoderTrace{In: in}, m.positioned(m.TgtEmbed, in)
 	for _, l := range m.Decoder {
 		lt := &DecoderLayerTrace{In: y}
 		lt.Self, lt.Norm1 = m.attention(l.Self, l.Norm1, y, y, mask)
@@ -265,6 +261,14 @@ func (m *Transformer) Backward(enc *EncoderTrace, dec *DecoderTrace, dLogits *ma
 		dX = selfAttentionBackward(l.Norm1, l.Self, lt.Norm1, lt.Self, dZ)
 	}
 	m.SrcEmbed.Backward(enc.Src, dX)
+}
+
+// positioned is a layer stack's input: the embeddings of ids plus the positional
+// encoding, X = E[ids] + PE.
+func (m *Transformer) positioned(e *Embedding, ids []int) *mat.Dense {
+	x := e.Forward(ids)
+	x.Add(x, PositionalEncoding(len(ids), m.Config.D))
+	return x
 }
 
 // attention is one attention sublayer with its residual connection and layer norm,
