@@ -133,6 +133,24 @@ func HasPyTorch(slug string) bool { return len(pyTorchModels[slug].scripts) > 0 
 // a lesson without one).
 func PyTorchNote(slug string) string { return pyTorchModels[slug].note }
 
+// PyTorchCompanions is a model whose page shows other trained models beside its own
+// (the LSTM page's GRU and vanilla RNN): each downloads by its name, model=NAME, one of
+// its lesson's Companions.
+type PyTorchCompanions interface {
+	PyTorchCompanion(name string, step int) (PyTorchFile, error)
+}
+
+// Companion is a model a page shows beside its own: its name in model=NAME and what it
+// is, as trusted HTML for the download's link.
+type Companion struct{ Name, Label string }
+
+// pyTorchCompanions are the models beside each lesson's own (a test holds them to the
+// models Build makes); their files name scripts of the lesson's.
+var pyTorchCompanions = map[string][]Companion{}
+
+// Companions are the models lesson slug's page shows beside its own, each downloadable.
+func Companions(slug string) []Companion { return pyTorchCompanions[slug] }
+
 // PyTorchScripts are the names of lesson slug's scripts in lessons/pytorch (none for a
 // lesson without a model to download).
 func PyTorchScripts(slug string) []string { return pyTorchModels[slug].scripts }

@@ -41,6 +41,24 @@ func TestHasPyTorchMatchesModels(t *testing.T) {
 		if !slices.Contains(PyTorchScripts(l.Slug), f.Script) || f.Step < 1 || len(f.H) == 0 || len(f.Tensors) == 0 {
 			t.Errorf("%s: script %q (the lesson's: %v), step %d, %d numbers, %d tensors", l.Slug, f.Script, PyTorchScripts(l.Slug), f.Step, len(f.H), len(f.Tensors))
 		}
+		pc, hasCompanions := Unwrap(m).(PyTorchCompanions)
+		if hasCompanions != (len(Companions(l.Slug)) > 0) {
+			t.Errorf("%s: model is a PyTorchCompanions %v; the lesson names %d models beside it", l.Slug, hasCompanions, len(Companions(l.Slug)))
+		}
+		for _, c := range Companions(l.Slug) {
+			if !hasCompanions {
+				break
+			}
+			f, err := pc.PyTorchCompanion(c.Name, 0)
+			if err != nil || !slices.Contains(PyTorchScripts(l.Slug), f.Script) || f.Step < 1 || len(f.H) == 0 || len(f.Tensors) == 0 || c.Label == "" {
+				t.Errorf("%s, model %s: %v; script %q (the lesson's: %v), step %d, %d numbers, %d tensors, label %q", l.Slug, c.Name, err, f.Script, PyTorchScripts(l.Slug), f.Step, len(f.H), len(f.Tensors), c.Label)
+			}
+		}
+		if hasCompanions {
+			if _, err := pc.PyTorchCompanion("no-such-model", 0); err == nil {
+				t.Errorf("%s: a model of no name beside it downloads", l.Slug)
+			}
+		}
 		if !isNN {
 			continue
 		}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"unroll/lessons"
 	"unroll/torchload"
@@ -35,6 +37,11 @@ func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	companion := r.URL.Query().Get("model")
+	if companion != "" && !slices.ContainsFunc(lessons.Companions(l.Slug), func(c lessons.Companion) bool { return c.Name == companion }) {
+		writeError(w, http.StatusBadRequest, companionError(l.Slug, companion))
+		return
+	}
 	m, done, release, ok := s.exportCompute(w, r, l, pytorchFileBytes)
 	if !ok {
 		return
@@ -42,13 +49,22 @@ func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	var f lessons.PyTorchFile
 	var err error
-	switch pm := lessons.Unwrap(m).(type) {
-	case lessons.PyTorchProgram: // first: a model may be both, and choose
-		f, err = pm.PyTorchFile(step)
-	case lessons.PyTorchExporter:
-		f, err = pm.PyTorch().File(step)
-	default:
-		panic(fmt.Sprintf("web: lesson %s says it has a PyTorch model but its model is a %T", l.Slug, m))
+	um := lessons.Unwrap(m)
+	if companion != "" {
+		c, ok := um.(lessons.PyTorchCompanions)
+		if !ok {
+			panic(fmt.Sprintf("web: lesson %s names models beside its own but its model is a %T", l.Slug, um))
+		}
+		f, err = c.PyTorchCompanion(companion, step)
+	} else {
+		switch pm := um.(type) {
+		case lessons.PyTorchProgram: // first: a model may be both, and choose
+			f, err = pm.PyTorchFile(step)
+		case lessons.PyTorchExporter:
+			f, err = pm.PyTorch().File(step)
+		default:
+			panic(fmt.Sprintf("web: lesson %s says it has a PyTorch model but its model is a %T", l.Slug, um))
+		}
 	}
 	release()
 	if err != nil {
@@ -60,6 +76,9 @@ func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 		meta = map[string]string{}
 	}
 	meta["format"], meta["lesson"], meta["script"], meta["step"] = "pt", l.Slug, f.Script, strconv.Itoa(f.Step)
+	if companion != "" {
+		meta["model"] = companion
+	}
 	var buf bytes.Buffer
 	if err := torchload.WriteSafetensors(&buf, f.Tensors, meta); err != nil {
 		panic(err) // a bug: Export's tensors are finite and 1-D or 2-D
@@ -70,4 +89,16 @@ func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", `attachment; filename="model.safetensors"`)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// companionError says that lesson slug has no model name beside its own, and which it has.
+func companionError(slug, name string) string {
+	var names []string
+	for _, c := range lessons.Companions(slug) {
+		names = append(names, c.Name)
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("lesson %s has no model %.40q beside its own: download it without model=", slug, name)
+	}
+	return fmt.Sprintf("lesson %s has no model %.40q beside its own; its others are %s", slug, name, strings.Join(names, ", "))
 }

@@ -193,6 +193,7 @@ func TestModelSafetensorsRefuses(t *testing.T) {
 		{"/lessons/gru/model.safetensors?variant=reset-after&clamp=R", 400, "clamped"}, // nn.py's nn.GRU cannot hold a gate
 		{"/lessons/lstm/model.safetensors?clamp=F", 400, "clamped"},
 		{"/lessons/mt-data/model.safetensors", 404, "no model to download"},
+		{"/lessons/gru/model.safetensors?model=nope", 400, "beside its own"},
 		{"/lessons/lstm/model.safetensors?step=-1", 400, "step must be"},
 		{"/lessons/lstm/model.safetensors?session=gone", 404, "session has ended"},
 		{"/lessons/nope/model.safetensors", 404, "there is no lesson"},
@@ -311,15 +312,27 @@ func checkPyTorchProgram(t *testing.T, ts *httptest.Server, slug, query, name st
 	return tensors, meta
 }
 
-// pageProgram is the lesson's PyTorchFile for query at step, built as the page builds it.
+// pageProgram is the lesson's PyTorchFile for query at step, built as the page builds
+// it: its own model's, or with model=NAME the one beside it of that name.
 func pageProgram(t *testing.T, slug, query string, step int) lessons.PyTorchFile {
 	t.Helper()
-	m := pageBuild(t, slug, query)
-	p, ok := lessons.Unwrap(m).(lessons.PyTorchProgram)
-	if !ok {
-		t.Fatalf("%s's model is a %T, not a PyTorchProgram", slug, lessons.Unwrap(m))
+	m := lessons.Unwrap(pageBuild(t, slug, query))
+	var f lessons.PyTorchFile
+	var err error
+	q, _ := url.ParseQuery(query)
+	if name := q.Get("model"); name != "" { // a model beside the page's own
+		c, ok := m.(lessons.PyTorchCompanions)
+		if !ok {
+			t.Fatalf("%s's model is a %T, with no models beside it", slug, m)
+		}
+		f, err = c.PyTorchCompanion(name, step)
+	} else {
+		p, ok := m.(lessons.PyTorchProgram)
+		if !ok {
+			t.Fatalf("%s's model is a %T, not a PyTorchProgram", slug, m)
+		}
+		f, err = p.PyTorchFile(step)
 	}
-	f, err := p.PyTorchFile(step)
 	if err != nil {
 		t.Fatal(err)
 	}

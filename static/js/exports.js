@@ -21,6 +21,7 @@ function hrefOf(a, store) {
     const v = menu?.querySelector(sel)?.value;
     if (v && a.dataset.ext !== "csv") q.set(key, v);
   }
+  if (a.dataset.exportModel) q.set("model", a.dataset.exportModel); // a model the page shows beside its own
   return a.dataset.panelExport + "?" + q;
 }
 
