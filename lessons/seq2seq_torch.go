@@ -183,10 +183,7 @@ func (m *seq2seqModel) PyTorchFile(step int) (PyTorchFile, error) {
 // attention beside it) reading the page's source, its decoder fed its own greedy
 // outputs; H at decoder step t' is α_t'j for j = 1 … T, then P(y_t' | ŷ_<t', x).
 func (m *attentionModel) PyTorchFile(step int) (PyTorchFile, error) {
-	step = exportStep(step, m.Steps())
-	st := m.trace.Steps[step-1]
-	r := seq2seqRead{src: m.src.ids, feeds: [][]int{outputsOf(m.trace)}, what: seq2seqHProbs, t: step}
-	return seq2seqFile(netOf(m.att.Model), m.att, r, step, append(slices.Clone(st.Attention), st.Probs...))
+	return greedyFile(m.att, m.src.ids, step)
 }
 
 // PyTorchFile is the translator the trained mode searches (the toy's tables are no

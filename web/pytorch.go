@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"unroll/lessons"
 	"unroll/torchload"
@@ -39,7 +38,7 @@ func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 	}
 	companion := r.URL.Query().Get("model")
 	if companion != "" && !slices.ContainsFunc(lessons.Companions(l.Slug), func(c lessons.Companion) bool { return c.Name == companion }) {
-		writeError(w, http.StatusBadRequest, companionError(l.Slug, companion))
+		writeError(w, http.StatusBadRequest, lessons.CompanionError(l.Slug, companion).Error())
 		return
 	}
 	m, done, release, ok := s.exportCompute(w, r, l, pytorchFileBytes)
@@ -89,16 +88,4 @@ func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", `attachment; filename="model.safetensors"`)
 	_, _ = w.Write(buf.Bytes())
-}
-
-// companionError says that lesson slug has no model name beside its own, and which it has.
-func companionError(slug, name string) string {
-	var names []string
-	for _, c := range lessons.Companions(slug) {
-		names = append(names, c.Name)
-	}
-	if len(names) == 0 {
-		return fmt.Sprintf("lesson %s has no model %.40q beside its own: download it without model=", slug, name)
-	}
-	return fmt.Sprintf("lesson %s has no model %.40q beside its own; its others are %s", slug, name, strings.Join(names, ", "))
 }

@@ -140,6 +140,17 @@ func (m *NextWord) Outputs(ids []int) [][]float64 {
 	return out
 }
 
+// States returns the state H_t that ŷ_t reads at every step t = 1 … T (index t−1) of
+// the sentence ids read whole: →H_t, or [→H_t, ←H_t] for the bidirectional model.
+func (m *NextWord) States(ids []int) [][]float64 {
+	p := m.pass([]data.BlankSentence{{IDs: ids}})
+	out := make([][]float64, len(ids))
+	for k := range out {
+		out[k] = mat.Row(nil, 0, p.H[k])
+	}
+	return out
+}
+
 // Predict returns ŷ_t for t = 1 … T−1 (index t−1), each the distribution of x_{t+1},
 // computed from the whole sentence ids: what the loss sees in training.
 func (m *NextWord) Predict(ids []int) [][]float64 { return m.Outputs(ids)[:len(ids)-1] }
