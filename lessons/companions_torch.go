@@ -1,11 +1,14 @@
 package lessons
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"unroll/models"
+	"unroll/torchload"
 	"unroll/zoo"
 )
 
@@ -24,7 +27,9 @@ func CompanionError(slug, name string) error {
 
 // PyTorchCompanion is the GRU (the lectures' form, for lecture_gru.py) or the vanilla
 // RNN (for nn.py) the page compares the LSTM with, bundled for the task, unclamped,
-// reading the page's input; H is its H_t at the step, the page's "GRU H_t" or "RNN H_t".
+// reading the page's input, H its H_t at the step, the page's "GRU H_t" or "RNN H_t";
+// or the bundled LSTM of the other form (with peepholes beside the plain LSTM, without
+// beside the peephole one), for peephole_lstm.py, H its C_t, the peephole panel's other row.
 func (m *lstmModel) PyTorchCompanion(name string, step int) (PyTorchFile, error) {
 	switch name {
 	case "gru":
@@ -32,6 +37,8 @@ func (m *lstmModel) PyTorchCompanion(name string, step int) (PyTorchFile, error)
 		return PyTorchModel{Cell: m.gru.Cell, Head: m.gru.Out, Inputs: m.ids, H: H}.program(step)
 	case "rnn":
 		return PyTorchModel{Cell: m.rnn.Cell, Head: m.rnn.Out, Inputs: m.ids, H: m.rnnH}.File(step)
+	case "other-form":
+		return PyTorchModel{Cell: m.other.Cell, Head: m.other.Out, Inputs: m.ids, H: m.otherC}.peepholeFile("C", step)
 	}
 	return PyTorchFile{}, CompanionError("lstm", name)
 }
@@ -90,4 +97,43 @@ func greedyFile(tr *zoo.Translator, src []int, step int) (PyTorchFile, error) {
 	st := run.Steps[step-1]
 	r := seq2seqRead{src: src, feeds: [][]int{outputsOf(run)}, what: seq2seqHProbs, t: step}
 	return seq2seqFile(netOf(tr.Model), tr, r, step, append(slices.Clone(st.Attention), st.Probs...))
+}
+
+// peepholeScript is the LSTM page's script for an LSTM with peephole connections,
+// which no nn.LSTM has: the cell written in torch, printing H_t or C_t.
+const peepholeScript = "peephole_lstm.py"
+
+// peepholeFile is p, one LSTM with or without peepholes, for peephole_lstm.py: the
+// cell in nn.LSTM's layout and the head as File's (torchload.ExportStack), and its
+// peephole weights as rnn.peephole_l0 = [p_i, p_f, p_o] (zeros without them); what
+// ("H" or "C") says which of the cell's states p.H holds and the script prints.
+func (p PyTorchModel) peepholeFile(what string, step int) (PyTorchFile, error) {
+	c, ok := p.Cell.(*models.LSTM)
+	if !ok || c.Clamp() != (models.GateClamp{}) {
+		return PyTorchFile{}, errors.New("peephole_lstm.py computes an LSTM without a clamped gate")
+	}
+	plain := *c
+	plain.Pi, plain.Pf, plain.Po = nil, nil, nil
+	ts, _, err := torchload.ExportStack([][]models.Cell{{&plain}}, p.Head)
+	if err != nil {
+		return PyTorchFile{}, err
+	}
+	peep := make([][]float64, 3)
+	for i, q := range []*models.Param{c.Pi, c.Pf, c.Po} {
+		if peep[i] = make([]float64, c.HiddenSize()); q != nil {
+			copy(peep[i], q.Value.RawRowView(0))
+		}
+	}
+	ts = append(ts, torchload.Concat(torchload.ExportPrefix+"peephole_l0", peep...))
+	meta := map[string]string{"input_size": strconv.Itoa(c.InputSize()), "hidden_size": strconv.Itoa(c.HiddenSize()), "H": what}
+	return p.file(ts, meta, peepholeScript, step), nil
+}
+
+// PyTorchFile is the LSTM the page shows for nn.py, or, with peepholes, for
+// peephole_lstm.py (H: its H_t).
+func (m *lstmModel) PyTorchFile(step int) (PyTorchFile, error) {
+	if m.variant == lstmPeephole {
+		return m.PyTorch().peepholeFile("H", step)
+	}
+	return m.PyTorch().File(step)
 }

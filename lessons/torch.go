@@ -106,7 +106,7 @@ const lectureGRUScript = "lecture_gru.py"
 var pyTorchModels = map[string]pyTorch{
 	"gru": {`The GRU classifier: its cell under <code>torch.nn.GRU</code>'s names (<code>rnn.*</code>, gate blocks \(R, Z, \tilde H\) stacked in <code>weight_ih_l0</code> and <code>weight_hh_l0</code>, each our \(W\) transposed) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>). ` +
 		`The <b>reset-after</b> form is what <code>nn.GRU</code> computes: the first script loads it there (a clamped gate is refused: <code>nn.GRU</code> cannot hold one). The lectures' form applies the reset gate to \(H_{t-1}\) before \(W_{hh}\), which no <code>nn.GRU</code> weights reproduce: the second script writes that cell in torch, with the clamped gate if the page has one; its one bias a gate is <code>bias_l0</code> \([b_r, b_z, b_h]\).`, []string{nnScript, lectureGRUScript}},
-	"lstm": {`The LSTM classifier, as <code>torch.nn.LSTM</code> (<code>rnn.*</code>, gate blocks in PyTorch's order \(I, F, \tilde C, O\)) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>). A clamped gate is refused. The models beside it download as their own files: the vanilla RNN for the first script too, the GRU, the lectures' form, for the second (the GRU page's layout, one bias a gate).`, []string{nnScript, lectureGRUScript}},
+	"lstm": {`The LSTM classifier, as <code>torch.nn.LSTM</code> (<code>rnn.*</code>, gate blocks in PyTorch's order \(I, F, \tilde C, O\)) and its read-out as <code>torch.nn.Linear</code> (<code>out.*</code>). A clamped gate is refused. The peephole LSTM, which no <code>nn.LSTM</code> computes, has <code>nn.LSTM</code>'s tensors and its diagonal weights as <code>rnn.peephole_l0</code> \([p_i, p_f, p_o]\), for the third script. The models beside it download as their own files: the vanilla RNN for the first script too, the GRU, the lectures' form, for the second (the GRU page's layout, one bias a gate), the LSTM of the other form for the third.`, []string{nnScript, lectureGRUScript, peepholeScript}},
 	"deep-rnn": {`The stack of \(L\) layers, as <code>torch.nn.RNN</code> or <code>torch.nn.LSTM</code> with <code>num_layers = L</code> (<code>rnn.*</code>), and its output layer as <code>torch.nn.Linear</code> (<code>out.*</code>, \(\hat x_{t+1}\) and \(o_t\)); the inputs are the days' moves \(x_t\), and PyTorch's output is the top layer's \(H_t^{(L)}\). ` +
 		`The GRU stack's cells are the lectures' form (the reset gate before \(W_{hh}\)), which <code>nn.GRU</code> does not compute: its file has <code>nn.GRU</code>'s layout, layer by layer (<code>rnn.weight_ih_l</code>\(l\), <code>rnn.weight_hh_l</code>\(l\), and one bias a gate, <code>rnn.bias_l</code>\(l\) \([b_r, b_z, b_h]\)), and the second script computes it.`, []string{nnScript, lectureGRUScript}},
 	"bptt":            {`The RNN of the page in <code>torch.nn.RNN</code>'s layout (<code>rnn.weight_ih_l0</code> is \(W_{xh}^\top\), <code>rnn.weight_hh_l0</code> is \(W_{hh}^\top\)) with its one bias \(b_h\) as <code>rnn.bias_l0</code>; the metadata holds \(\phi\), \(\alpha\), \(k\), \(\theta\) and what it clips, the inputs \(X_t\), the vector \(u\) of the loss \(L = H_T u^\top\), and the time step \(t\) of the page's step. <code>nn.RNN</code> has neither a leak nor the identity, so the script writes the unit itself.`, []string{bpttScript}},
@@ -156,6 +156,7 @@ var pyTorchCompanions = map[string][]Companion{
 	"lstm": {
 		{"gru", `the GRU beside the LSTM (the lectures' form), for <code>lecture_gru.py</code>: <code>H</code> is its \(H_t\)`},
 		{"rnn", `the vanilla RNN beside the LSTM, as <code>torch.nn.RNN</code>, for <code>nn.py</code>: <code>H</code> is its \(H_t\)`},
+		{"other-form", `the LSTM of the other form, with peepholes beside the plain LSTM and without beside the peephole one, for <code>peephole_lstm.py</code>: <code>H</code> is its \(C_t\), the peephole panel's other row`},
 	},
 	"transformer": {{"gru-attention", `the GRU with attention beside the Transformer, for <code>seq2seq.py</code>: the page shows only its translation; <code>H</code> at its step \(t'\) is \(\alpha_{t'j}\), then \(P(y_{t'} \mid \hat y_{\lt t'}, x)\), whose argmax is its word there`}},
 }
@@ -176,6 +177,7 @@ var pyTorchIntros = map[string]string{
 	transformerScript: `These lines (with <code>pip install torch safetensors</code>) rebuild the model, load it, and run the encoder over the source \(x\) and the decoder over \(\langle bos\rangle, \hat y_1, \dots, \hat y_{t'-1}\), with \(M\) and \(s = 1/\sqrt{d_k}\) as the page's switches say; <code>H</code> is \(P(y_{t'} \mid \hat y_{&lt;t'}, x)\) at the page's step \(t'\), the softmax the page shows, over the \(V'\) target tokens:`,
 	nnScript:          `For a model that is one <code>torch.nn.RNN</code>, <code>GRU</code> (the <b>reset-after</b> form) or <code>LSTM</code>, these five lines (with <code>pip install torch safetensors</code>) load it and print \(H_t\) at the page's step, the numbers the page shows:`,
 	bpttScript:        `These lines write the leaky unit \(H_t = (1-\alpha) H_{t-1} + \alpha\,\phi(X_t W_{xh} + H_{t-1} W_{hh} + b_h)\) in torch and let autograd walk back from \(L = H_T u^\top\), clipping \(\partial L/\partial H_t\) on the way (a hook on each \(H_t\)) or the weights' gradient after it, and cutting the walk after \(k\) steps (<code>detach</code>). <code>H</code> holds, at the time step \(t\) of the page's step, the page's numbers: \(H_t\), then \(\partial L/\partial H_t\) (zero where truncation cut \(t\) off), then \(\lVert \partial L/\partial W_{hh} \rVert\):`,
+	peepholeScript:    `For the LSTM with peephole connections, which no <code>nn.LSTM</code> has, these lines write the cell in torch, the gates seeing \(C_{t-1}\) (and \(O_t\) the new \(C_t\)) through \(p_i, p_f, p_o\), run it over the page's input and print \(H_t\) (the page's LSTM) or \(C_t\) (the LSTM of the other form beside it, as the metadata's <code>H</code> says) at the page's step:`,
 	lectureGRUScript:  `For the lectures' GRU (the <b>lecture</b> form), which no <code>nn.GRU</code> computes, these lines write its cell in torch, \(R_t\), \(Z_t\), \(\tilde H_t\) and \(H_t\) as in the equations, load the file's blocks into \(W_{x\cdot}\), \(W_{h\cdot}\) and \(b_\cdot\), run every layer over the page's inputs and print \(H_t\) of the top layer at the page's step:`,
 }
 
@@ -211,7 +213,8 @@ func (m *gruModel) PyTorch() PyTorchModel {
 }
 
 // PyTorch is the LSTM with the page's clamped gate if any (not the GRU and RNN the page
-// compares it with).
+// compares it with: PyTorchCompanion). File refuses a clamp and peepholes (PyTorchFile
+// writes those for peephole_lstm.py).
 func (m *lstmModel) PyTorch() PyTorchModel {
 	var cell models.Cell = m.lstm.Cell
 	if c, ok := cell.(*models.LSTM); ok {

@@ -551,6 +551,9 @@ func exportCell(cell models.Cell, sfx string) ([]*Tensor, string, error) {
 		if c.Clamp() != (models.GateClamp{}) {
 			return nil, "", errors.New("this LSTM has a gate clamped, which torch.nn.LSTM cannot do")
 		}
+		if c.Peephole() {
+			return nil, "", errors.New("this LSTM has peephole connections (its gates see C_t), which torch.nn.LSTM cannot compute")
+		}
 		kind = KindLSTM
 		wx = []*mat.Dense{c.Wxi.Value, c.Wxf.Value, c.Wxc.Value, c.Wxo.Value}
 		wh = []*mat.Dense{c.Whi.Value, c.Whf.Value, c.Whc.Value, c.Who.Value}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,10 +16,12 @@ import (
 )
 
 // TestModelSafetensorsCompanionsLSTM: the LSTM page's GRU (the lectures' form, for
-// lecture_gru.py) and vanilla RNN (nn.py) download with model=NAME; each file's tensors,
-// put back into our cells by their PyTorch names and layouts, read the metadata's inputs
-// to the page's own "GRU H_t" or "RNN H_t" at the step, to 1e-12. A clamp or training
-// on the page changes the LSTM only, not the models beside it.
+// lecture_gru.py), vanilla RNN (nn.py) and LSTM of the other form (peephole_lstm.py)
+// download with model=NAME, and the page's own LSTM with peepholes for
+// peephole_lstm.py; each file's tensors, put back into our cells by their PyTorch names
+// and layouts, read the metadata's inputs to the page's own "GRU H_t", "RNN H_t", the
+// other form's C_t or the LSTM's H_t at the step, to 1e-12. A clamp or training on the
+// page changes the LSTM only, not the models beside it.
 func TestModelSafetensorsCompanionsLSTM(t *testing.T) {
 	_, ts := newCatalogServer(t)
 	for _, c := range []struct{ query, array, bench string }{
@@ -26,19 +29,40 @@ func TestModelSafetensorsCompanionsLSTM(t *testing.T) {
 		{"task=reset&clamp=F&clamp_value=0.5&step=4&model=gru", "GRU H_t", ""},
 		{"step=5&model=rnn", "RNN H_t", "lstm-rnn"},
 		{"task=skip&trained=2&model=rnn", "RNN H_t", ""},
+		{"step=6&model=other-form", "C_peephole", "lstm-other-form"},
+		{"variant=peephole&task=reset&step=3&model=other-form", "C_plain", ""},
+		{"variant=peephole&step=7", "H", "lstm-peephole"}, // the page's own LSTM, with peepholes
 	} {
 		t.Run(c.query, func(t *testing.T) {
 			benchOnly(t, c.bench)
 			tensors, meta := checkPyTorchProgram(t, ts, "lstm", c.query, c.bench)
 			step := companionMeta(t, meta, c.query)
 			var H []float64
-			if meta["script"] == "lecture_gru.py" {
+			switch meta["script"] {
+			case "lecture_gru.py":
 				H = lectureGRUOutput(t, tensors, meta, step)
-			} else {
+			case "peephole_lstm.py":
+				H = peepholeOutput(t, tensors, meta, step)
+			default:
 				H = nnOutput(t, tensors, meta, step)
 			}
 			closeTo(t, c.array, H, frameArray(t, pageBuild(t, "lstm", c.query).At(step), c.array))
 		})
+	}
+}
+
+// TestModelSafetensorsPeepholeRefuses: a clamped peephole LSTM, which neither
+// peephole_lstm.py nor nn.py computes, is refused, and torch.nn.LSTM's export
+// (torchload.ExportStack, nn.py's) refuses peepholes instead of dropping them.
+func TestModelSafetensorsPeepholeRefuses(t *testing.T) {
+	_, ts := newCatalogServer(t)
+	status, _, body := fetch(t, "GET", ts.URL+"/lessons/lstm/model.safetensors?variant=peephole&clamp=F", nil)
+	if status != 400 || !strings.Contains(body, "clamped") {
+		t.Errorf("a clamped peephole LSTM: %d %.300s", status, body)
+	}
+	c := models.NewPeepholeLSTM(2, 3, rand.New(rand.NewPCG(1, 1)))
+	if _, _, err := torchload.ExportStack([][]models.Cell{{c}}, nil); err == nil || !strings.Contains(err.Error(), "peephole") {
+		t.Errorf("torch.nn.LSTM's export of a peephole LSTM: %v", err)
 	}
 }
 
@@ -176,4 +200,33 @@ func lectureGRUOutput(t *testing.T, tensors []*torchload.Tensor, meta map[string
 		t.Fatal(err)
 	}
 	return tr.Outputs()[step-1].RawRowView(0)
+}
+
+// peepholeOutput is peephole_lstm.py's H in Go: an LSTM with peepholes set from
+// nn.LSTM's rnn.weight_ih_l0, weight_hh_l0, bias_ih_l0 (bias_hh_l0 is 0; blocks I, F,
+// C̃, O) and rnn.peephole_l0 (p_i, p_f, p_o), over the metadata's inputs: H_t or C_t at
+// step, as the metadata's "H" says.
+func peepholeOutput(t *testing.T, tensors []*torchload.Tensor, meta map[string]string, step int) []float64 {
+	t.Helper()
+	d, h := mustAtoi(t, meta["input_size"]), mustAtoi(t, meta["hidden_size"])
+	c, W := models.NewPeepholeLSTM(d, h, rand.New(rand.NewPCG(1, 1))), named(tensors)
+	for k, ps := range [][3]*models.Param{{c.Wxi, c.Whi, c.Bi}, {c.Wxf, c.Whf, c.Bf}, {c.Wxc, c.Whc, c.Bc}, {c.Wxo, c.Who, c.Bo}} {
+		setBlock(t, ps[0], W["rnn.weight_ih_l0"], k, 4)
+		setBlock(t, ps[1], W["rnn.weight_hh_l0"], k, 4)
+		setBlock(t, ps[2], W["rnn.bias_ih_l0"], k, 4)
+	}
+	for k, p := range []*models.Param{c.Pi, c.Pf, c.Po} {
+		setBlock(t, p, W["rnn.peephole_l0"], k, 3)
+	}
+	if b := W["rnn.bias_hh_l0"]; b == nil || slices.ContainsFunc(b.Data, func(v float64) bool { return v != 0 }) {
+		t.Fatalf("rnn.bias_hh_l0 %v, want zeros", b)
+	}
+	var s models.State
+	for _, x := range metaInputs(t, meta, d)[:step] {
+		s = c.Step(x, s).Next
+	}
+	if meta["H"] == "C" {
+		return s.C.RawRowView(0)
+	}
+	return s.H.RawRowView(0)
 }
