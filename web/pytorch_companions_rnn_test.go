@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/lessons"
 	"unroll/models"
 	"unroll/torchload"
 	"unroll/zoo"
@@ -66,5 +68,28 @@ func TestModelSafetensorsRNNArchitectures(t *testing.T) {
 				t.Errorf("C answers %q from the file, %q on the page", got, want)
 			}
 		})
+	}
+}
+
+// TestPyTorchCompanionLinks: every lesson's page lists each model beside its own as a
+// link with model=NAME, followed by its label as HTML.
+func TestPyTorchCompanionLinks(t *testing.T) {
+	_, ts := newCatalogServer(t)
+	for _, l := range lessons.Catalog() {
+		cs := lessons.Companions(l.Slug)
+		if len(cs) == 0 {
+			continue
+		}
+		status, _, body := fetch(t, "GET", ts.URL+"/lessons/"+l.Slug, nil)
+		if status != 200 {
+			t.Fatalf("%s: %d", l.Slug, status)
+		}
+		for _, c := range cs {
+			link := fmt.Sprintf(`href="/lessons/%s/model.safetensors?model=%s"`, l.Slug, c.Name)
+			i := strings.Index(body, link)
+			if i < 0 || !strings.Contains(body[i:], "</a> — "+c.Label) {
+				t.Errorf("%s: no link %s followed by its label %q", l.Slug, link, c.Label)
+			}
+		}
 	}
 }
