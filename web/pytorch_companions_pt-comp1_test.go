@@ -11,7 +11,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"unroll/lessons"
 	"unroll/models"
 	"unroll/torchload"
 )
@@ -230,22 +229,4 @@ func peepholeOutput(t *testing.T, tensors []*torchload.Tensor, meta map[string]s
 		return s.C.RawRowView(0)
 	}
 	return s.H.RawRowView(0)
-}
-
-// TestCompanionLinksShown: the page of each lesson with models beside its own lists
-// one download a model, model=NAME, with its label as HTML after "— ".
-func TestCompanionLinksShown(t *testing.T) {
-	_, ts := newCatalogServer(t)
-	for _, slug := range []string{"lstm", "birnn", "attention", "transformer"} {
-		status, _, body := fetch(t, "GET", ts.URL+"/lessons/"+slug, nil)
-		if status != 200 || len(lessons.Companions(slug)) == 0 {
-			t.Fatalf("%s: %d, %d models beside its own", slug, status, len(lessons.Companions(slug)))
-		}
-		for _, c := range lessons.Companions(slug) {
-			link := fmt.Sprintf(`href="/lessons/%s/model.safetensors?model=%s"`, slug, c.Name)
-			if !strings.Contains(body, link) || !strings.Contains(body, "— "+c.Label) {
-				t.Errorf("%s: no link %s, or its label %.60q is not shown", slug, link, c.Label)
-			}
-		}
-	}
 }

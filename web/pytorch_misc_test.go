@@ -217,26 +217,35 @@ func TestModelSafetensorsCaptioning(t *testing.T) {
 		{"approach=3", "captioning-3"}, // the last step: ŷ puts <eos> first
 	} {
 		tensors, meta := checkPyTorchProgram(t, ts, "captioning", c.query, c.bench)
-		f := named(tensors)
-		if len(f) != 8 {
-			t.Errorf("%d tensors, want 8", len(f))
-		}
-		a, _ := strconv.Atoi(meta["approach"])
-		m := zoo.NewCaptionModel(models.CaptionApproach(a), 99)
-		setLinear(t, m.Encoder, f, "encoder.")
-		setEmbedding(t, m.Embed, f["embedding.weight"])
-		setLectureGRU(t, m.Decoder, f, "decoder.")
-		setLinear(t, m.Out, f, "out.")
-		var v []float64
-		if err := json.Unmarshal([]byte(meta["image"]), &v); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := m.Greedy(v, zoo.CaptionMaxSteps)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := captionFromFile(t, tensors, meta)
 		page := pageProgram(t, "captioning", c.query, stepOfQuery(c.query))
 		st := tr.Steps[page.Step-1]
 		closeTo(t, "captioning H", slices.Concat(tr.X, st.Decoder.Next.H.RawRowView(0), st.Probs), page.H)
 	}
+}
+
+// captionFromFile is the greedy caption of the metadata's image by the file's
+// captioner: its tensors put back into a models.Captioner of the metadata's approach
+// by their names.
+func captionFromFile(t *testing.T, tensors []*torchload.Tensor, meta map[string]string) *models.CaptionTrace {
+	t.Helper()
+	f := named(tensors)
+	if len(f) != 8 {
+		t.Errorf("%d tensors, want 8", len(f))
+	}
+	a, _ := strconv.Atoi(meta["approach"])
+	m := zoo.NewCaptionModel(models.CaptionApproach(a), 99)
+	setLinear(t, m.Encoder, f, "encoder.")
+	setEmbedding(t, m.Embed, f["embedding.weight"])
+	setLectureGRU(t, m.Decoder, f, "decoder.")
+	setLinear(t, m.Out, f, "out.")
+	var v []float64
+	if err := json.Unmarshal([]byte(meta["image"]), &v); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.Greedy(v, zoo.CaptionMaxSteps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }

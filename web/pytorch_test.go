@@ -266,8 +266,8 @@ func TestPyTorchSnippetIsTheScripts(t *testing.T) {
 // and checks that it is the file of the page's own model (a PyTorchProgram built from
 // query, as the page builds it): the same tensors and metadata, the lesson's script
 // named, the step set. It returns the file's tensors and metadata. With
-// UNROLL_PYTORCH_BENCH=DIR it writes DIR/{name}.safetensors and DIR/{name}.json (the
-// page's numbers H at the step), which bench/pytorch/roundtrip.py runs the script on.
+// UNROLL_PYTORCH_BENCH=DIR and a name it writes DIR/{name}.safetensors and DIR/{name}.json
+// (the page's numbers H at the step), which bench/pytorch/roundtrip.py runs the script on.
 func checkPyTorchProgram(t *testing.T, ts *httptest.Server, slug, query, name string) ([]*torchload.Tensor, map[string]string) {
 	t.Helper()
 	status, _, body := fetch(t, "GET", ts.URL+"/lessons/"+slug+"/model.safetensors?"+query, nil)
@@ -300,7 +300,7 @@ func checkPyTorchProgram(t *testing.T, ts *httptest.Server, slug, query, name st
 			t.Errorf("tensor %d: %v in the file, %v of the page's model, or other numbers", i, x, y)
 		}
 	}
-	if bench := os.Getenv("UNROLL_PYTORCH_BENCH"); bench != "" {
+	if bench := os.Getenv("UNROLL_PYTORCH_BENCH"); bench != "" && name != "" {
 		if err := os.WriteFile(filepath.Join(bench, name+".safetensors"), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
