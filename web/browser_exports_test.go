@@ -63,7 +63,9 @@ func TestBrowserPanelExports(t *testing.T) {
 	waitForJS(t, ctx, "training to start", `/^\d+ \/ 3000/.test(document.querySelector("[data-testid=train-status]").textContent)`)
 	click("export-Z-csv")
 	waitForJS(t, ctx, "the export to wait, saying the progress", fmt.Sprintf(`/^training to step \d+: \d+ %%/.test(%s)`, status("export-status-Z")))
-	waitForJS(t, ctx, "the export after training", fmt.Sprintf(`/^saved gru-Z-step\d+\.csv$/.test(%s)`, status("export-status-Z")))
+	// 3000 training steps first: 3 s alone, past browserWait under -race while other
+	// tests load both cores (CI failed there once), so it gets packWait too.
+	waitForJSWithin(t, ctx, packWait, "the export after training", fmt.Sprintf(`/^saved gru-Z-step\d+\.csv$/.test(%s)`, status("export-status-Z")))
 	click("export-loss-png") // the training loss, from the page's session
 	waitForJS(t, ctx, "the loss curve", fmt.Sprintf(`/^saved gru-loss-step\d+\.png$/.test(%s)`, status("export-status-loss")))
 	for _, e := range console.list() {
