@@ -13,8 +13,8 @@ import (
 )
 
 // pytorchFileBytes bounds a model.safetensors export and is taken from the memory
-// budget with the model: the largest model a lesson exports (the character language
-// model) is a few hundred kB of float64 tensors, held twice while the file is written.
+// budget with the model: the largest file a lesson exports (the encoder-decoder with
+// L = 3 layers a side) is 1.7 MB of float64 tensors, held twice while it is written.
 const pytorchFileBytes = 4 << 20
 
 // modelExport serves GET /lessons/{slug}/model.safetensors?{page query}: the page's
@@ -22,7 +22,8 @@ const pytorchFileBytes = 4 << 20
 // query and trained to its trained=N) as a PyTorch state_dict in safetensors, with
 // PyTorch's names, and in its metadata what the lesson's script (lessons.PyTorchSnippet)
 // reads to compute the page's numbers at its step: for a PyTorchExporter the module, its
-// sizes, the inputs and the step (nnExport); for a PyTorchProgram what it chose.
+// sizes, the inputs and the step (PyTorchModel.File); for a PyTorchProgram what it
+// chose. model=NAME is a model the page shows beside its own (lessons.Companions).
 func (s *Server) modelExport(w http.ResponseWriter, r *http.Request) {
 	l, ok := s.lessonOr404(w, r)
 	if !ok {
