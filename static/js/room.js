@@ -134,6 +134,8 @@ export function open(root, handlers) {
       onMessage(msg) {
         if (me !== current) return; // a socket this page has replaced
         const h = msg.header;
+        const unacked = String(inner.waiting); // commands the run has not acknowledged yet (tests wait on it)
+        if (document.body.dataset.unacked !== unacked) document.body.dataset.unacked = unacked;
         if (h.type === "room") { roomNews(h.meta || {}); return; }
         if (h.type === "view") { gotView(h.meta || {}); return; }
         if (typeof h.seq === "number") seen.seq = h.seq;
@@ -205,6 +207,7 @@ export function open(root, handlers) {
       mine = { code: body.code, role: "lead", join: body };
       store(mine);
       remember(body.code);
+      document.body.dataset.room = "lead";
       if (presenter) view = presenter.view(); // the new socket sends it once live
       reopen();
       ui.lead(mine, true);
