@@ -180,3 +180,94 @@ func TestBrowserNetDrop(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserRoomResume: the instructor closes the tab; the follower's page says the
+// instructor is away (not "reconnecting" for half an hour); the lesson opened again in
+// the same browser offers "Resume your class CODE", which puts the instructor back in
+// charge — the join panel with the code, the counts and End — at the room's step, and
+// the follower follows again. A page opened with ?room=CODE leads the class the same
+// way, and ending the class there makes the browser forget it.
+func TestBrowserRoomResume(t *testing.T) {
+	ctx := startBrowser(t)
+	srv := browserServer(t)
+	lesson := lessons.Catalog()[0]
+	const live = `document.body.dataset.stream === "live"`
+	const bannerJS = `document.querySelector('[data-testid=room-banner]')`
+	const slotJS = `document.querySelector('[data-testid=room]')`
+	shot := func(ctx context.Context, name string) {
+		if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+			if err := os.MkdirAll(screenshotDir, 0o755); err == nil {
+				_ = os.WriteFile(filepath.Join(screenshotDir, name), png, 0o644)
+			}
+		}
+	}
+	// inCharge: the class's page with its join panel open: code, counts and End.
+	inCharge := func(code string) string {
+		return live + ` && document.body.dataset.room === "lead" && document.querySelector('[data-testid=room-panel]').hidden === false` +
+			` && document.querySelector('[data-testid=room-code]').textContent === "` + code + `"` +
+			` && document.querySelector('[data-testid=room-counts]').textContent.startsWith("1 following")` +
+			` && document.querySelector('[data-testid=room-end]').offsetWidth > 0` +
+			` && document.querySelector('[data-testid=room-url]').href.endsWith("/join/` + code + `")`
+	}
+
+	lead, closeLead := chromedp.NewContext(ctx) // a tab of the same browser: its cookies and storage
+	if err := chromedp.Do(lead, chromedp.Navigate(srv.URL+"/lessons/"+lesson.Slug)); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, lead, "the instructor's page live", live)
+	if err := chromedp.Do(lead, chromedp.Click(chromedp.CSS(`[data-testid=room-start]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, lead, "the join panel", `document.querySelector('[data-testid=room-code]').textContent.length === 6`)
+	code := evalJS[string](t, lead, `document.querySelector('[data-testid=room-code]').textContent`)
+	follower := ctx
+	if err := chromedp.Do(follower, chromedp.Navigate(srv.URL+"/rooms/"+code)); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, follower, "following", live+` && document.body.dataset.room === "follower"`)
+	if err := chromedp.Do(lead, chromedp.Click(chromedp.CSS(`[data-testid=step-forward]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, follower, "the follower at step 1", stepReadJS+` === 1 && `+drawnStepJS)
+
+	closed := time.Now()
+	closeLead() // the instructor closes the tab
+	waitForJS(t, follower, "the instructor away", bannerJS+`.dataset.instructor === "away" && `+bannerJS+`.textContent.includes("The instructor is away")`)
+	t.Logf("the follower said the instructor is away %v after the tab closed", time.Since(closed).Round(time.Millisecond))
+	shot(follower, "room-resume-follower-away.png")
+
+	again, closeAgain := chromedp.NewContext(ctx)
+	defer closeAgain()
+	if err := chromedp.Do(again, chromedp.Navigate(srv.URL+"/lessons/"+lesson.Slug)); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, again, "the offer to resume", live+` && document.querySelector('[data-testid=room-resume]')?.textContent === "Resume your class `+code+`"`)
+	t.Logf("the offer to resume shown %v after the tab closed", time.Since(closed).Round(time.Millisecond))
+	shot(again, "room-resume-offer.png")
+	if err := chromedp.Do(again, chromedp.Click(chromedp.CSS(`[data-testid=room-resume]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, again, "the instructor in charge again, at the room's step", inCharge(code)+` && `+stepReadJS+` === 1`)
+	waitForJS(t, follower, "the instructor back", bannerJS+`.dataset.instructor === "here" && `+bannerJS+`.textContent.includes("Following the instructor")`)
+	t.Logf("in charge again %v after the tab closed", time.Since(closed).Round(time.Millisecond))
+	shot(again, "room-resume-instructor.png")
+	if err := chromedp.Do(again, chromedp.Click(chromedp.CSS(`[data-testid=step-forward]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, follower, "the follower follows again", stepReadJS+` === 2 && `+drawnStepJS)
+
+	// ?room=CODE, in another tab: the same class, in charge, with its code, counts and End.
+	linked, closeLinked := chromedp.NewContext(ctx)
+	defer closeLinked()
+	if err := chromedp.Do(linked, chromedp.Navigate(srv.URL+"/lessons/"+lesson.Slug+"?room="+code)); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, linked, "?room=CODE in charge", inCharge(code)+` && !location.search.includes("room=")`)
+	waitForJS(t, again, "the tab it replaced says so", `document.querySelector('[data-testid=conn]').dataset.state === "replaced"`)
+	shot(linked, "room-resume-linked.png")
+	if err := chromedp.Do(linked, chromedp.Click(chromedp.CSS(`[data-testid=room-end]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, follower, "the class ended", bannerJS+`.dataset.instructor === "ended"`)
+	waitForJS(t, linked, "the browser forgets the class", slotJS+`.dataset.ended !== undefined && localStorage.getItem("unroll.lead") === null`)
+}

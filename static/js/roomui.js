@@ -76,6 +76,7 @@ export function createUI(slot) {
       b.className = start.className;
       b.dataset.testid = "room-resume";
       b.textContent = `Resume your class ${join.code}`;
+      b.style.marginInlineStart = "0.5em"; // beside "Teach this live"
       b.title = "Lead your class again from this page: its code, the counts and End come back";
       b.addEventListener("click", () => { b.remove(); actions.resume(join); });
       start.after(b);
