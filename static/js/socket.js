@@ -22,7 +22,7 @@ const CLOSE_FULL = 1013; // try again later: the server has no memory for anothe
 const BACKOFF_START = 0.5, BACKOFF_MAX = 10, JITTER = 0.5; // seconds, ±50 % (protocol.md)
 // The heartbeat (docs/protocol.md, "Heartbeat"); the server's own side is web/session.go's
 // pingPeriod and pongWait.
-export const PING_EVERY_MS = 1000; // a ping a second: 22 bytes up, a 64-byte pong down
+export const PING_EVERY_MS = 1000; // a ping a second: 21 bytes up, a 64-byte pong down
 // PONG_WAIT_MS: no message this long after a ping means the connection is dead, noticed at
 // most PING_EVERY_MS + PONG_WAIT_MS = 4 s after it died (issue 22: within 5 s, with room
 // for a busy page's late timers), while a 0.5 MB snapshot (sim.MaxSteps) still arrives
