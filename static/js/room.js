@@ -78,12 +78,14 @@ function remember(code) {
   try { if (code) localStorage.setItem(LEAD, JSON.stringify({ code })); else localStorage.removeItem(LEAD); } catch { /* storage off: no offer */ }
 }
 // joinInfo asks the server for the join panel's contents of a class this browser leads
-// (GET /api/v1/rooms/{code}: its cookie proves it); null when it is not there or not ours.
+// (GET /api/v1/rooms/{code}: its cookie proves it): {join} when it is ours, {gone: true}
+// when it is not there or not ours (403, 404), {} when the server could not say.
 async function joinInfo(code) {
   try {
     const resp = await fetch(`/api/v1/rooms/${encodeURIComponent(code)}`);
-    return resp.ok ? await resp.json() : null;
-  } catch { return null; }
+    if (resp.ok) return { join: await resp.json() };
+    return { gone: resp.status === 403 || resp.status === 404 };
+  } catch { return {}; }
 }
 const roomSocketURL = (code, query = "") =>
   `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/rooms/${encodeURIComponent(code)}/ws${query}`;
@@ -245,7 +247,7 @@ export function open(root, handlers) {
     ui.lead(mine, Boolean(asked)); // a reclaimed class shows its code at once
     remember(mine.code);
     if (!mine.join?.join?.length) { // a reclaimed class (?room=CODE): the join panel's links from the server
-      joinInfo(mine.code).then((join) => {
+      joinInfo(mine.code).then(({ join }) => {
         if (!join || mine.role !== "lead" || mine.code !== join.code) return; // not ours: the socket's room message says why
         mine = { ...mine, join };
         store(mine);
@@ -256,9 +258,9 @@ export function open(root, handlers) {
   if (!mine.role) { // a class this browser leads, its tab closed: offer it back
     const was = remembered();
     if (was) {
-      joinInfo(was.code).then((join) => {
-        if (!join) { remember(null); return; } // ended, or not this browser's any more
-        if (!mine.role) ui.offerResume(join);
+      joinInfo(was.code).then(({ join, gone }) => {
+        if (gone) remember(null); // ended, or not this browser's any more
+        if (join && !mine.role) ui.offerResume(join);
       });
     }
   }

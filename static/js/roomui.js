@@ -43,6 +43,7 @@ export function createUI(slot) {
       if (!slot) return;
       join = mine.join || { code: mine.code, join: [] };
       $t("room-start").hidden = true;
+      $t("room-resume")?.remove(); // leading a class now: no other to resume
       say($t("room-code"), mine.code);
       const hosts = $t("room-hosts");
       hosts.replaceChildren(...join.join.map((l, i) => new Option(l.host, String(i))));
