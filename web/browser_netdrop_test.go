@@ -68,9 +68,9 @@ func TestBrowserNetDrop(t *testing.T) {
 	if rerr != nil {
 		t.Fatalf("room %s: %s", code, rerr.msg)
 	}
-	follower, cancel := chromedp.NewContext(lead)
+	follower, cancel := chromedp.NewContext(lead) // a student's phone
 	t.Cleanup(cancel)
-	if err := chromedp.Do(follower, chromedp.Navigate("http://"+classNet.addr()+"/rooms/"+code)); err != nil {
+	if err := chromedp.Do(follower, chromedp.EmulateViewport(360, 740), chromedp.Navigate("http://"+classNet.addr()+"/rooms/"+code)); err != nil {
 		t.Fatal(err)
 	}
 	waitForJS(t, follower, "following", live+` && document.body.dataset.room === "follower"`)
