@@ -36,16 +36,17 @@ const (
 	SetCommand    CommandType = "set"    // change Command.Params and rebuild the model
 	TrainCommand  CommandType = "train"  // train Command.Steps optimisation steps
 	ResumeCommand CommandType = "resume" // after a reconnect: the page last drew Command.Seq
+	PingCommand   CommandType = "ping"   // the page's heartbeat: answered at once with a pong message
 )
 
 // commandFields lists the field each command type requires besides "v" and "type".
 var commandFields = map[CommandType]string{
-	StepCommand: "", BackCommand: "", PauseCommand: "", ResetCommand: "",
+	StepCommand: "", BackCommand: "", PauseCommand: "", ResetCommand: "", PingCommand: "",
 	SeekCommand: "step", PlayCommand: "speed", SetCommand: "params", TrainCommand: "steps", ResumeCommand: "seq",
 }
 
 // commandList is the known types in the order error messages list them.
-const commandList = "step, back, seek, play, pause, reset, set, train, resume"
+const commandList = "step, back, seek, play, pause, reset, set, train, resume, ping"
 
 // Command is one decoded, validated browser command. Only the field its Type uses is
 // set. Seek's upper bound depends on the model, so Run checks it.
@@ -56,6 +57,9 @@ type Command struct {
 	Params map[string]string // set: parameter name → value, checked by the lesson's Specs
 	Steps  int               // train: 1 ≤ Steps ≤ MaxTrainSteps
 	Seq    uint64            // resume: the last seq the page drew
+	// ID numbers a command the page will send again after a reconnect unless the run
+	// acknowledges it (Header.Ack): optional on every type, 1 ≤ ID ≤ MaxSeq; 0 when absent.
+	ID uint64
 }
 
 // CommandError is a command the browser sent that cannot be carried out. Msg is a
@@ -93,6 +97,7 @@ type wireCommand struct {
 	Params map[string]json.RawMessage `json:"params"`
 	Steps  *json.RawMessage           `json:"steps"`
 	Seq    *json.RawMessage           `json:"seq"`
+	ID     *json.RawMessage           `json:"id"`
 }
 
 // DecodeCommand parses and validates one JSON command: version 1, a known type, the
@@ -145,6 +150,13 @@ func parseCommand(b []byte) (Command, error) {
 		return bad(name, "%s needs a %q field", name, need)
 	}
 	c := Command{Type: typ}
+	if w.ID != nil {
+		n, err := strconv.ParseUint(number(*w.ID), 10, 64)
+		if err != nil || n < 1 || n > MaxSeq {
+			return bad(name, "id must be a whole number from 1 to %d, got %s", uint64(MaxSeq), clip(string(*w.ID)))
+		}
+		c.ID = n
+	}
 	switch typ {
 	case SeekCommand:
 		n, err := strconv.Atoi(number(*w.Step))
@@ -217,6 +229,14 @@ func paramText(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("the value must be text, a number or true/false, got %s", clip(string(t)))
 }
 
+// pingText is the heartbeat as the page sends it, matched without decoding (IsPing).
+var pingText = []byte(`{"v":1,"type":"ping"}`)
+
+// IsPing reports whether b is the page's heartbeat exactly as static/js/socket.js
+// sends it: a reader answers it without decoding JSON. Any other spelling of a ping
+// decodes to PingCommand and is answered too.
+func IsPing(b []byte) bool { return bytes.Equal(b, pingText) }
+
 // describeDecodeError words encoding/json's errors for a student.
 func describeDecodeError(err error) string {
 	var syntax *json.SyntaxError
@@ -257,6 +277,9 @@ func jsonKind(kind string) string {
 // MarshalJSON encodes c in the wire form DecodeCommand reads.
 func (c Command) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"v": Version, "type": string(c.Type)}
+	if c.ID > 0 {
+		m["id"] = c.ID
+	}
 	switch c.Type {
 	case SeekCommand:
 		m["step"] = c.Step

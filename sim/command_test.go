@@ -26,6 +26,9 @@ func TestDecodeCommand(t *testing.T) {
 		{`{"v":1,"type":"train","steps":10000}`, Command{Type: TrainCommand, Steps: 10000}},
 		{`{"v":1,"type":"resume","seq":9007199254740991}`, Command{Type: ResumeCommand, Seq: MaxSeq}},
 		{`{"v":1,"type":"step","step":null}`, Command{Type: StepCommand}},
+		{`{"v":1,"type":"ping"}`, Command{Type: PingCommand}},
+		{`{"v":1,"type":"step","id":1764088021123000}`, Command{Type: StepCommand, ID: 1764088021123000}},
+		{`{"v":1,"type":"seek","step":3,"id":9007199254740991}`, Command{Type: SeekCommand, Step: 3, ID: MaxSeq}},
 	}
 	for _, tt := range tests {
 		got, err := DecodeCommand([]byte(tt.in))
@@ -65,6 +68,10 @@ func TestDecodeCommandErrors(t *testing.T) {
 		{`{"v":1,"type":"resume","seq":-1}`, "resume needs seq", "resume"},
 		{`{"v":1,"type":"resume","seq":9007199254740992}`, "resume needs seq", "resume"},
 		{`{"v":1,"type":"set","params":{}}`, "at least one parameter", "set"},
+		{`{"v":1,"type":"step","id":0}`, "id must be a whole number from 1", "step"},
+		{`{"v":1,"type":"step","id":9007199254740992}`, "id must be a whole number from 1", "step"},
+		{`{"v":1,"type":"step","id":"7"}`, "id must be a whole number from 1", "step"},
+		{`{"v":1,"type":"ping","seq":3}`, `ping takes no fields, but got "seq"`, "ping"},
 		{`{"v":1,"type":"set","params":{"a":[1]}}`, `parameter "a": the value must be text`, "set"},
 		{`{"v":1,"type":"set","params":{"a":null}}`, `parameter "a"`, "set"},
 		{`{"v":1,"type":"set","params":[]}`, `"params" should be an object`, ""},
@@ -111,4 +118,37 @@ func FuzzDecodeCommand(f *testing.F) {
 			t.Fatalf("round trip of %q: got %+v, %v; want %+v", b, c2, err, c)
 		}
 	})
+}
+
+// TestPing: the heartbeat as socket.js sends it is matched without decoding (IsPing)
+// and decodes to PingCommand; the pong is the same header-only bytes every time, seq 0.
+func TestPing(t *testing.T) {
+	if !IsPing([]byte(`{"v":1,"type":"ping"}`)) || IsPing([]byte(`{"v":1,"type":"step"}`)) {
+		t.Error("IsPing does not tell the page's ping from a step")
+	}
+	if c, err := DecodeCommand(pingText); err != nil || c.Type != PingCommand {
+		t.Errorf("the page's ping decodes to %+v, %v", c, err)
+	}
+	m, err := DecodeMessage(Pong())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := m.Header; h.Type != PongMessage || h.Seq != 0 || len(m.Arrays) != 0 {
+		t.Errorf("the pong is %+v", h)
+	}
+	if want := `{"v":1,"type":"pong","seq":0,"step":0,"steps":0,"arrays":[]}`; !strings.Contains(string(Pong()), want) || len(Pong()) != 64 {
+		t.Errorf("the pong is %q (%d bytes), want %s padded to 64 bytes", Pong(), len(Pong()), want)
+	}
+}
+
+// TestCommandIDRoundTrip: a numbered command encodes its id and decodes to the same.
+func TestCommandIDRoundTrip(t *testing.T) {
+	c := Command{Type: SeekCommand, Step: 4, ID: 1764088021123001}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := DecodeCommand(b); err != nil || !reflect.DeepEqual(got, c) {
+		t.Errorf("%s decodes to %+v, %v; want %+v", b, got, err, c)
+	}
 }

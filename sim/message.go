@@ -23,6 +23,7 @@ const (
 	FrameMessage    MessageType = "frame"    // one step's arrays
 	TrainMessage    MessageType = "train"    // training progress
 	ErrorMessage    MessageType = "error"    // a command was refused
+	PongMessage     MessageType = "pong"     // the answer to the page's heartbeat (PingCommand)
 )
 
 // Header is the JSON header of a server message. EncodeMessage writes it (the
@@ -38,6 +39,10 @@ type Header struct {
 	// Facts are the step's labelled values for the facts region (Frame.Facts): the
 	// current step's, in snapshots and frames.
 	Facts []Fact `json:"facts,omitempty"`
+	// Ack is the ID of the last command the run carried out (Command.ID), in every
+	// message the run makes once a page has numbered a command: the page sends again,
+	// after a reconnect, only the commands numbered after it. 0 (no key) until then.
+	Ack uint64 `json:"ack,omitempty"`
 
 	// Playing is sent with every snapshot and frame; Params, Speed, Static, Trained and
 	// Session with snapshots only.
@@ -216,3 +221,11 @@ func DecodeMessage(b []byte) (Message, error) {
 	}
 	return m, nil
 }
+
+// pong is the one pong message: a header with nothing in it, encoded once.
+var pong = EncodeMessage(nil, Header{Type: PongMessage}, nil)
+
+// Pong is the encoded pong message, the same bytes for every connection (the caller
+// must not change them): {"v":1,"type":"pong","seq":0,"step":0,"steps":0,"arrays":[]}.
+// Its seq is 0: a pong is no message of the run, and the page does not count it.
+func Pong() []byte { return pong }

@@ -48,6 +48,7 @@ type Run struct {
 	trained    int              // TrainSteps taken since the model was built
 	maxTrained int              // the most TrainSteps the model may take since it was built (SetTrainLimit)
 	session    string           // the name snapshots carry, set by the owner (SetSession)
+	acked      uint64           // the ID of the last numbered command carried out (Header.Ack)
 	clock      func() time.Time // stamps every message's "sent" (SetClock); nil: no stamp
 
 	scratch []byte // EncodeMessage's buffer, reused
@@ -166,6 +167,9 @@ func (r *Run) frame(t int) *Frame {
 // command cannot be carried out the state does not change, the messages are one
 // error message, and the error (a *CommandError) says why.
 func (r *Run) Apply(c Command) ([]Encoded, error) {
+	if c.ID > 0 { // refused or not, it was received: the page must not send it again
+		r.acked = c.ID
+	}
 	if r.Training() {
 		switch c.Type {
 		case StepCommand, BackCommand, SeekCommand, PlayCommand, TrainCommand:
@@ -401,6 +405,9 @@ func (r *Run) SetTrainLimit(n int) { r.maxTrained = max(0, min(n, MaxTrainSteps)
 // its messages stay byte-identical for the same commands.
 func (r *Run) SetClock(now func() time.Time) { r.clock = now }
 
+// Acked is the ID of the last numbered command the run carried out or refused (0: none).
+func (r *Run) Acked() uint64 { return r.acked }
+
 // Session is the name SetSession gave.
 func (r *Run) Session() string { return r.session }
 
@@ -423,7 +430,7 @@ func (r *Run) Error(err error) Encoded {
 // copies it into an exactly-sized buffer of its own, because it outlives the call.
 func (r *Run) encode(h Header, arrays []Array) Encoded {
 	r.seq++
-	h.Seq, h.Step, h.Steps = r.seq, r.step, r.Steps()
+	h.Seq, h.Step, h.Steps, h.Ack = r.seq, r.step, r.Steps(), r.acked
 	if r.clock != nil {
 		h.Sent = MillisOf(r.clock())
 	}

@@ -460,3 +460,44 @@ func TestRunClockStampsEveryMessage(t *testing.T) {
 		t.Errorf("a run without a clock stamped its snapshot")
 	}
 }
+
+// TestRunAck: a run's messages acknowledge the last numbered command it carried out or
+// refused (Header.Ack), and none before the first.
+func TestRunAck(t *testing.T) {
+	r := newTestRun(t)
+	first, _ := r.Apply(Command{Type: StepCommand})
+	if h := header(t, first[0]); h.Ack != 0 || strings.Contains(string(first[0].Data), `"ack"`) {
+		t.Errorf("before any numbered command the frame has ack %d", h.Ack)
+	}
+	for _, tt := range []struct {
+		cmd  Command
+		want MessageType
+	}{
+		{Command{Type: StepCommand, ID: 11}, FrameMessage},
+		{Command{Type: SeekCommand, Step: 99, ID: 12}, ErrorMessage},
+		{Command{Type: ResetCommand, ID: 13}, SnapshotMessage},
+		{Command{Type: StepCommand}, FrameMessage}, // unnumbered: the last ack stands
+	} {
+		msgs, _ := r.Apply(tt.cmd)
+		want := tt.cmd.ID
+		if want == 0 {
+			want = 13
+		}
+		if h := header(t, msgs[0]); h.Type != tt.want || h.Ack != want {
+			t.Errorf("%s (id %d): %s with ack %d, want %s with ack %d", tt.cmd.Type, tt.cmd.ID, h.Type, h.Ack, tt.want, want)
+		}
+	}
+	if r.Acked() != 13 {
+		t.Errorf("Acked() = %d, want 13", r.Acked())
+	}
+}
+
+// header decodes m's header.
+func header(t *testing.T, m Encoded) Header {
+	t.Helper()
+	d, err := DecodeMessage(m.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Header
+}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +49,7 @@ const listenHint = "unroll -addr :8080"
 func (s *Server) roomRoutes() {
 	s.post("/api/v1/rooms", s.createRoom)
 	s.post("/api/v1/rooms/{code}/end", s.endRoom)
+	s.get("/api/v1/rooms/{code}", s.roomInfo) // an instructor back in a new tab (room_resume.go)
 	s.get("/join", s.joinPage)
 	s.get("/join/{code}", s.joinCode)
 	s.get("/rooms/{code}", s.followPage)
@@ -104,16 +104,7 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: roomCookie(rm.code), Value: rm.secret, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	hosts, loopbackOnly := joinHosts(r.Host, s.listenAddr(r), lanAddrs())
-	out := roomCreated{Code: rm.code, Lesson: l.Slug, LoopbackOnly: loopbackOnly}
-	if loopbackOnly {
-		out.Hint = listenHint
-	}
-	for _, h := range hosts {
-		q := "?host=" + url.QueryEscape(h)
-		out.Join = append(out.Join, joinLink{Host: h, URL: joinURL(r, h, rm.code),
-			QRSVG: "/rooms/" + rm.code + "/qr.svg" + q, QRPNG: "/rooms/" + rm.code + "/qr.png" + q})
-	}
+	out := s.joinInfo(r, rm.code, l.Slug)
 	s.log.Info("room started", "code", rm.code, "lesson", l.Slug, "client", clientOf(r))
 	writeJSON(w, http.StatusCreated, out)
 }

@@ -9,8 +9,8 @@ import (
 
 // outbox is a session's bounded queue of encoded messages between the simulator and
 // the writer. It never holds more than its capacity, whatever the page's speed:
-//   - a frame or train message replaces one of its kind at the back of the queue
-//     (the newest wins: a slow page gets fewer frames, never late ones);
+//   - a frame, train or pong message replaces one of its kind at the back of the
+//     queue (the newest wins: a slow page gets fewer frames, never late ones);
 //   - a snapshot replaces every queued frame and older snapshot (it redraws
 //     everything), keeping error and train messages (the loss is not in a snapshot)
 //     and a room's room and view messages, which coalesce like frames;
@@ -59,7 +59,7 @@ func (o *outbox) pushFinal(m sim.Encoded) {
 // add applies the coalescing rules and appends m if there is room; o.mu is held.
 func (o *outbox) add(m sim.Encoded) bool {
 	switch m.Type {
-	case sim.FrameMessage, sim.TrainMessage, roomMessage, viewMessage: // a room's news: the newest wins too
+	case sim.FrameMessage, sim.TrainMessage, roomMessage, viewMessage, sim.PongMessage: // a room's news and pongs: the newest wins too
 		if n := len(o.queue); n > 0 && o.queue[n-1].Type == m.Type {
 			o.queue[n-1] = m
 			o.coalesced++

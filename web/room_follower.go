@@ -83,15 +83,19 @@ func (fl *follower) serve(rm *room) {
 	awaitReader(fl.conn, readerDone)
 }
 
-// read reads the follower's commands (readFrom): a resume (its page missed frames)
-// gets a fresh snapshot; anything that would change the room is refused, and the room
+// read reads the follower's commands (readFrom): a ping gets a pong (the heartbeat,
+// which readFrom answers itself when spelled as the page spells it), a resume (its
+// page missed frames) gets a fresh snapshot; anything that would change the room is refused, and the room
 // is unchanged.
 func (fl *follower) read(rm *room) {
-	readFrom(fl.conn, &fl.closer, func(typ int, data []byte) bool {
+	readFrom(fl.conn, &fl.closer, fl.box, func(typ int, data []byte) bool {
 		cmd, err := sim.DecodeCommand(data)
-		if typ == websocket.TextMessage && err == nil && cmd.Type == sim.ResumeCommand {
+		switch {
+		case typ == websocket.TextMessage && err == nil && cmd.Type == sim.PingCommand:
+			answerPing(fl.box) // the heartbeat, spelled otherwise than socket.js does
+		case typ == websocket.TextMessage && err == nil && cmd.Type == sim.ResumeCommand:
 			rm.resync(fl)
-		} else {
+		default:
 			fl.refuse(string(cmd.Type), followRefused)
 		}
 		return true

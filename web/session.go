@@ -19,14 +19,22 @@ import (
 
 // Timing and sizes of a lesson websocket (docs/architecture.md, "A websocket session").
 const (
-	handshakeTimeout = 10 * time.Second         // an upgrade that takes longer is not a browser
-	writeWait        = 3 * time.Second          // a write that takes longer means the page is gone
-	pongWait         = 60 * time.Second         // a page that answers no ping for this long is gone
-	pingPeriod       = pongWait / 3             // three pings per pongWait: one lost pong is not fatal
-	closeGrace       = time.Second              // how long to wait for the page's reply to our close
-	shutdownWait     = 2*writeWait + closeGrace // every session can flush and close; under cmd/server's 10 s
-	outboxSize       = 8                        // unsent messages; frames coalesce, so this is rarely reached
-	commandBuffer    = 4                        // decoded commands waiting for the simulator
+	handshakeTimeout = 10 * time.Second // an upgrade that takes longer is not a browser
+	writeWait        = 3 * time.Second  // a write that takes longer means the page is gone
+	// pongWait is how long a connection may be silent — no pong to our pings, no
+	// message, no heartbeat — before the server counts the page gone (issue 22: both
+	// sides notice a dead connection within 5 s). A browser answers pings by itself,
+	// even in a background tab whose timers are throttled, so silence means the
+	// network, not a busy page.
+	pongWait = 4 * time.Second
+	// pingPeriod: four pings per pongWait, so three lost or late pongs are not fatal.
+	// A ping is 2 bytes on the wire and its pong 6: 500 followers cost 500 small
+	// writes and reads a second (BenchmarkHeartbeat, docs/protocol.md "Heartbeat").
+	pingPeriod    = pongWait / 4
+	closeGrace    = time.Second              // how long to wait for the page's reply to our close
+	shutdownWait  = 2*writeWait + closeGrace // every session can flush and close; under cmd/server's 10 s
+	outboxSize    = 8                        // unsent messages; frames coalesce, so this is rarely reached
+	commandBuffer = 4                        // decoded commands waiting for the simulator
 )
 
 // Close codes of docs/protocol.md beyond gorilla's names.
@@ -269,7 +277,7 @@ func (ss *session) serve() {
 // read is the reader goroutine (readFrom): it decodes each command and hands it to
 // the simulator; a view command of a room's instructor goes to the room.
 func (ss *session) read() {
-	readFrom(ss.conn, &ss.closer, func(typ int, data []byte) bool {
+	readFrom(ss.conn, &ss.closer, ss.box, func(typ int, data []byte) bool {
 		var in incoming
 		if typ == websocket.TextMessage {
 			if ss.room != nil { // the instructor's view for the followers
@@ -282,6 +290,10 @@ func (ss *session) read() {
 			}
 			if in.err == nil {
 				in.cmd, in.err = sim.DecodeCommand(data)
+				if in.err == nil && in.cmd.Type == sim.PingCommand { // a heartbeat spelled otherwise
+					answerPing(ss.box)
+					return true
+				}
 			}
 		} else {
 			in.err = &sim.CommandError{Msg: "commands are JSON text messages, not binary ones"}
@@ -296,17 +308,20 @@ func (ss *session) read() {
 }
 
 // readFrom is a connection's reader goroutine, a lesson session's or a room
-// follower's: it reads messages of at most sim.MaxCommandBytes and hands each to each,
-// until each returns false or a read fails (which ends the connection). The read
-// deadline moves forward with every pong and every message. A message over the limit
+// follower's: it reads messages of at most sim.MaxCommandBytes, answers the page's
+// heartbeat (a pong on box) and hands every other message to each, until each returns
+// false or a read fails (which ends the connection). The read deadline, pongWait,
+// moves forward with every pong and every message. A message over the limit
 // and the page's own close are answered by gorilla (1009, or the echo of the close), so
 // no close frame of ours follows them.
-func readFrom(conn *websocket.Conn, c *closer, each func(typ int, data []byte) bool) {
+func readFrom(conn *websocket.Conn, c *closer, box *outbox, each func(typ int, data []byte) bool) {
 	defer c.cancel()
 	conn.SetReadLimit(sim.MaxCommandBytes)
-	_ = conn.SetReadDeadline(time.Now().Add(pongWait))
 	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(pongWait)) })
 	for {
+		// The deadline runs from here, not from the last message: time spent handing a
+		// command on (a busy simulator) is not the page's silence.
+		_ = conn.SetReadDeadline(time.Now().Add(pongWait))
 		typ, data, err := conn.ReadMessage()
 		if err != nil {
 			var ce *websocket.CloseError
@@ -315,11 +330,20 @@ func readFrom(conn *websocket.Conn, c *closer, each func(typ int, data []byte) b
 			}
 			return
 		}
-		_ = conn.SetReadDeadline(time.Now().Add(pongWait))
+		if typ == websocket.TextMessage && sim.IsPing(data) { // the heartbeat, answered here
+			answerPing(box)
+			continue
+		}
 		if !each(typ, data) {
 			return
 		}
 	}
+}
+
+// answerPing queues the pong that answers a page's heartbeat (sim.PingCommand). When
+// the outbox is full the pong is left out: the messages waiting there answer too.
+func answerPing(box *outbox) {
+	offer(box, sim.Encoded{Type: sim.PongMessage, Data: sim.Pong()})
 }
 
 // awaitReader waits, once the writer has sent the close frame, up to closeGrace for

@@ -40,6 +40,7 @@ const ERROR_SHOW_MS = 10000; // an error stays up this long (a refused parameter
 const FIT_AFTER_RESIZE_MS = 100;
 const STATUS = { // what the connection's state line says (retry and full say when they try again)
   live: "live", bad: "bad message from server", connecting: "connecting…",
+  reconnecting: "connection lost — reconnecting…", // issue 22: said at once, until live again
   replaced: "opened again elsewhere: reload to continue here",
 };
 
@@ -62,7 +63,7 @@ function start(root) {
   const state = createState({ machine: root.dataset.machine || "", maxTrained, ...sharedModel(location.search, maxTrained) });
   const panels = findPanels();
   const draw = createDraw({ store, state, panels, showError });
-  const sock = room.open(root, { onMessage, onStatus }); // socket.js's connect(() => wsURL(slug), …), or the room's
+  const sock = room.open(root, { onMessage, onStatus, onRefused: (cmd, why) => showError({ message: why }) }); // socket.js's connect(() => wsURL(slug), …), or the room's
   window.addEventListener("pagehide", () => sock.close());
   const commands = createCommands({ sock, store, state, limits: readLimits(), schedule: draw.schedule, showError });
   bindButtons(commands);
@@ -104,7 +105,7 @@ function start(root) {
   function onStatus(status, seconds) {
     if (status === "retry" || status === "full") connectionLost(state, store);
     const el = tid("conn");
-    const text = status === "retry" ? `reconnecting in ${seconds.toFixed(1)} s…`
+    const text = status === "retry" ? `connection lost — reconnecting in ${seconds.toFixed(1)} s…`
       : status === "full" ? `the server is full; trying again in ${seconds.toFixed(1)} s…` : STATUS[status];
     if (el.dataset.state === status && el.textContent === text) return; // every message says "live": a live region speaks only when it changes
     el.dataset.state = status;

@@ -38,6 +38,9 @@ import { tid } from "./dom.js";
 import { createUI } from "./roomui.js";
 
 const STORE = "unroll.room"; // sessionStorage: this tab's room, {code, role: "lead" | "explorer", join, fork}
+// LEAD: localStorage, the class this browser leads, {code}: a tab closed and opened
+// again offers "Resume your class CODE" (the secret stays in its HttpOnly cookie).
+const LEAD = "unroll.lead";
 
 let mine = { code: "", role: "" };
 let sock = null; // the proxy open returns
@@ -68,6 +71,22 @@ function stored() {
 function store(v) {
   if (v) sessionStorage.setItem(STORE, JSON.stringify(v)); else sessionStorage.removeItem(STORE);
 }
+function remembered() {
+  try { const v = JSON.parse(localStorage.getItem(LEAD) || "null"); return v && /^[A-Z0-9]+$/.test(v.code) ? v : null; } catch { return null; }
+}
+function remember(code) {
+  try { if (code) localStorage.setItem(LEAD, JSON.stringify({ code })); else localStorage.removeItem(LEAD); } catch { /* storage off: no offer */ }
+}
+// joinInfo asks the server for the join panel's contents of a class this browser leads
+// (GET /api/v1/rooms/{code}: its cookie proves it): {join} when it is ours, {gone: true}
+// when it is not there or not ours (403, 404), {} when the server could not say.
+async function joinInfo(code) {
+  try {
+    const resp = await fetch(`/api/v1/rooms/${encodeURIComponent(code)}`);
+    if (resp.ok) return { join: await resp.json() };
+    return { gone: resp.status === 403 || resp.status === 404 };
+  } catch { return {}; }
+}
 const roomSocketURL = (code, query = "") =>
   `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/rooms/${encodeURIComponent(code)}/ws${query}`;
 const withParam = (u, kv) => u + (u.includes("?") ? "&" : "?") + kv;
@@ -77,8 +96,14 @@ const withParam = (u, kv) => u + (u.includes("?") ? "&" : "?") + kv;
 export function open(root, handlers) {
   const slot = tid("room");
   const slug = root.dataset.slug;
+  const asked = new URLSearchParams(location.search).get("room"); // ?room=CODE: an instructor reclaims a class
   if (slot?.dataset.roomRole === "follower") mine = { code: slot.dataset.roomCode, role: "follower" };
-  else {
+  else if (asked && /^[A-Za-z0-9]+$/.test(asked)) {
+    mine = { code: asked.toUpperCase(), role: "lead" };
+    const q = new URLSearchParams(location.search); // the socket names it (url()); the URL shares the lesson only
+    q.delete("room");
+    history.replaceState(history.state, "", location.pathname + (q.size ? "?" + q : "") + location.hash);
+  } else {
     const s = stored();
     if (s && (s.role === "lead" || s.role === "explorer") && /^[A-Z0-9]+$/.test(s.code)) mine = s;
   }
@@ -106,9 +131,13 @@ export function open(root, handlers) {
     const me = {};
     current = me;
     inner = connect(url, {
+      replay: mine.role !== "follower", // a follower's commands are refused anyway
+      onRefused: handlers.onRefused,
       onMessage(msg) {
         if (me !== current) return; // a socket this page has replaced
         const h = msg.header;
+        const unacked = String(inner.waiting); // commands the run has not acknowledged yet (tests wait on it)
+        if (document.body.dataset.unacked !== unacked) document.body.dataset.unacked = unacked;
         if (h.type === "room") { roomNews(h.meta || {}); return; }
         if (h.type === "view") { gotView(h.meta || {}); return; }
         if (typeof h.seq === "number") seen.seq = h.seq;
@@ -146,6 +175,7 @@ export function open(root, handlers) {
       ended = true;
       const was = mine.role;
       if (was === "lead" || was === "explorer") store(null);
+      if (was === "lead" && remembered()?.code === mine.code) remember(null);
       ui.ended(m.ended, was);
       if (was === "follower") inner.close(); // nothing to reconnect to
       if (was === "explorer" && presence) presence.close();
@@ -178,6 +208,8 @@ export function open(root, handlers) {
       if (!resp.ok) { ui.problem(body.error || `the server answered ${resp.status}`); return; }
       mine = { code: body.code, role: "lead", join: body };
       store(mine);
+      remember(body.code);
+      document.body.dataset.room = "lead";
       if (presenter) view = presenter.view(); // the new socket sends it once live
       reopen();
       ui.lead(mine, true);
@@ -195,6 +227,14 @@ export function open(root, handlers) {
       if (!ended) store({ code: mine.code, role: "explorer", fork: true }); // an ended room has no run: the URL's is trained again
       location.assign(`/lessons/${encodeURIComponent(slug)}?${q}`);
     },
+    resume(join) { // "Resume your class CODE": this tab leads the class again
+      mine = { code: join.code, role: "lead", join };
+      store(mine);
+      if (presenter) view = presenter.view();
+      reopen();
+      ui.lead(mine, true);
+      document.body.dataset.room = "lead";
+    },
     back() {
       const code = mine.code;
       store(null);
@@ -203,7 +243,27 @@ export function open(root, handlers) {
   });
 
   start();
-  if (mine.role === "lead") ui.lead(mine, false);
+  if (mine.role === "lead") {
+    ui.lead(mine, Boolean(asked)); // a reclaimed class shows its code at once
+    remember(mine.code);
+    if (!mine.join?.join?.length) { // a reclaimed class (?room=CODE): the join panel's links from the server
+      joinInfo(mine.code).then(({ join }) => {
+        if (!join || mine.role !== "lead" || mine.code !== join.code) return; // not ours: the socket's room message says why
+        mine = { ...mine, join };
+        store(mine);
+        ui.lead(mine, document.body.dataset.roomPanel === "open");
+      });
+    }
+  }
+  if (!mine.role) { // a class this browser leads, its tab closed: offer it back
+    const was = remembered();
+    if (was) {
+      joinInfo(was.code).then(({ join, gone }) => {
+        if (gone) remember(null); // ended, or not this browser's any more
+        if (join && !mine.role) ui.offerResume(join);
+      });
+    }
+  }
   if (mine.role === "follower") ui.follower();
   if (mine.role === "explorer") {
     ui.explorer(mine.code);

@@ -43,6 +43,7 @@ export function createUI(slot) {
       if (!slot) return;
       join = mine.join || { code: mine.code, join: [] };
       $t("room-start").hidden = true;
+      $t("room-resume")?.remove(); // leading a class now: no other to resume
       say($t("room-code"), mine.code);
       const hosts = $t("room-hosts");
       hosts.replaceChildren(...join.join.map((l, i) => new Option(l.host, String(i))));
@@ -66,6 +67,21 @@ export function createUI(slot) {
       $t("room-start").hidden = true; // a student's page starts no class
       banner_(`Exploring on your own (class ${code}).`, false, true);
     },
+    // offerResume shows "Resume your class CODE" beside "Teach this live": the class
+    // this browser led, its tab closed (room.js remembers it in localStorage).
+    offerResume(join) {
+      const start = $t("room-start");
+      if (!start || $t("room-resume")) return;
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = start.className;
+      b.dataset.testid = "room-resume";
+      b.textContent = `Resume your class ${join.code}`;
+      b.style.marginInlineStart = "0.5em"; // beside "Teach this live"
+      b.title = "Lead your class again from this page: its code, the counts and End come back";
+      b.addEventListener("click", () => { b.remove(); actions.resume(join); });
+      start.after(b);
+    },
     news(m, role) {
       counts = `${m.following} following · ${m.exploring} exploring on their own`;
       if (role === "lead") {
@@ -74,13 +90,17 @@ export function createUI(slot) {
         slot.dataset.following = String(m.following);
         slot.dataset.exploring = String(m.exploring);
       } else if (role === "follower") {
-        const away = m.instructor === "away";
-        banner_(away ? "The instructor is reconnecting…" : "Following the instructor, live.", true, false);
+        const away = m.instructor === "away"; // their page is closed or offline: the class waits for them
+        banner_(away ? "The instructor is away. This page follows them again when they are back." : "Following the instructor, live.", true, false);
         banner.dataset.instructor = m.instructor;
+        banner.dataset.connection = "live";
       }
     },
-    connection(status) { // a follower's own connection
-      if (status === "retry") banner_("Reconnecting to the class…", true, false);
+    connection(status) { // a follower's own connection: lost is said at once (issue 22)
+      if (status === "retry" || status === "reconnecting") {
+        banner_("Connection lost — reconnecting to the class…", true, false);
+        banner.dataset.connection = "lost";
+      }
     },
     ended(why, role) {
       if (!slot) return;

@@ -56,11 +56,12 @@ export function setSent(s) {
 // snapshotArrived updates the state for a snapshot (the answer to a "set", a reset, a
 // training's end…) and returns how its URL enters the history.
 export function snapshotArrived(s, store) {
-  const accepted = s.set.entry;
+  const answer = s.set.inFlight; // else a reconnect's snapshot: a "set" made meanwhile still waits
+  const accepted = answer ? s.set.entry : null;
   s.set.inFlight = false;
   if (accepted) s.trainedOn = ""; // a new model
   if (store.trained > 0 || accepted) s.replayTo = 0; // the server has the trained model now, or a new one
-  s.set.entry = null; // an edit enters the history once the server took it
+  if (answer) s.set.entry = null; // an edit enters the history once the server took it
   return accepted || "replace";
 }
 
@@ -74,7 +75,16 @@ export function setRefused(s) {
 export function trainStarted(s) { s.trainedOn = ""; }
 
 // connectionLost: a new server may have to train the model again, from the URL.
-export function connectionLost(s, store) { s.replayTo = Math.max(s.replayTo, store.trained); }
+// A "set" in flight may never have reached the server: it waits again, merged with any
+// newer change, and goes out after the reconnect's snapshot (commands.flushSet; sent
+// twice it rebuilds the same model).
+export function connectionLost(s, store) {
+  s.replayTo = Math.max(s.replayTo, store.trained);
+  if (s.set.inFlight) {
+    s.set.queued = { ...s.set.sent, ...(s.set.queued || {}) };
+    s.set.inFlight = false;
+  }
+}
 
 export function wentLive(s) { s.live = true; }
 export function scrubbed(s, dragging) { s.scrubbing = dragging; }
