@@ -246,6 +246,7 @@ func TestBrowserIndex(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("index lists %v, want %v", got, want)
 	}
+	waitForJS(t, ctx, "all the maths rendered", `document.body.dataset.math === "rendered"`) // page.js sets the prose below the first screens when idle
 	if n := evalJS[int](t, ctx, `document.querySelectorAll('.katex-error').length`); n != 0 {
 		t.Errorf("index has %d KaTeX errors, want 0", n)
 	}
@@ -286,6 +287,7 @@ func TestBrowserLessons(t *testing.T) {
 			if n := evalJS[int](t, ctx, `document.querySelectorAll('[data-testid=equations] .katex').length`); n < len(l.Equations) {
 				t.Errorf("%d rendered equations, want %d", n, len(l.Equations))
 			}
+			waitForJS(t, ctx, "all the maths rendered", `document.body.dataset.math === "rendered"`) // the prose below the first screens is set when idle
 			if bad := evalJS[[]string](t, ctx, `[...document.querySelectorAll('.katex-error')].map(e => e.title || e.textContent)`); len(bad) > 0 {
 				t.Errorf("KaTeX errors: %q", bad)
 			}

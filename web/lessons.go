@@ -5,24 +5,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 
 	"unroll/lessons"
 	"unroll/sim"
-	"unroll/static"
 	"unroll/templates"
 )
-
-// staticMaxAge is how long a browser may use a static file without asking again;
-// after that it revalidates with the ETag (a redeploy shows within five minutes).
-const staticMaxAge = "public, max-age=300"
 
 // lessonRoutes registers the pages, the lesson websockets, the lesson list and the
 // plot exports of docs/api.md.
@@ -115,15 +110,21 @@ func pageQuery(v sim.Values, q url.Values) string {
 	return out
 }
 
-// render writes a templ component as an HTML page; rendering into a buffer first
-// means a template error becomes a clean 500, not half a page.
+// render writes a templ component as an HTML page, linking the static files by their
+// hashed URLs; rendering into a buffer first means a template error becomes a clean
+// 500, not half a page. The page is revalidated on every visit (no-cache, with an
+// ETag of its bytes): it names the assets, so it must never be stale.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Component) {
 	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	if err := c.Render(templates.WithAssets(r.Context(), s.static.page), &buf); err != nil {
 		panic(err) // a bug in a template: ServeHTTP logs it and answers 500
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = w.Write(buf.Bytes())
+	sum := sha256.Sum256(buf.Bytes())
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", plainCache)
+	h.Set("ETag", `"`+hex.EncodeToString(sum[:8])+`"`)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(buf.Bytes())) // 304 on If-None-Match
 }
 
 // lessonSummary is one entry of GET /api/v1/lessons (docs/api.md).
@@ -145,41 +146,6 @@ func (s *Server) lessonList(w http.ResponseWriter, r *http.Request) {
 		out = append(out, lessonSummary{Slug: l.Slug, Section: l.Section, Title: l.Title, Plots: plots})
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// newStaticHandler serves package static's files under /static/ with a content-hash
-// ETag and a short max-age, so a browser revalidates cheaply (304) and never keeps
-// a stale module after a redeploy for long.
-func newStaticHandler() (http.Handler, error) {
-	tags := map[string]string{}
-	err := fs.WalkDir(static.FS, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(static.FS, path)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
-		tags[path] = `"` + hex.EncodeToString(sum[:8]) + `"`
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	files := http.StripPrefix("/static/", http.FileServerFS(static.FS))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		path := strings.TrimPrefix(r.URL.Path, "/static/")
-		tag, ok := tags[path]
-		if !ok {
-			writeError(w, http.StatusNotFound, "there is no static file "+strconv.Quote(path))
-			return
-		}
-		w.Header().Set("ETag", tag)
-		w.Header().Set("Cache-Control", staticMaxAge)
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		files.ServeHTTP(w, r) // answers If-None-Match with 304 using the ETag
-	}), nil
 }
 
 // trainedSteps reads "trained", the optimisation steps a page's model has taken since

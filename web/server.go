@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -36,7 +37,7 @@ type Server struct {
 	parked   *parking          // the runs of dropped connections, waiting for their pages
 	rooms    *roomSet          // the classes following their instructors (room.go)
 	listen   net.Addr          // Options.Listen: where the server listens, for the rooms' join URLs
-	static   http.Handler      // package static's files with caching headers
+	static   *assetSet         // package static's files, hashed and compressed (assets.go)
 	build    buildInfo         // what GET /api/v1/version answers
 	models   chan struct{}     // a token per model upload being read (maxModelUploads, torch.go)
 }
@@ -83,7 +84,7 @@ func newServer(logger *slog.Logger, catalog []*lessons.Lesson, opts Options) (*S
 		models:  make(chan struct{}, maxModelUploads),
 	}
 	s.rooms = newRoomSet(s, opts.RoomIdle)
-	st, err := newStaticHandler()
+	st, err := loadAssets()
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +188,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, http.StatusForbidden, fmt.Sprintf("this server does not answer to the name %.60q; open it as http://localhost (or start it with -allow-host NAME for the name you use)", r.Host))
 		return
 	}
-	s.mux.ServeHTTP(rec, r)
+	if strings.HasPrefix(r.URL.Path, "/static/") { // compressed once, at start (assets.go)
+		s.mux.ServeHTTP(rec, r)
+		return
+	}
+	cw, finish := compressResponse(rec, r)
+	defer finish() // before the recover above: what the handler wrote goes out first
+	s.mux.ServeHTTP(cw, r)
 }
 
 // statusRecorder remembers the status code for the request log.

@@ -11,6 +11,7 @@
 //   present.js    presenter mode and the spotlight: the stage for a projector
 //   exports.js    the panels' export menus and the figure pack: the page's state, downloaded
 //   upload.js     the yours page's drop box: the student's own model file, sent to the page's session
+//                 (these two load after the page is live: deferModules, below)
 //   draw.js       every panel and readout, once per animation frame
 //   readout.js    the facts and the transport's position, in words
 //   training.js   the training control: progress, status, Train/Stop
@@ -32,30 +33,62 @@ import { sharedModel, wsURL, bindURL } from "./url.js";
 import { pageKeys, bindKeys } from "./keys.js";
 import { findPanels, createDraw } from "./draw.js";
 import { bindPresenter } from "./present.js";
-import { bindExports } from "./exports.js";
-import { bindUpload } from "./upload.js";
 import * as room from "./room.js"; // a class following its instructor: room.js picks the page's socket
 
 const ERROR_SHOW_MS = 10000; // an error stays up this long (a refused parameter's, until it is fixed)
 const FIT_AFTER_RESIZE_MS = 100;
+const MATH_FIRST_SCREENS = 1.5; // inline maths this many screens from the top is set before the first frame; the rest when idle
+const DEFER_IDLE_MS = 1000; // idle work (the deferred modules, the rest of the maths) waits at most this for the browser to be idle
+const IDLE_SLICE_MS = 16; // without requestIdleCallback, work in slices of a frame
 const STATUS = { // what the connection's state line says (retry and full say when they try again)
   live: "live", bad: "bad message from server", connecting: "connecting…",
   reconnecting: "connection lost — reconnecting…", // issue 22: said at once, until live again
   replaced: "opened again elsewhere: reload to continue here",
 };
 
-whenReady(() => {
+// The socket opens first (start), so that its round trip overlaps KaTeX's download
+// and the rendering of the maths; the page handles its first message once the maths
+// is rendered (mathRendered), so a live page always shows its equations.
+const root = $("#lesson");
+const lesson = root ? start(root) : null;
+document.body.dataset.math = "rendering";
+katexReady(() => {
+  // The equations and the inline maths on the first screens now; the rest of the prose
+  // in slices while the browser is idle (a phone takes seconds to set all of it).
   $$(".equation[data-tex]").forEach(renderEquation);
-  $$(".math").forEach(renderInline);
+  const later = [];
+  const near = MATH_FIRST_SCREENS * window.innerHeight;
+  for (const el of $$(".math")) (el.getBoundingClientRect().top < near ? renderInline(el) : later.push(el));
   document.fonts.ready.then(fitEquations); // KaTeX's fonts change the widths
   let fitTimer = 0;
   window.addEventListener("resize", () => { clearTimeout(fitTimer); fitTimer = setTimeout(fitEquations, FIT_AFTER_RESIZE_MS); });
-  // the navigation is one line that scrolls sideways: bring the open lesson into it
+  lesson?.mathRendered();
+  const slice = (deadline) => {
+    if (!later.length) { document.body.dataset.math = "rendered"; return; }
+    do renderInline(later.shift()); while (later.length && deadline.timeRemaining() > 0); // one at least: a timed-out callback has no time left
+    idle(slice); // the next slice, or the end: "rendered" (tests wait for it before looking for KaTeX's errors)
+  };
+  idle(slice);
+});
+{ // the navigation is one line that scrolls sideways: bring the open lesson into it
   const here = $("header.site nav [aria-current=page]"), nav = here?.parentElement;
   if (here && nav.scrollWidth > nav.clientWidth) nav.scrollLeft = here.offsetLeft - nav.offsetLeft - (nav.clientWidth - here.offsetWidth) / 2;
-  const root = $("#lesson");
-  if (root) start(root);
-});
+}
+
+// idle calls fn with a deadline when the browser is idle (at the latest after
+// DEFER_IDLE_MS), or soon where there is no requestIdleCallback.
+function idle(fn) {
+  if (window.requestIdleCallback) requestIdleCallback(fn, { timeout: DEFER_IDLE_MS });
+  else setTimeout(() => { const end = performance.now() + IDLE_SLICE_MS; fn({ timeRemaining: () => end - performance.now() }); }, 0);
+}
+
+// katexReady calls fn once KaTeX has run: the layout loads it after this module (a
+// deferred script, id katex-js), so that the module and the socket do not wait for it.
+function katexReady(fn) {
+  const script = document.getElementById("katex-js");
+  if (window.katex || !script) return whenReady(fn);
+  script.addEventListener("load", () => whenReady(fn), { once: true });
+}
 
 function start(root) {
   const store = createStore();
@@ -78,11 +111,12 @@ function start(root) {
   draw.afterDraw(a11y.refresh); // before links: a focused canvas's tooltip reads the new description
   draw.afterDraw(() => links.refresh());
   draw.afterDraw(presenter.afterDraw);
-  bindExports(store);
-  bindUpload(store);
+  const deferred = deferModules(store);
   room.follow(presenter); // a room relays the presenter's view to the followers, whose presenter shows it
 
+  let held = []; // the messages that came before the maths was rendered
   function onMessage(msg) {
+    if (held) { held.push(msg); return; }
     const type = msg.header.type;
     if (type === "snapshot") {
       applySnapshot(store, msg);
@@ -101,6 +135,7 @@ function start(root) {
       showError(meta);
     }
     draw.schedule();
+    deferred.soon();
   }
   function onStatus(status, seconds) {
     if (status === "retry" || status === "full") connectionLost(state, store);
@@ -114,6 +149,15 @@ function start(root) {
   function syncControls() { // the snapshot's canonical values back into the controls
     params.sync(); transport.sync();
   }
+  // mathRendered: the equations are rendered; expose their symbols (links.js) and
+  // handle what the socket sent meanwhile.
+  function mathRendered() {
+    for (const eq of $$(".equation")) links.equationChanged(eq);
+    requestAnimationFrame(fitEquations); // presenter mode fits the stage's column to them
+    const early = held;
+    held = null;
+    early.forEach(onMessage);
+  }
   let errTimer = 0, setToast = false; // a refused "set"'s toast stays until the server accepts the fixed value
   function hideError() { clearTimeout(errTimer); setToast = false; tid("error").hidden = true; }
   function showError(meta) {
@@ -126,4 +170,52 @@ function start(root) {
     if (meta.command === "set") params.refused(meta.message); // the fields of the refused change say why under themselves
     syncControls(); // a refused slider or choice snaps back
   }
+  return { mathRendered };
+}
+
+// deferModules loads what the first screen does not need — the export menus and the
+// figure pack (exports.js), the yours page's drop box (upload.js) — once the page has
+// its first message and the browser is idle (soon), so they never hold up the stage.
+// A control used before then still works: its click, file choice or drop is held,
+// the modules load, and it is done again. body's data-deferred says "loaded" when
+// they are bound (tests wait for it).
+function deferModules(store) {
+  let loading = null;
+  const load = () => loading ??= Promise.all([import("./exports.js"), import("./upload.js")]).then(([exp, up]) => {
+    exp.bindExports(store);
+    up.bindUpload(store);
+    for (const [type, fn] of early) document.removeEventListener(type, fn, true);
+    document.body.dataset.deferred = "loaded";
+  });
+  const held = (e) => { e.preventDefault(); e.stopImmediatePropagation(); };
+  const files = (e) => [...(e.dataTransfer?.types || [])].includes("Files");
+  const early = [
+    ["click", (e) => { // an export link: fetch it once exports.js is bound
+      const a = e.target.closest?.("a[data-panel-export]");
+      if (!a) return;
+      held(e); load().then(() => a.click());
+    }],
+    ["change", (e) => { // the drop box's file input: upload.js sends the chosen file
+      if (!e.target.matches?.("[data-testid=upload-file]")) return;
+      e.stopImmediatePropagation(); load().then(() => e.target.dispatchEvent(new Event("change")));
+    }],
+    ["dragover", (e) => { if (files(e)) e.preventDefault(); }], // a file dropped now must not replace the page
+    ["drop", (e) => {
+      if (!files(e)) return;
+      held(e);
+      const dt = new DataTransfer();
+      for (const f of e.dataTransfer.files) dt.items.add(f);
+      load().then(() => document.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true })));
+    }],
+  ];
+  for (const [type, fn] of early) document.addEventListener(type, fn, true);
+  document.body.dataset.deferred = "waiting";
+  let asked = false;
+  return {
+    soon() {
+      if (asked) return;
+      asked = true;
+      idle(load);
+    },
+  };
 }

@@ -1,0 +1,69 @@
+package templates
+
+import (
+	"context"
+
+	"github.com/a-h/templ"
+)
+
+// PageModule is the module every page runs (static/js/page.js); the modules it
+// imports statically are the ones a page preloads.
+const PageModule = "js/page.js"
+
+// Assets are the URLs a page links package static's files by. The server names each
+// file by a hash of its bytes (web/assets.go), so that a browser keeps it for good;
+// Layout asks for the URLs here, through the context the page is rendered with
+// (WithAssets), and falls back to the plain /static/ URLs without one.
+type Assets struct {
+	// URLs maps a file's path in package static ("css/unroll.css") to its URL
+	// ("/static/css/unroll.1a2b3c4d5e6f.css").
+	URLs map[string]string
+	// ImportMap is the JSON of the page's import map: each module's plain URL (where
+	// another module's relative import, or an import() of the plain URL, resolves)
+	// to its hashed URL.
+	ImportMap string
+	// Preload are the hashed URLs of PageModule and the modules it imports
+	// statically, fetched at once instead of one level of imports after another.
+	Preload []string
+}
+
+type assetsKey struct{}
+
+// WithAssets returns ctx carrying a for the pages rendered with it.
+func WithAssets(ctx context.Context, a *Assets) context.Context {
+	return context.WithValue(ctx, assetsKey{}, a)
+}
+
+// assetsOf is the Assets ctx carries, or nil.
+func assetsOf(ctx context.Context) *Assets {
+	a, _ := ctx.Value(assetsKey{}).(*Assets)
+	return a
+}
+
+// assetURL is the URL to link the file at path (in package static) by.
+func assetURL(ctx context.Context, path string) string {
+	if a := assetsOf(ctx); a != nil {
+		if u, ok := a.URLs[path]; ok {
+			return u
+		}
+	}
+	return "/static/" + path
+}
+
+// importMap is the page's <script type="importmap">, or nothing without Assets. It
+// must come before any module script or preload of the page.
+func importMap(ctx context.Context) templ.Component {
+	a := assetsOf(ctx)
+	if a == nil || a.ImportMap == "" {
+		return templ.NopComponent
+	}
+	return templ.Raw(`<script type="importmap">` + a.ImportMap + `</script>`) // JSON from encoding/json: <, > and & are escaped
+}
+
+// modulePreloads is the hashed URLs of the page's first modules, or none.
+func modulePreloads(ctx context.Context) []string {
+	if a := assetsOf(ctx); a != nil {
+		return a.Preload
+	}
+	return nil
+}
