@@ -47,7 +47,8 @@ const firstScreenJS = `((W, H) => {
   const CONTROLS = "[data-testid=transport] button, [data-testid=scrubber], [data-testid=speed], [data-testid=transport] [data-param], [data-testid=params] input, [data-testid=params] select, [data-testid=train], [data-testid=train-steps], [data-testid=present], [data-testid=upload], .export-menu, [data-testid=figure-pack], [data-testid=pytorch-export]";
   const controls = [...document.querySelectorAll(CONTROLS)].filter(shown).map((el) => el.dataset.testid || el.className);
   const seeThrough = [...document.querySelectorAll("body *")].filter((el) => shown(el) && /sticky|fixed/.test(getComputedStyle(el).position) && Number(getComputedStyle(el).opacity) < 1).map((el) => el.dataset.testid || el.className);
-  return { live, first, readout: inside(readout), readoutAt: Math.round(readout.top) + "…" + Math.round(readout.bottom), scrollY, controls, seeThrough };
+  const back = document.querySelector("[data-testid=back-to-model]");
+  return { live, first, readout: inside(readout), readoutAt: Math.round(readout.top) + "…" + Math.round(readout.bottom), scrollY, controls, seeThrough, back: Boolean(back && shown(back)) };
 })(%d, %d)`
 
 // firstScreen is what firstScreenJS measured.
@@ -59,6 +60,7 @@ type firstScreen struct {
 	ScrollY    float64  `json:"scrollY"`
 	Controls   []string `json:"controls"`
 	SeeThrough []string `json:"seeThrough"`
+	Back       bool     `json:"back"` // the follower's "Back to the model" button is shown
 }
 
 // shownDrawnJS: every panel shown has drawn the current step (one out of the
@@ -89,6 +91,9 @@ func checkFirstScreen(t *testing.T, ctx context.Context, what string, follower b
 	}
 	if follower && len(s.Controls) > 0 {
 		t.Errorf("%s: a follower is shown controls that drive the run: %s", what, strings.Join(s.Controls, ", "))
+	}
+	if follower && s.Back {
+		t.Errorf("%s: the stage is in view, yet the page offers to go back to the model", what)
 	}
 	if len(s.SeeThrough) > 0 {
 		t.Errorf("%s: sticky boxes are see-through: %s", what, strings.Join(s.SeeThrough, ", "))
@@ -196,5 +201,56 @@ func TestBrowserPhoneStage(t *testing.T) {
 				t.Errorf("console error at %s: %s", size, e)
 			}
 		})
+	}
+}
+
+// TestBrowserPhoneFollowerReads: a follower on a phone who scrolled down to read is not
+// moved when the instructor steps or presents; a "Back to the model" button is offered,
+// and brings the stage back onto the screen (and goes).
+func TestBrowserPhoneFollowerReads(t *testing.T) {
+	root := startBrowser(t)
+	srv := browserServer(t)
+	ctx, cancel := chromedp.NewContext(root)
+	defer cancel()
+	errs := watchConsole(ctx)
+	emulatePhone(t, ctx, phoneSizes[0])
+	const slug = "gru"
+	room, secret := startRoom(t, srv, slug)
+	lead := leadLesson(t, srv, slug, room.Code, secret)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/rooms/"+room.Code)); err != nil {
+		t.Fatalf("joining: %v", err)
+	}
+	waitForJS(t, ctx, "following", `document.body.dataset.stream === "live" && document.body.dataset.room === "follower"`)
+	const back = `document.querySelector('[data-testid=back-to-model]')`
+	if evalJS[bool](t, ctx, back+` && !`+back+`.hidden`) {
+		t.Fatal("the page offers to go back to the model while showing it")
+	}
+	// the student scrolls to the prose's second paragraph
+	y := evalJS[float64](t, ctx, `(() => { document.querySelector('[data-testid=prose] p:nth-child(2)').scrollIntoView({block: "start"}); return scrollY; })()`)
+	if y < 500 {
+		t.Fatalf("scrolled to the prose at y = %.0f: the prose should be under the stage", y)
+	}
+	waitForJS(t, ctx, "the offer to go back to the model", back+` && !`+back+`.hidden`)
+	const proseTop = `document.querySelector('[data-testid=prose] p:nth-child(2)').getBoundingClientRect().top`
+	before := evalJS[float64](t, ctx, proseTop)
+	for step := 1; step <= 3; step++ {
+		lead.do(t, sim.Command{Type: sim.StepCommand})
+		waitForJS(t, ctx, fmt.Sprintf("step %d", step), fmt.Sprintf(`%s === %d && %s`, stepReadJS, step, shownDrawnJS))
+	}
+	sendView(t, lead, map[string]any{"present": true})
+	waitForJS(t, ctx, "presenting", `document.querySelector('#lesson').classList.contains("present")`)
+	settle(t, ctx)
+	settle(t, ctx)
+	if after := evalJS[float64](t, ctx, proseTop); after < before-2 || after > before+2 { // a pixel's rounding
+		t.Errorf("the paragraph being read moved from y = %.0f to %.0f as the instructor stepped and presented", before, after)
+	}
+	shoot(t, ctx, "phone-follower-reading.png")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=back-to-model]`))); err != nil {
+		t.Fatalf("clicking back to the model: %v", err)
+	}
+	waitForJS(t, ctx, "the offer gone", back+`.hidden`)
+	checkFirstScreen(t, ctx, "back to the model", true)
+	for _, e := range errs.list() {
+		t.Errorf("console error: %s", e)
 	}
 }

@@ -25,7 +25,7 @@ const STAGE_CHROME = 104; // CSS px around a chart on the stage: its title, a no
 // panel leaves the stage for the strip.
 const PHONE = matchMedia("(max-width: 600px)");
 const PHONE_LEAST = 140; // CSS px: the least height a phone's lead drawing is squeezed to (a few rows, a chart)
-const PHONE_MARGIN = 6; // CSS px between the lead drawing (or the readout) and the first screen's bottom edge
+const PHONE_MARGIN = 6; // CSS px between the lead drawing and the first screen's bottom edge
 
 // stageZoom is presenter mode's zoom for this window: SMALL drawn at STAGE_FONT on a
 // 1280×720 screen, and growing (gently: the square root) on larger ones.
@@ -160,11 +160,10 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   }
 
   // fitPhone keeps a phone's first screen whole: the panel that leads it (the spotlit
-  // one, else the lesson's first stage panel shown), under the transport, is given at
-  // most the height left on the first screen (a chart, a map or a heatmap can be drawn
-  // shorter: common.js stageRoom; and less by what of the step readout lies under it),
-  // never less than PHONE_LEAST. Off a phone the height it gave is taken back. It
-  // reports whether it changed.
+  // one, else the lesson's first stage panel shown), under the transport and its step
+  // readout, is given at most the height left on the first screen (a chart, a map or a
+  // heatmap can be drawn shorter: common.js stageRoom), never less than PHONE_LEAST.
+  // Off a phone the height it gave is taken back. It reports whether it changed.
   function fitPhone(phone) {
     if (!phone) {
       let changed = false;
@@ -178,10 +177,9 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     const shown = panels.filter((p) => p.canvas && p.el.getClientRects().length > 0 && (view.spot ? p.id === view.spot : p.el.dataset.stage));
     const lead = shown.sort((a, b) => stageRank(a) - stageRank(b))[0];
     if (!lead) return false;
-    const c = lead.canvas.getBoundingClientRect(), readout = tid("step-readout").getBoundingClientRect();
+    const c = lead.canvas.getBoundingClientRect();
     if (c.height === 0) return false;
-    const under = Math.max(0, readout.bottom - c.bottom); // the readout, when it comes after the drawing
-    const want = String(Math.max(PHONE_LEAST, Math.floor(innerHeight - (c.top + scrollY) - under - PHONE_MARGIN)));
+    const want = String(Math.max(PHONE_LEAST, Math.floor(innerHeight - (c.top + scrollY) - PHONE_MARGIN))); // its place on the page, wherever it is scrolled
     if (lead.canvas.dataset.maxHeight === want) return false;
     for (const p of panels) if (p !== lead && p.canvas?.dataset.phoneCap) { delete p.canvas.dataset.phoneCap; delete p.canvas.dataset.maxHeight; }
     lead.canvas.dataset.maxHeight = want;

@@ -238,7 +238,7 @@ function keepStage() {
   function stage() {
     const spot = document.querySelector(".panels > .panel.spot");
     if (shown(spot)) return spot;
-    const ranked = [...document.querySelectorAll(".panels > .panel[data-stage]")].filter(shown)
+    const ranked = [...document.querySelectorAll(".panels > .panel[data-stage]")].filter((p) => Number(p.dataset.stage) > 0 && shown(p))
       .sort((a, b) => Number(a.dataset.stage) - Number(b.dataset.stage));
     return ranked[0] || tid("step-readout");
   }
@@ -261,18 +261,24 @@ function keepStage() {
     requestAnimationFrame(() => { ticking = false; refresh(); });
   }, { passive: true });
   button.addEventListener("click", () => { bring(); refresh(); });
-  const reading = () => document.querySelector(".lesson-text"); // what a student scrolls away to read
+  // the layout moves the stage without a scroll too (presenter mode, a panel that grew)
+  const seen = new IntersectionObserver(refresh);
+  const observe = () => { for (const el of document.querySelectorAll(".panels > .panel, [data-testid=step-readout]")) seen.observe(el); };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", observe); else observe();
+  // what a student scrolled away to read: the first paragraph, equation or panel on the screen
+  const reading = () => [...document.querySelectorAll(".lesson-text p, .lesson-text .equation, .panels > .panel")]
+    .find((el) => el.getClientRects().length > 0 && el.getBoundingClientRect().bottom > 0);
   return {
     around(fn) {
       const top = scrollY === 0, was = inView();
-      const before = reading()?.getBoundingClientRect().top;
+      const anchor = top || was ? null : reading(), before = anchor?.getBoundingClientRect().top;
       fn();
       // the page draws in the next animation frame: look after it
       requestAnimationFrame(() => requestAnimationFrame(() => {
         if (top) { /* the stage leads the page: nothing moved under the student */ }
         else if (was && !inView()) bring();
-        else if (!was && before !== undefined) {
-          const moved = reading().getBoundingClientRect().top - before;
+        else if (anchor && anchor.getClientRects().length > 0) {
+          const moved = anchor.getBoundingClientRect().top - before;
           if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
         }
         refresh();
