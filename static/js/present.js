@@ -19,6 +19,13 @@ const SAME_ZOOM = 0.02; // zooms this close (relative) draw alike: no redraw for
 const FLEX_LEAST = 110; // drawing px: common.js flexHeight's least; a chart is not squeezed below it to stay on the stage
 const STAGE_LAST = 100; // the stage rank of a panel that is not one of the lesson's main panels
 const STAGE_CHROME = 104; // CSS px around a chart on the stage: its title, a note, padding, and the strip of panels off the stage
+// On a phone (unroll.css's "model first" block, the same width) the stage is the page
+// itself, which scrolls: presenter mode and the spotlight show there what they show on
+// the projector (the instructor's, on a follower's phone) at the page's own zoom, and no
+// panel leaves the stage for the strip.
+const PHONE = matchMedia("(max-width: 600px)");
+const PHONE_LEAST = 140; // CSS px: the least height a phone's lead drawing is squeezed to (a few rows, a chart)
+const PHONE_MARGIN = 6; // CSS px between the lead drawing and the first screen's bottom edge
 
 // stageZoom is presenter mode's zoom for this window: SMALL drawn at STAGE_FONT on a
 // 1280×720 screen, and growing (gently: the square root) on larger ones.
@@ -49,7 +56,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     const button = tid("present");
     button.setAttribute("aria-pressed", String(view.present));
     button.textContent = view.present ? "Exit presenter" : "Present";
-    const staged = view.present || view.spot !== "";
+    const staged = (view.present || view.spot !== "") && !PHONE.matches;
     setZoom(staged ? stageZoom() : 1);
     // the spotlit panel's equations: those with its symbol (links.js ties the two)
     const spot = panels.find((p) => p.id === view.spot);
@@ -129,9 +136,11 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   // afterDraw fits the stage after a drawing: in presenter mode the panels that do not
   // fit leave it for the strip; a spotlit panel's zoom grows until it fills the stage.
   function afterDraw() {
-    if ((view.present || view.spot) && stageHeight()) { schedule(); return; } // the stage's room changed (the facts above it wrapped): draw again
+    const phone = PHONE.matches;
+    if ((view.present || view.spot) && !phone && stageHeight()) { schedule(); return; } // the stage's room changed (the facts above it wrapped): draw again
+    if (fitPhone(phone)) { schedule(); return; }
     const strip = tid("offstage");
-    if (!view.present || view.spot) {
+    if (!view.present || view.spot || phone) {
       for (const p of panels) p.el.classList.remove("offstage");
       strip.hidden = true;
     } else {
@@ -147,7 +156,35 @@ export function bindPresenter({ panels, schedule, writeURL }) {
         if (moved) schedule(); // a panel came back on the stage: draw it
       }
     }
-    if (view.spot) fitSpot();
+    if (view.spot && !phone) fitSpot();
+  }
+
+  // fitPhone keeps a phone's first screen whole: the panel that leads it (the spotlit
+  // one, else the lesson's first stage panel shown), under the transport and its step
+  // readout, is given at most the height left on the first screen (a chart, a map or a
+  // heatmap can be drawn shorter: common.js stageRoom), never less than PHONE_LEAST.
+  // Off a phone the height it gave is taken back. It reports whether it changed.
+  function fitPhone(phone) {
+    if (!phone) {
+      let changed = false;
+      for (const p of panels) {
+        if (!p.canvas?.dataset.phoneCap) continue;
+        delete p.canvas.dataset.phoneCap;
+        if (!view.present && !view.spot) { delete p.canvas.dataset.maxHeight; changed = true; }
+      }
+      return changed;
+    }
+    const shown = panels.filter((p) => p.canvas && p.el.getClientRects().length > 0 && (view.spot ? p.id === view.spot : p.el.dataset.stage));
+    const lead = shown.sort((a, b) => stageRank(a) - stageRank(b))[0];
+    if (!lead) return false;
+    const c = lead.canvas.getBoundingClientRect();
+    if (c.height === 0) return false;
+    const want = String(Math.max(PHONE_LEAST, Math.floor(innerHeight - (c.top + scrollY) - PHONE_MARGIN))); // its place on the page, wherever it is scrolled
+    if (lead.canvas.dataset.maxHeight === want) return false;
+    for (const p of panels) if (p !== lead && p.canvas?.dataset.phoneCap) { delete p.canvas.dataset.phoneCap; delete p.canvas.dataset.maxHeight; }
+    lead.canvas.dataset.maxHeight = want;
+    lead.canvas.dataset.phoneCap = "1";
+    return true;
   }
 
   // stageHeight gives every canvas the stage's room as its most height (common.js,

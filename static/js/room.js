@@ -61,7 +61,7 @@ export function follow(p) {
   presenter = p;
   p.onChange((v) => { if (mine.role === "lead") publishView(v); });
   if (mine.role === "lead") publishView(p.view());
-  onView((v) => { if (mine.role === "follower") p.set({ present: v.present === true, spot: typeof v.spot === "string" ? v.spot : "" }); });
+  onView((v) => { if (mine.role === "follower") p.set({ present: v.present === true, spot: typeof v.spot === "string" ? v.spot : "" }); }); // gotView keeps the stage in view around it
   if (mine.role === "follower" && Object.keys(view).length) p.set({ present: view.present === true, spot: typeof view.spot === "string" ? view.spot : "" });
 }
 
@@ -108,6 +108,7 @@ export function open(root, handlers) {
     if (s && (s.role === "lead" || s.role === "explorer") && /^[A-Z0-9]+$/.test(s.code)) mine = s;
   }
   const ui = createUI(slot);
+  let keeper = null; // keepStage's, on a follower's page
   const seen = { session: "", seq: -1, params: {}, step: 0, trained: 0 }; // what the current socket showed
   let takeover = ""; // the private run's session and seq, named once by the lead socket that replaces it
   // The room whose run the explorer's first socket copies (fork=CODE), until a snapshot
@@ -139,7 +140,7 @@ export function open(root, handlers) {
         const unacked = String(inner.waiting); // commands the run has not acknowledged yet (tests wait on it)
         if (document.body.dataset.unacked !== unacked) document.body.dataset.unacked = unacked;
         if (h.type === "room") { roomNews(h.meta || {}); return; }
-        if (h.type === "view") { gotView(h.meta || {}); return; }
+        if (h.type === "view") { keeper.around(() => gotView(h.meta || {})); return; }
         if (typeof h.seq === "number") seen.seq = h.seq;
         if (h.type === "snapshot") {
           if (h.session) seen.session = h.session;
@@ -150,7 +151,7 @@ export function open(root, handlers) {
             if (mine.role === "explorer") { mine = { code: mine.code, role: "explorer" }; store(mine); }
           }
         } else if (h.type === "frame") seen.step = h.step;
-        handlers.onMessage(msg);
+        keeper.around(() => handlers.onMessage(msg));
       },
       onStatus(status, ...rest) {
         if (me !== current) return;
@@ -242,6 +243,7 @@ export function open(root, handlers) {
     },
   });
 
+  keeper = mine.role === "follower" ? keepStage() : { around: (fn) => fn() };
   start();
   if (mine.role === "lead") {
     ui.lead(mine, Boolean(asked)); // a reclaimed class shows its code at once
@@ -274,4 +276,73 @@ export function open(root, handlers) {
   }
   document.body.dataset.room = mine.role || "none";
   return proxy;
+}
+
+// keepStage keeps a follower's stage (the spotlit panel, else the lesson's first stage
+// panel on the page, else the step readout) in view as the instructor steps and changes
+// the view, without moving a student who scrolled away to read. around(fn) runs an
+// update: a page at its top (where the stage leads) is left there; if the stage was in
+// view before and the new layout moved it out, it is brought back; if it was not, the
+// text being read stays where it was (as the browser's scroll anchoring does, for
+// browsers without it). While the stage is out of view a "Back to the model" button
+// brings it back.
+function keepStage() {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "back-to-model";
+  button.dataset.testid = "back-to-model";
+  button.textContent = "↑ Back to the model";
+  button.hidden = true;
+  document.body.append(button);
+  const shown = (el) => el && el.getClientRects().length > 0;
+  function stage() {
+    const spot = document.querySelector(".panels > .panel.spot");
+    if (shown(spot)) return spot;
+    const ranked = [...document.querySelectorAll(".panels > .panel[data-stage]")].filter((p) => Number(p.dataset.stage) > 0 && shown(p))
+      .sort((a, b) => Number(a.dataset.stage) - Number(b.dataset.stage));
+    return ranked[0] || tid("step-readout");
+  }
+  function inView() {
+    const r = stage()?.getBoundingClientRect();
+    return Boolean(r) && r.height > 0 && r.bottom > 0 && r.top < innerHeight;
+  }
+  function bring() {
+    const el = stage();
+    if (!el) return;
+    const top = el.getBoundingClientRect().top + scrollY;
+    if (top + el.getBoundingClientRect().height <= innerHeight) window.scrollTo(0, 0); // the stage is on the page's first screen: show it from the top
+    else el.scrollIntoView({ block: "start" });
+  }
+  const refresh = () => { button.hidden = inView(); };
+  let ticking = false;
+  window.addEventListener("scroll", () => {
+    if (ticking) return;
+    ticking = true;
+    requestAnimationFrame(() => { ticking = false; refresh(); });
+  }, { passive: true });
+  button.addEventListener("click", () => { bring(); refresh(); });
+  // the layout moves the stage without a scroll too (presenter mode, a panel that grew)
+  const seen = new IntersectionObserver(refresh);
+  const observe = () => { for (const el of document.querySelectorAll(".panels > .panel, [data-testid=step-readout]")) seen.observe(el); };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", observe); else observe();
+  // what a student scrolled away to read: the first paragraph, equation or panel on the screen
+  const reading = () => [...document.querySelectorAll(".lesson-text p, .lesson-text .equation, .panels > .panel")]
+    .find((el) => el.getClientRects().length > 0 && el.getBoundingClientRect().bottom > 0);
+  return {
+    around(fn) {
+      const top = scrollY === 0, was = inView();
+      const anchor = top || was ? null : reading(), before = anchor?.getBoundingClientRect().top;
+      fn();
+      // the page draws in the next animation frame: look after it
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        if (top) { /* the stage leads the page: nothing moved under the student */ }
+        else if (was && !inView()) bring();
+        else if (anchor && anchor.getClientRects().length > 0) {
+          const moved = anchor.getBoundingClientRect().top - before;
+          if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+        }
+        refresh();
+      }));
+    },
+  };
 }

@@ -61,6 +61,13 @@ export function createUI(slot) {
     },
     follower() {
       banner_("Following the instructor, live.", true, false);
+      // what a follower can do: the page shows no control that drives the room's run
+      // (room.css), so the banner says where they are
+      const hint = document.createElement("span");
+      hint.className = "room-banner-hint";
+      hint.dataset.testid = "room-banner-hint";
+      hint.textContent = "Step it yourself:";
+      $t("room-explore")?.before(hint);
       document.body.dataset.roomFollowing = "live";
     },
     explorer(code) {
