@@ -539,10 +539,10 @@ var seq2seqLesson = &Lesson{
 		{Name: "m_t' ℓ_t'", Label: `\(m_{t'}\ell_{t'}\)`, Axes: []Axis{Scalar}, PerStep: true},
 	},
 	Loss:  "loss_curve",
-	Stage: []string{"step-loss", "diagram"},
+	Stage: []string{"diagram", "step-loss"}, // the encoder has no loss: the diagram shows it reading, then the decoder writing
 	Panels: []Panel{
 		{ID: "diagram", Static: []string{"enc_steps", "dec_rows", "source", "tokens", "translation", "source_unk"}, Meta: []string{"teacher_input", "teacher_output", "teacher_correct", "free_input", "free_output", "free_correct", "mask", "label", "diverges_here"}, Kind: EncDec, Title: `encoder \(\to\) \(\mathbf{c}\) \(\to\) decoder, teacher-forced and free-running`, Arrays: []string{"h", "c", "s", "s_free"}, Scale: []float64{-1, 1}, Symbol: "c",
-			Note: "Outputs are green where they match the label, orange where not; the red mark is the first step where free running leaves the reference. Red tokens are not in the vocabulary (<unk>)."},
+			Note: "Green: the label; orange: not the label; circled red: where free running first leaves the reference; red tokens: <unk>."},
 		{ID: "padding", Static: []string{"padding"}, Kind: Table, Title: `labels padded to \(T'\), the mask \(m_{t'}\), the shifted decoder input`,
 			Note: "Grey cells are padding: the mask is 0 there."},
 		{ID: "step-loss", Kind: Line, Title: `per-step loss \(\ell_{t'}\) and \(m_{t'}\ell_{t'}\) (teacher forcing)`, Arrays: []string{stepLossArray, maskedLossArray}, Symbol: "loss",

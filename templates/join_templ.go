@@ -94,7 +94,7 @@ func RoomSlot() templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " title=\"Let the class follow this page on their own devices\">Teach this live</button><div class=\"room-panel\" data-testid=\"room-panel\" hidden><div class=\"room-join\"><p class=\"room-code-line\">Join at <a data-testid=\"room-url\" target=\"_blank\" rel=\"noopener\"></a> with the code</p><p class=\"room-code\" data-testid=\"room-code\"></p><label class=\"room-hosts\" data-testid=\"room-hosts-label\" hidden>network <select data-testid=\"room-hosts\"></select></label><p class=\"room-warn\" data-testid=\"room-loopback\" hidden></p><p class=\"room-counts\" data-testid=\"room-counts\" role=\"status\" aria-live=\"polite\"></p><p class=\"room-actions\"><button type=\"button\" data-testid=\"room-hide\">Hide</button> <button type=\"button\" data-testid=\"room-end\">End the class</button></p></div><img class=\"room-qr\" data-testid=\"room-qr\" alt=\"QR code of the join URL\" width=\"240\" height=\"240\"></div><p class=\"room-bar\" data-testid=\"room-bar\" hidden><span data-testid=\"room-bar-text\"></span> <button type=\"button\" data-testid=\"room-show\">Show the code</button></p><div class=\"room-banner\" data-testid=\"room-banner\" role=\"status\" aria-live=\"polite\" hidden><span class=\"room-banner-text\" data-testid=\"room-banner-text\"></span> <button type=\"button\" data-testid=\"room-explore\" hidden>Explore on my own</button> <button type=\"button\" data-testid=\"room-back\" hidden>Back to the class</button></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " title=\"Let the class follow this page on their own devices\">Teach this live</button><div class=\"room-panel\" data-testid=\"room-panel\" hidden><div class=\"room-join\"><p class=\"room-code-line\">Join at <a data-testid=\"room-url\" target=\"_blank\" rel=\"noopener\"></a><span class=\"room-with\">with the code</span></p><p class=\"room-code\" data-testid=\"room-code\"></p><label class=\"room-hosts\" data-testid=\"room-hosts-label\" hidden>network <select data-testid=\"room-hosts\"></select></label><p class=\"room-warn\" data-testid=\"room-loopback\" hidden></p><p class=\"room-counts\" data-testid=\"room-counts\" role=\"status\" aria-live=\"polite\"></p><p class=\"room-actions\"><button type=\"button\" class=\"room-enlarge\" data-testid=\"room-enlarge\" title=\"The join code and QR code, full size or as a strip over the stage (J)\">Full size (J)</button> <button type=\"button\" data-testid=\"room-hide\">Hide</button> <button type=\"button\" data-testid=\"room-end\">End the class</button></p></div><img class=\"room-qr\" data-testid=\"room-qr\" alt=\"QR code of the join URL\" width=\"240\" height=\"240\"></div><p class=\"room-bar\" data-testid=\"room-bar\" hidden><span data-testid=\"room-bar-text\"></span> <button type=\"button\" data-testid=\"room-show\">Show the code</button></p><div class=\"room-banner\" data-testid=\"room-banner\" role=\"status\" aria-live=\"polite\" hidden><span class=\"room-banner-text\" data-testid=\"room-banner-text\"></span> <button type=\"button\" data-testid=\"room-explore\" hidden>Explore on my own</button> <button type=\"button\" data-testid=\"room-back\" hidden>Back to the class</button></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -149,7 +149,7 @@ func JoinPage(length int, alphabet string, code string, problem string) templ.Co
 				var templ_7745c5c3_Var6 string
 				templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(problem)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 74, Col: 79}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 75, Col: 79}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 				if templ_7745c5c3_Err != nil {
@@ -167,7 +167,7 @@ func JoinPage(length int, alphabet string, code string, problem string) templ.Co
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(code)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 82, Col: 17}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 83, Col: 17}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 			if templ_7745c5c3_Err != nil {
@@ -180,7 +180,7 @@ func JoinPage(length int, alphabet string, code string, problem string) templ.Co
 			var templ_7745c5c3_Var8 string
 			templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(length + 4))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 87, Col: 41}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 88, Col: 41}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 			if templ_7745c5c3_Err != nil {
@@ -193,7 +193,7 @@ func JoinPage(length int, alphabet string, code string, problem string) templ.Co
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(alphabet[:length])
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 88, Col: 36}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 89, Col: 36}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {
@@ -206,7 +206,7 @@ func JoinPage(length int, alphabet string, code string, problem string) templ.Co
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(length) + " letters and digits")
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 89, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/join.templ`, Line: 90, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {

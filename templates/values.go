@@ -216,6 +216,7 @@ var Keys = []Key{
 	{[]string{"P"}, "presenter mode on / off"},
 	{[]string{"S"}, "spotlight the next panel"},
 	{[]string{"F"}, "full screen on / off"},
+	{[]string{"J"}, "the class's join code: full size / a strip over the stage"},
 	{[]string{"?"}, "this list of keys"},
 	{[]string{"Esc"}, "leave the spotlight, close this list"},
 }

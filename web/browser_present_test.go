@@ -3,6 +3,10 @@ package web
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,22 +26,60 @@ import (
 const minStageFont = 18
 
 // canvasFontsJS records, before the page's scripts run, the size in CSS pixels of
-// every text drawn on a canvas: the font's px size times the context's scale, over the
-// device pixel ratio. window.canvasFonts.min() is the smallest since the last reset().
+// every text drawn on a canvas: the font's px size times the context's scale (drawing
+// pixels), times the canvas's CSS-to-drawing-pixel scale (its box's width over its
+// width in drawing pixels, which a stretched or shrunk canvas changes). A canvas keeps
+// its smallest text since its last resize or the last reset(); window.canvasFonts.min()
+// is the smallest of the canvases shown now (their box's scale taken then), count() the
+// number of texts drawn since the last reset().
 const canvasFontsJS = `(() => {
-  let min = Infinity, count = 0;
+  let fonts = new Map(), count = 0; // canvas → {width, min}: min in drawing pixels at that width
   const note = (ctx) => {
     const m = /([0-9.]+)px/.exec(ctx.font);
     if (!m) return;
-    const t = ctx.getTransform();
-    const px = Number(m[1]) * Math.hypot(t.a, t.b) / (window.devicePixelRatio || 1);
-    min = Math.min(min, px); count++;
+    const t = ctx.getTransform(), c = ctx.canvas;
+    const px = Number(m[1]) * Math.hypot(t.a, t.b);
+    let f = fonts.get(c);
+    if (!f || f.width !== c.width) { f = { width: c.width, min: Infinity }; fonts.set(c, f); }
+    f.min = Math.min(f.min, px); count++;
   };
   for (const name of ["fillText", "strokeText"]) {
     const draw = CanvasRenderingContext2D.prototype[name];
     CanvasRenderingContext2D.prototype[name] = function (...args) { note(this); return draw.apply(this, args); };
   }
-  window.canvasFonts = { min: () => min, count: () => count, reset: () => { min = Infinity; count = 0; } };
+  const shown = () => [...fonts].filter(([c, f]) => c.isConnected && c.width === f.width && c.getBoundingClientRect().width > 0);
+  window.canvasFonts = {
+    min: () => Math.min(...shown().map(([c, f]) => f.min * c.getBoundingClientRect().width / c.width)),
+    smallest: () => { const all = shown().map(([c, f]) => [f.min * c.getBoundingClientRect().width / c.width, c.dataset.testid]).sort((a, b) => a[0] - b[0]); return all.length ? all[0][1] + " " + all[0][0].toFixed(1) : ""; },
+    count: () => count,
+    reset: () => { fonts = new Map(); count = 0; },
+  };
+})()`
+
+// stageTextJS lists every visible text on the stage (the presenter's lesson page, in
+// the viewport) whose element's computed font size is under minStageFont CSS px: each
+// text node's element, except that an equation counts as its KaTeX box (the formula's
+// size; its sub- and superscripts are set smaller, as in print). "Visible" is a text
+// with a box of its own inside the viewport, in an element the browser shows.
+const stageTextJS = `(() => {
+  const small = [];
+  const seen = new Set();
+  const walk = document.createTreeWalker(document.querySelector("#lesson"), NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.data.trim()) continue;
+    let el = n.parentElement;
+    el = el.closest(".katex") || el;
+    if (seen.has(el)) continue;
+    if (!el.checkVisibility({ checkOpacity: true, visibilityProperty: true })) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    const boxes = [...range.getClientRects()].filter((r) => r.width > 1 && r.height > 1 && r.right > 0 && r.bottom > 0 && r.left < innerWidth && r.top < innerHeight);
+    if (!boxes.length) continue;
+    seen.add(el);
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (size < ` + "%d" + ` - 0.01) small.push(el.tagName.toLowerCase() + (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\s+/).join(".") : "") + " " + JSON.stringify(n.data.trim().slice(0, 30)) + " " + size.toFixed(1) + "px");
+  }
+  return small;
 })()`
 
 // stageJS measures the stage: the equations' box and each panel on the stage, against
@@ -123,7 +165,10 @@ func TestBrowserPresenterMode(t *testing.T) {
 				t.Fatal("no text was drawn on any canvas")
 			}
 			if min := evalJS[float64](t, ctx, `window.canvasFonts.min()`); min < minStageFont-0.01 { // 11 px × 18/11 is 17.999… in floating point
-				t.Errorf("the smallest canvas text is %.1f CSS px, want ≥ %d", min, minStageFont)
+				t.Errorf("the smallest canvas text is %.1f CSS px, want ≥ %d (%s)", min, minStageFont, evalJS[string](t, ctx, `window.canvasFonts.smallest()`))
+			}
+			for _, small := range evalJS[[]string](t, ctx, fmt.Sprintf(stageTextJS, minStageFont)) {
+				t.Errorf("text on the stage under %d CSS px: %s", minStageFont, small)
 			}
 			t.Logf("on the stage: %v; in the strip: %v", s.PanelsInside, s.Offstage)
 
@@ -139,6 +184,24 @@ func TestBrowserPresenterMode(t *testing.T) {
 			}
 			if !s.Equations || s.ScrollX || s.ScrollY || len(s.Sideways) > 0 || len(s.Cut) > 0 {
 				t.Errorf("the stage four steps on: %+v", s)
+			}
+			if min := evalJS[float64](t, ctx, `window.canvasFonts.min()`); min < minStageFont-0.01 {
+				t.Errorf("four steps on, the smallest canvas text is %.1f CSS px, want ≥ %d (%s)", min, minStageFont, evalJS[string](t, ctx, `window.canvasFonts.smallest()`))
+			}
+			for _, small := range evalJS[[]string](t, ctx, fmt.Sprintf(stageTextJS, minStageFont)) {
+				t.Errorf("four steps on, text on the stage under %d CSS px: %s", minStageFont, small)
+			}
+			if l.Slug == "encoder-decoder" { // its diagram scrolls: the decoder comes into view as the steps reach it
+				steps := evalJS[int](t, ctx, `Number(document.querySelector("[data-testid=steps]").textContent)`)
+				for range steps - 4 {
+					press(t, ctx, kb.ArrowRight)
+				}
+				waitForJS(t, ctx, "the last step", fmt.Sprintf(`%s === %d`, stepReadJS, steps))
+				settle(t, ctx)
+				if !evalJS[bool](t, ctx, `(() => { const w = document.querySelector("[data-testid=canvas-diagram]").parentElement; return w.scrollLeft + w.clientWidth >= w.scrollWidth - 2; })()`) {
+					t.Error("at the last step the end of the decoder is not in view")
+				}
+				shoot(t, ctx, l.Slug+"-present-last-1280x720.png")
 			}
 			shoot(t, ctx, l.Slug+"-present-1280x720.png")
 
@@ -286,5 +349,102 @@ func settle(t *testing.T, ctx context.Context) {
 	t.Helper()
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))))`, chromedp.EvalAwaitPromise)); err != nil {
 		t.Fatalf("waiting for a redraw: %v", err)
+	}
+}
+
+// maxJoinStrip is the most height (CSS px) the join panel may take above the stage in
+// presenter mode at 1280×720: a small QR code's row, a ninth of the screen.
+const maxJoinStrip = 80
+
+// TestBrowserPresenterJoinStrip: the natural order (start a class, show the join panel,
+// press P) leaves the stage its room: the open join panel is a strip (code, a small QR
+// code, the counts at ≥ 18 px) and the lesson's main panel stays on the stage with
+// every text at ≥ 18 px; J shows the panel full size over the stage and J again, or
+// Esc, brings the strip back. Screenshots of both are kept.
+func TestBrowserPresenterJoinStrip(t *testing.T) {
+	ctx := startBrowser(t)
+	// A server that listens beyond loopback (as TestBrowserRoom's), so that the join
+	// panel has a URL and a QR code to show.
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Listen: ln.Addr(), Hosts: Hosts(ln.Addr(), nil)})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	srv := httptest.NewUnstartedServer(s)
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	l, ok := lessons.Find("gru")
+	if !ok {
+		t.Fatal("no lesson gru")
+	}
+	errs := watchConsole(ctx)
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: canvasFontsJS}); err != nil {
+		t.Fatalf("instrumenting the canvas: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(fmt.Sprintf("http://127.0.0.1:%d/lessons/%s", ln.Addr().(*net.TCPAddr).Port, l.Slug))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=room-start]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitForJS(t, ctx, "the join panel with its counts", `document.body.dataset.roomPanel === "open" && document.querySelector("[data-testid=room-qr]").naturalWidth > 0 && document.querySelector("[data-testid=room-counts]").textContent.includes("following")`)
+	evalJS[chromedp.Void](t, ctx, `document.activeElement.blur()`)
+	press(t, ctx, "P")
+	waitForJS(t, ctx, "presenter mode", `document.querySelector("#lesson").classList.contains("present")`)
+	settle(t, ctx)
+	settle(t, ctx)
+
+	type strip struct {
+		Height, QR, Counts, Code float64
+		Over                     bool // the panel lies over the stage (position: fixed)
+	}
+	const stripJS = `(() => {
+	  const q = (id) => document.querySelector("[data-testid=" + id + "]");
+	  return { Height: q("room-panel").getBoundingClientRect().height, QR: q("room-qr").getBoundingClientRect().width,
+	    Counts: parseFloat(getComputedStyle(q("room-counts")).fontSize), Code: q("room-code").getBoundingClientRect().width,
+	    Over: getComputedStyle(q("room-panel")).position === "fixed" };
+	})()`
+	st := evalJS[strip](t, ctx, stripJS)
+	if st.Height > maxJoinStrip || st.Over {
+		t.Errorf("the join panel on the stage is %.0f px tall (over the stage: %v), want a strip of at most %d px", st.Height, st.Over, maxJoinStrip)
+	}
+	if st.Counts < minStageFont-0.01 || st.Code == 0 || st.QR == 0 {
+		t.Errorf("the strip: counts at %.1f px (want ≥ %d), code %.0f px wide, QR %.0f px wide", st.Counts, minStageFont, st.Code, st.QR)
+	}
+	sg := evalJS[stage](t, ctx, stageJS)
+	if !slices.Contains(sg.PanelsInside, l.Stage[0]) || !sg.Equations || sg.ScrollX || sg.ScrollY || len(sg.Cut) > 0 {
+		t.Errorf("the stage under the join strip: %+v", sg)
+	}
+	for _, small := range evalJS[[]string](t, ctx, fmt.Sprintf(stageTextJS, minStageFont)) {
+		t.Errorf("text on the stage under the join strip under %d CSS px: %s", minStageFont, small)
+	}
+	if min := evalJS[float64](t, ctx, `window.canvasFonts.min()`); min < minStageFont-0.01 {
+		t.Errorf("the smallest canvas text under the join strip is %.1f CSS px, want ≥ %d", min, minStageFont)
+	}
+	shoot(t, ctx, l.Slug+"-join-strip-1280x720.png")
+
+	// J: the panel full size over the stage; J again, and Esc, the strip.
+	press(t, ctx, "j")
+	waitForJS(t, ctx, "J shows the join panel full size", `document.querySelector("[data-testid=room]").dataset.join === "full"`)
+	if st := evalJS[strip](t, ctx, stripJS); !st.Over || st.QR < 300 {
+		t.Errorf("the join panel full size: %+v, want over the stage with a QR code ≥ 300 px", st)
+	}
+	shoot(t, ctx, l.Slug+"-join-full-1280x720.png")
+	press(t, ctx, "J")
+	waitForJS(t, ctx, "J brings the strip back", `!document.querySelector("[data-testid=room]").dataset.join`)
+	press(t, ctx, "j")
+	waitForJS(t, ctx, "J again", `document.querySelector("[data-testid=room]").dataset.join === "full"`)
+	press(t, ctx, kb.Escape)
+	waitForJS(t, ctx, "Esc brings the strip back", `!document.querySelector("[data-testid=room]").dataset.join && document.querySelector("#lesson").classList.contains("present")`)
+	if st := evalJS[strip](t, ctx, stripJS); st.Height > maxJoinStrip {
+		t.Errorf("the strip after Esc is %.0f px tall", st.Height)
+	}
+	for _, e := range errs.list() {
+		t.Errorf("console error: %s", e)
 	}
 }

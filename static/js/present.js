@@ -51,6 +51,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   // tell says whether it changed (listeners hear it) or only the window did.
   function apply(how, tell = true) {
     root.classList.toggle("present", view.present);
+    if (!view.present) showJoin(false); // off the stage the join panel is the page's own
     root.classList.toggle("spotlit", view.spot !== "");
     root.dataset.spot = view.spot;
     const button = tid("present");
@@ -97,8 +98,33 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   }
   function escape() {
     if (help.open) help.close();
+    else if (joinFull()) showJoin(false);
     else if (view.spot) set({ spot: "" });
   }
+
+  // ---- the class's join panel on the stage (room.css): in presenter mode an open join
+  // panel is a strip over the stage; J shows it full size over the stage and back. Off
+  // the stage J opens and hides the panel. A page that leads no class ignores J.
+  const roomSlot = tid("room");
+  const joinFull = () => roomSlot?.dataset.join === "full";
+  function showJoin(full) {
+    if (!roomSlot) return;
+    if (full) roomSlot.dataset.join = "full"; else delete roomSlot.dataset.join;
+    const b = tid("room-enlarge");
+    if (b) b.textContent = full ? "Strip (J)" : "Full size (J)";
+  }
+  function toggleJoin() {
+    const panel = tid("room-panel"), show = tid("room-show");
+    if (!panel || !tid("room-code")?.textContent) return; // no class led from this page
+    if (panel.hidden) {
+      if (show.hidden) return; // the class ended
+      show.click();
+      if (view.present) showJoin(true);
+    } else if (view.present) showJoin(!joinFull());
+    else tid("room-hide").click();
+  }
+  tid("room-enlarge")?.addEventListener("click", toggleJoin);
+  tid("room-hide")?.addEventListener("click", () => showJoin(false));
   function fullscreen() {
     if (document.fullscreenElement) document.exitFullscreen?.();
     else document.documentElement.requestFullscreen?.().catch(() => {}); // refused outside a key press: nothing to do
@@ -239,6 +265,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
       { keys: ["p", "P"], run: togglePresent, whileTraining: true },
       { keys: ["s", "S"], run: spotNext, whileTraining: true },
       { keys: ["f", "F"], run: fullscreen, whileTraining: true },
+      { keys: ["j", "J"], run: toggleJoin, whileTraining: true },
       { keys: ["?"], run: showHelp, whileTraining: true },
       { keys: ["Escape"], run: escape, whileTraining: true },
     ],

@@ -14,12 +14,14 @@
 // as wide as the longest token needs); a longer sentence gets columns as wide as its
 // longest token needs (in the small font, up to MAX_COL), and the diagram scrolls
 // sideways, keeping the current step in view.
-import { fit, room, zoomOf, empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID, optMeta } from "./common.js";
+import { fit, room, zoomOf, stageRoom, empty, shown, EMOJI, fmt, FONT, SMALL, INK, MUTED, GRID, optMeta } from "./common.js";
 import { scaleFor, roleOf, verdictBadge, CORRECT, WRONG } from "../colors.js";
 
 // sub writes a whole number as a subscript, as the lecture sets h_3: h₃.
 const sub = (n) => String(n).replace(/[0-9]/g, (d) => "₀₁₂₃₄₅₆₇₈₉"[d]);
-const LEFT = 58, RIGHT = 8, HEAD = 32, ROW = 48, NODE_H = 32, BAND_GAP = 10;
+const LEFT = 58, RIGHT = 8, BAND_GAP = 10;
+const HEAD_H = 32, ROW_H = 48, NODE = 32; // a band's heading, its three rows and a node, at full height
+const SQUEEZE = 0.45; // on the stage the rows close up to this share of their height at most (the text keeps its size)
 const MAX_COL = 96; // widest column, so a short sentence does not spread over the panel
 const MIN_COL = 48; // narrowest column before the diagram scrolls: a 38 px node still shows five or six letters
 const STRIP = 12; // units shown in a node's colour strip
@@ -39,6 +41,12 @@ export function draw(canvas, cfg, view) {
   const T = Number(view.static.enc_steps) || 0;
   const rows = Array.isArray(view.static.dec_rows) ? view.static.dec_rows : [];
   const D = Math.max(0, view.steps - T - 1);
+  // On the stage (presenter mode gives the room, stageRoom) a diagram of two runs is
+  // taller than the room: its rows close up, down to SQUEEZE, rather than it leaving.
+  const gaps = Math.max(0, rows.length - 1) * BAND_GAP, full = rows.length * (HEAD_H + 3 * ROW_H);
+  const cap = stageRoom(canvas);
+  const k = rows.length && cap < full + gaps + 24 ? Math.max(SQUEEZE, Math.min(1, (cap - gaps - 24) / full)) : 1;
+  const HEAD = HEAD_H * k, ROW = ROW_H * k, NODE_H = Math.min(NODE, ROW - 4);
   const bandH = HEAD + 3 * ROW;
   const height = 6 + rows.length * bandH + Math.max(0, rows.length - 1) * BAND_GAP + 18;
   const cols = T + 1 + D;

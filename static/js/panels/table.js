@@ -4,7 +4,7 @@
 // cells: [{text, sub?, mark?}], inline?, mark?}]}. Inline rows are text drawn
 // character by character; other rows are boxes. Marks colour a cell: changed,
 // inserted, unk, special, pad, cut, on, off; a row marked "now" is highlighted.
-import { fit, room, empty, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
+import { fit, room, stageRoom, empty, optStatic, optMeta, FONT, SMALL, INK, MUTED } from "./common.js";
 
 const MINLABEL = 60, BOX = 22, SUBBOX = 34, GAP = 3, TITLE = 20, ROWGAP = 5, TABLEGAP = 12;
 const LABEL_ROOM = 150; // the row labels' least room, however narrow the panel (px)
@@ -86,10 +86,14 @@ function layout(ctx, ts, width) {
 }
 
 export function draw(canvas, cfg, view) {
-  const ts = tables(cfg, view);
+  let ts = tables(cfg, view);
   const width = room(canvas);
   const probe = canvas.getContext("2d");
-  const { items, height, right } = layout(probe, ts, width);
+  let lay = layout(probe, ts, width);
+  // On the stage (presenter mode gives the room, stageRoom) the steps' tables grow
+  // taller than it: the current one alone stays, what the step changed, marked.
+  if (ts.length > 1 && stageRoom(canvas) < Infinity) { ts = ts.slice(-1); lay = layout(probe, ts, width); }
+  const { items, height, right } = lay;
   const { ctx, width: drawn } = fit(canvas, Math.max(50, height), right + 4);
   if (!ts.length) { empty(ctx, width, 50, "step forward to follow the pair"); return null; }
   for (const it of items) {
