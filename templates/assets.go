@@ -2,8 +2,11 @@ package templates
 
 import (
 	"context"
+	"slices"
 
 	"github.com/a-h/templ"
+
+	"unroll/lessons"
 )
 
 // PageModule is the module every page runs (static/js/page.js); the modules it
@@ -66,4 +69,19 @@ func modulePreloads(ctx context.Context) []string {
 		return a.Preload
 	}
 	return nil
+}
+
+// panelKinds are the drawing modules l's page shows (static/js/draw.js loads only
+// those): each panel's kind, and the line of the training loss when l trains.
+func panelKinds(l *lessons.Lesson) []string {
+	var kinds []string
+	for _, p := range l.Panels {
+		if k := string(p.Kind); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	if l.Trains && !slices.Contains(kinds, string(lessons.Line)) {
+		kinds = append(kinds, string(lessons.Line))
+	}
+	return kinds
 }

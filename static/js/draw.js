@@ -7,23 +7,20 @@ import { $, $$, tid } from "./dom.js";
 import { wentLive } from "./state.js";
 import { drawTraining } from "./training.js";
 import { facts, readout, position } from "./readout.js";
-import * as heatmap from "./panels/heatmap.js";
-import * as bars from "./panels/bars.js";
-import * as line from "./panels/line.js";
-import * as graph from "./panels/graph.js";
-import * as tokens from "./panels/tokens.js";
-import * as topk from "./panels/topk.js";
-import * as table from "./panels/table.js";
-import * as ngrams from "./panels/ngrams.js";
-import * as scatter from "./panels/scatter.js";
-import * as alignment from "./panels/alignment.js";
-import * as encdec from "./panels/encdec.js";
-import * as topks from "./panels/topks.js";
-import * as samples from "./panels/samples.js";
-import * as tree from "./panels/tree.js";
-import * as scene from "./panels/scene.js";
+// KINDS are the panel kinds, each drawn by its module panels/<kind>.js. A page loads
+// only the kinds it shows (loadKinds): the templates preload them with the page, and
+// the other modules never cross a crowded network.
+export const KINDS = ["heatmap", "bars", "line", "graph", "tokens", "topk", "ngrams", "table", "scatter", "alignment", "encdec", "topks", "samples", "tree", "scene"];
 
-export const DRAW = { heatmap, bars, line, graph, tokens, topk, ngrams, table, scatter, alignment, encdec, topks, samples, tree, scene };
+// DRAW maps each loaded kind to its module (loadKinds fills it).
+export const DRAW = {};
+
+// loadKinds imports the modules of the kinds listed (a kind not in KINDS is skipped:
+// no module of that name is asked for) and resolves once all have loaded.
+export function loadKinds(kinds) {
+  return Promise.all([...new Set(kinds)].filter((k) => KINDS.includes(k) && !DRAW[k])
+    .map((k) => import(`./panels/${k}.js`).then((mod) => { DRAW[k] = mod; })));
+}
 
 // findPanels lists the page's panels with what the templates say about each.
 export function findPanels() {

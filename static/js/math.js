@@ -10,6 +10,7 @@ const OPTIONS = {
 };
 
 export function renderEquation(el) {
+  if (!window.katex) return; // not loaded yet: page.js renders every equation, from its data-tex, once it is
   window.katex.render(el.dataset.tex, el, { ...OPTIONS, displayMode: true });
   fitEquation(el);
 }

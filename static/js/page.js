@@ -31,7 +31,7 @@ import { bindTransport } from "./transport.js";
 import { bindParams } from "./params.js";
 import { sharedModel, wsURL, bindURL } from "./url.js";
 import { pageKeys, bindKeys } from "./keys.js";
-import { findPanels, createDraw } from "./draw.js";
+import { findPanels, createDraw, loadKinds } from "./draw.js";
 import { bindPresenter } from "./present.js";
 import * as room from "./room.js"; // a class following its instructor: room.js picks the page's socket
 
@@ -39,20 +39,23 @@ const ERROR_SHOW_MS = 10000; // an error stays up this long (a refused parameter
 const FIT_AFTER_RESIZE_MS = 100;
 const MATH_FIRST_SCREENS = 1.5; // inline maths this many screens from the top is set before the first frame; the rest when idle
 const DEFER_IDLE_MS = 1000; // idle work (the deferred modules, the rest of the maths) waits at most this for the browser to be idle
-const IDLE_SLICE_MS = 16; // without requestIdleCallback, work in slices of a frame
+const IDLE_SLICE_MS = 16;
+const KATEX_AT_LATEST_MS = 3000; // KaTeX waits for the first frame, but no longer than this // without requestIdleCallback, work in slices of a frame
 const STATUS = { // what the connection's state line says (retry and full say when they try again)
   live: "live", bad: "bad message from server", connecting: "connecting…",
   reconnecting: "connection lost — reconnecting…", // issue 22: said at once, until live again
   replaced: "opened again elsewhere: reload to continue here",
 };
 
-// The socket opens first (start), so that its round trip overlaps KaTeX's download
-// and the rendering of the maths; the page handles its first message once the maths
-// is rendered (mathRendered), so a live page always shows its equations.
+// The model comes first on a crowded network: the socket opens at once and the page
+// draws its first message as soon as its panels' modules are loaded; KaTeX (its
+// script and fonts, a third of a cold page's bytes) is asked for only then, so that
+// it does not share the bandwidth with what the first screen needs. Until it has run,
+// an equation shows its TeX source.
 const root = $("#lesson");
 const lesson = root ? start(root) : null;
 document.body.dataset.math = "rendering";
-katexReady(() => {
+katexReady(lesson ? lesson.live : Promise.resolve(), () => {
   // The equations and the inline maths on the first screens now; the rest of the prose
   // in slices while the browser is idle (a phone takes seconds to set all of it).
   $$(".equation[data-tex]").forEach(renderEquation);
@@ -82,12 +85,24 @@ function idle(fn) {
   else setTimeout(() => { const end = performance.now() + IDLE_SLICE_MS; fn({ timeRemaining: () => end - performance.now() }); }, 0);
 }
 
-// katexReady calls fn once KaTeX has run: the layout loads it after this module (a
-// deferred script, id katex-js), so that the module and the socket do not wait for it.
-function katexReady(fn) {
-  const script = document.getElementById("katex-js");
-  if (window.katex || !script) return whenReady(fn);
-  script.addEventListener("load", () => whenReady(fn), { once: true });
+// katexReady loads KaTeX (the layout names its URL in body's data-katex) once first
+// resolves, or after KATEX_AT_LATEST_MS whatever happens (a page that cannot go live
+// still shows its maths), and calls fn once it has run.
+function katexReady(first, fn) {
+  if (window.katex) return fn();
+  let asked = false;
+  const ask = () => {
+    if (asked) return;
+    asked = true;
+    const script = document.createElement("script");
+    script.id = "katex-js";
+    script.src = document.body.dataset.katex;
+    script.addEventListener("load", () => whenReady(fn), { once: true });
+    script.addEventListener("error", () => console.warn("KaTeX did not load"), { once: true });
+    document.head.append(script);
+  };
+  first.then(ask, ask);
+  setTimeout(ask, KATEX_AT_LATEST_MS);
 }
 
 function start(root) {
@@ -95,6 +110,7 @@ function start(root) {
   const maxTrained = Number(tid("training")?.dataset.maxTrained) || 0;
   const state = createState({ machine: root.dataset.machine || "", maxTrained, ...sharedModel(location.search, maxTrained) });
   const panels = findPanels();
+  const kindsLoaded = loadKinds(panels.map((p) => p.kind)); // the drawing modules this page shows, preloaded by the HTML
   const draw = createDraw({ store, state, panels, showError });
   const sock = room.open(root, { onMessage, onStatus, onRefused: (cmd, why) => showError({ message: why }) }); // socket.js's connect(() => wsURL(slug), …), or the room's
   window.addEventListener("pagehide", () => sock.close());
@@ -114,7 +130,15 @@ function start(root) {
   const deferred = deferModules(store);
   room.follow(presenter); // a room relays the presenter's view to the followers, whose presenter shows it
 
-  let held = []; // the messages that came before the maths was rendered
+  let held = []; // the messages that came before the panels' modules were loaded
+  let wentLiveNow;
+  const live = new Promise((resolve) => { wentLiveNow = resolve; }); // the first message drawn: KaTeX may load
+  draw.afterDraw(() => { if (store.seq >= 0) wentLiveNow(); });
+  kindsLoaded.then(() => { // then the panels can draw what the socket sent meanwhile
+    const early = held;
+    held = null;
+    early.forEach(onMessage);
+  }, (err) => showError({ message: `the page's drawings could not load (${err.message}); reload the page` }));
   function onMessage(msg) {
     if (held) { held.push(msg); return; }
     const type = msg.header.type;
@@ -149,14 +173,10 @@ function start(root) {
   function syncControls() { // the snapshot's canonical values back into the controls
     params.sync(); transport.sync();
   }
-  // mathRendered: the equations are rendered; expose their symbols (links.js) and
-  // handle what the socket sent meanwhile.
+  // mathRendered: the equations are rendered; expose their symbols (links.js).
   function mathRendered() {
     for (const eq of $$(".equation")) links.equationChanged(eq);
     requestAnimationFrame(fitEquations); // presenter mode fits the stage's column to them
-    const early = held;
-    held = null;
-    early.forEach(onMessage);
   }
   let errTimer = 0, setToast = false; // a refused "set"'s toast stays until the server accepts the fixed value
   function hideError() { clearTimeout(errTimer); setToast = false; tid("error").hidden = true; }
@@ -170,7 +190,7 @@ function start(root) {
     if (meta.command === "set") params.refused(meta.message); // the fields of the refused change say why under themselves
     syncControls(); // a refused slider or choice snaps back
   }
-  return { mathRendered };
+  return { mathRendered, live };
 }
 
 // deferModules loads what the first screen does not need — the export menus and the
