@@ -639,7 +639,7 @@ var mtDataLesson = &Lesson{
 		{Name: "Y", Label: `labels \(Y\)`, Axes: []Axis{Batch, Positions}, PerStep: true},
 		{Name: "unk_percent_fr", Label: "unknown French tokens (%)", Axes: []Axis{Ranks}},
 	},
-	Stage: []string{"pipeline", "frequencies"}, // each step adds a stage to the pair: the table that changes leads
+	Stage: []string{"frequencies", "pipeline"}, // on the stage the pipeline shows only the current step's stage (table.js), so it fits beside the chart
 	Panels: []Panel{
 		{ID: "pipeline", Meta: []string{"pipeline"}, Kind: Table, Title: "the pair, stage by stage", Symbol: "m", Also: []string{"L", "T", "y", "dec", "Y"},
 			Note: "Each step adds one stage. Grey ids are <pad>, red <unk>, blue <bos>/<eos>; a mask's 0s are the padded steps."},

@@ -126,7 +126,7 @@ func TestBrowserAxe(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/"+slug+"?step=2")); err != nil {
 				t.Fatalf("loading the page: %v", err)
 			}
-			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 			evalJS[chromedp.Void](t, ctx, `document.querySelectorAll('.table-toggle').forEach(b => b.click())`)
 			waitForJS(t, ctx, "the panels' tables", `[...document.querySelectorAll('.panel-table')].every(t => !t.hidden && t.querySelector(':is(table, .table-note)'))`)
 			settle(t, ctx)
@@ -148,7 +148,7 @@ func TestBrowserKeyboard(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(srv.URL+"/lessons/"+slug+"?step=2")); err != nil { // a projector's screen
 				t.Fatalf("loading the page: %v", err)
 			}
-			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 			settle(t, ctx)
 			tab := func() string {
 				if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
@@ -228,7 +228,7 @@ func TestBrowserLiveRegion(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/"+slug)); err != nil {
 			t.Fatalf("loading the page: %v", err)
 		}
-		waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+		waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 		if evalJS[int](t, ctx, `Number(document.querySelector('[data-testid=steps]').textContent)`) > playedSteps+1 {
 			chosen = slug
 			break
@@ -287,7 +287,7 @@ func TestBrowserPanelTables(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/"+slug+"?step=2")); err != nil {
 				t.Fatalf("loading the page: %v", err)
 			}
-			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 			settle(t, ctx)
 			bad := evalJS[[]string](t, ctx, `[...document.querySelectorAll('.panel canvas')].filter(c => c.getAttribute('role') !== 'img' || !/: ./.test(c.getAttribute('aria-label') || '') || /\\\(/.test(c.getAttribute('aria-label'))).map(c => c.dataset.testid + ' ' + c.getAttribute('aria-label'))`)
 			for _, b := range bad {
@@ -344,7 +344,7 @@ func TestBrowserPanelTables(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/lessons/%s?step=%d", srv.URL, slug, last))); err != nil {
 				t.Fatalf("loading the last step: %v", err)
 			}
-			waitForJS(t, ctx, "the last step", fmt.Sprintf(`document.body.dataset.stream === "live" && %s === %d`, stepReadJS, last))
+			waitForJS(t, ctx, "the last step", fmt.Sprintf(`document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && %s === %d`, stepReadJS, last))
 			evalJS[chromedp.Void](t, ctx, `document.querySelectorAll('.table-toggle').forEach(b => b.click())`)
 			settle(t, ctx)
 			for _, k := range evalJS[[]string](t, ctx, `[...document.querySelectorAll('.panel')].filter(p => p.querySelector('.panel-table table')).map(p => p.dataset.kind)`) {

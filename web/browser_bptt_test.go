@@ -20,7 +20,7 @@ func TestBrowserBPTTPasses(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/bptt?step=45")); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	waitForJS(t, ctx, "step 45", stepReadJS+` === 45`)
 	read := func() (pass, heading, valuetext string) {
 		pass = evalJS[string](t, ctx, `document.querySelector('[data-testid=pass-readout]').textContent`)
@@ -50,7 +50,7 @@ func TestBrowserBPTTPasses(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/bptt?step=30")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "step 30", `document.body.dataset.stream === "live" && `+stepReadJS+` === 30`)
+	waitForJS(t, ctx, "step 30", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && `+stepReadJS+` === 30`)
 	check(30, "forward pass, t = 30 / 30")
 	for _, e := range errs.list() {
 		t.Errorf("console error: %s", e)
@@ -69,7 +69,7 @@ func TestBrowserBPTTCutHatched(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/bptt?truncate=10&step=60")); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
-	waitForJS(t, ctx, "step 60", `document.body.dataset.stream === "live" && `+stepReadJS+` === 60`)
+	waitForJS(t, ctx, "step 60", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && `+stepReadJS+` === 60`)
 	waitForJS(t, ctx, "the heatmap's words", `(document.querySelector('[data-testid=panel-dH] canvas')?.getAttribute('aria-label') || "").includes("20 columns hatched: cut by truncation")`)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=table-toggle-dH]`))); err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestBrowserBPTTCutHatched(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/bptt?truncate=10&step=45")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "step 45", `document.body.dataset.stream === "live" && `+stepReadJS+` === 45`)
+	waitForJS(t, ctx, "step 45", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && `+stepReadJS+` === 45`)
 	notYet := evalJS[[]string](t, ctx, pixels)
 	if len(notYet) != 1 {
 		t.Errorf("a column not computed yet has %d colours (%v), want one plain grey", len(notYet), notYet)

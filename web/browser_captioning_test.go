@@ -40,7 +40,7 @@ func TestBrowserCaptioningDraw(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(srv.URL+"/lessons/captioning")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "live", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	facts := func() string {
 		return evalJS[string](t, ctx, `document.querySelector('[data-testid=facts]').textContent`)
 	}
@@ -107,7 +107,7 @@ func TestBrowserCaptioningDraw(t *testing.T) {
 			t.Fatal(err)
 		}
 		// presenter mode draws only the panels on its stage
-		waitForJS(t, ctx, v.name+": step 3 drawn", `document.body.dataset.stream === "live" && `+stepReadJS+` === 3 && [...document.querySelectorAll('.panel[data-kind]')].every(p => p.offsetParent === null || p.dataset.step === "3")`)
+		waitForJS(t, ctx, v.name+": step 3 drawn", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && `+stepReadJS+` === 3 && [...document.querySelectorAll('.panel[data-kind]')].every(p => p.offsetParent === null || p.dataset.step === "3")`)
 		if over := evalJS[int](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
 			t.Errorf("%s: the page is %d px wider than the window", v.name, over)
 		}

@@ -35,7 +35,7 @@ func TestBrowserContract(t *testing.T) {
 				if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/lessons/%s?step=%d", srv.URL, l.Slug, step))); err != nil {
 					t.Fatalf("loading the page: %v", err)
 				}
-				waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+				waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 				waitForJS(t, ctx, fmt.Sprintf("step %d drawn", step), fmt.Sprintf(`%s === %d && %s`, stepReadJS, step, drawnStepJS))
 				if step < n {
 					if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=step-forward]`))); err != nil {

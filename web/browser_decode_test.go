@@ -49,7 +49,7 @@ func TestBrowserEquationFollowsParam(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/lessons/deep-rnn?cell=lstm")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	const eq = `document.querySelector('[data-testid=equation-1]')`
 	if !evalJS[bool](t, ctx, eq+`.dataset.tex.includes("C_t^{(l)}") && !!`+eq+`.querySelector(".katex")`) {
 		t.Fatalf("cell=lstm: equation 1 is %q", evalJS[string](t, ctx, eq+`.dataset.tex`))
@@ -90,7 +90,7 @@ func TestBrowserAttentionDateRefused(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/lessons/attention")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	url, seq := evalJS[string](t, ctx, `location.href`), evalJS[int](t, ctx, `Number(document.body.dataset.seq)`)
 	for _, c := range []struct{ typed, want string }{
 		{"31 February 2026", "is not a date in the calendar"},

@@ -23,7 +23,7 @@ func TestBrowserPanelExports(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?step=5")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the page to be live", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the page to be live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	click := func(testid string) {
 		t.Helper()
 		evalJS[chromedp.Void](t, ctx, fmt.Sprintf(`(a => { a.closest("details") && (a.closest("details").open = true); a.click(); })(document.querySelector('[data-testid="%s"]'))`, testid))
@@ -93,7 +93,7 @@ func TestBrowserPyTorchExport(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?"+c.query)); err != nil {
 			t.Fatal(err)
 		}
-		waitForJS(t, ctx, "the page to be live", `document.body.dataset.stream === "live"`)
+		waitForJS(t, ctx, "the page to be live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 		evalJS[chromedp.Void](t, ctx, click)
 		waitForJS(t, ctx, c.what, c.want)
 	}

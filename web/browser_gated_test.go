@@ -19,7 +19,7 @@ func TestBrowserClampValueApplies(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru")); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
-	waitForJS(t, ctx, "the page going live", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the page going live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	const slider, note = `document.querySelector('[data-testid=param-clamp_value]')`, `document.querySelector('[data-testid=applies-clamp_value]')`
 	disabledJS := slider + `.disabled && !` + note + `.hidden && ` + slider + `.getAttribute("aria-describedby") === ` + note + `.id`
 	if !evalJS[bool](t, ctx, disabledJS) {
@@ -74,7 +74,7 @@ func TestBrowserGRUConvention003(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?step=3")); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && `+stepReadJS+` === 3`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && `+stepReadJS+` === 3`)
 	const z, g = `document.querySelector('[data-testid=panel-Z]')`, `document.querySelector('[data-testid=panel-Gamma_u]')`
 	eqShown := func(sub string) string {
 		return `[...document.querySelectorAll('.equation')].some(e => !e.hidden && e.dataset.tex.includes(String.raw` + "`" + sub + "`" + `))`
@@ -112,7 +112,7 @@ func TestBrowserLSTMPeephole(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/lstm?step=2")); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && `+stepReadJS+` === 2`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && `+stepReadJS+` === 2`)
 	const peepEq = `[...document.querySelectorAll('.equation')].filter(e => e.dataset.tex.includes("peephole"))`
 	if n := evalJS[int](t, ctx, peepEq+`.filter(e => !e.hidden).length`); n != 0 {
 		t.Fatalf("the plain form shows %d peephole equations", n)

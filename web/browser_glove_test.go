@@ -16,7 +16,7 @@ func TestBrowserEmbeddingsGloVe(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/lessons/embeddings?method=GloVe")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	train(t, ctx)
 	waitForJS(t, ctx, "the facts of the trained GloVe model", `(f => f.includes("GloVe trained from scratch for 30 full-batch steps") && f.includes("before step 30") && f.includes("same-class neighbours"))(document.querySelector('[data-testid=facts]').textContent)`)
 	screenshot(ctx, "embeddings-glove-trained")

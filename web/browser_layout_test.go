@@ -147,7 +147,7 @@ func TestBrowserLayout(t *testing.T) {
 					t.Fatalf("loading %s: %v", path, err)
 				}
 				if path != "/" {
-					waitForJS(t, ctx, path+" live", `document.body.dataset.stream === "live"`)
+					waitForJS(t, ctx, path+" live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 				}
 				// KaTeX's fonts change the equations' widths (math.js fits them again)
 				if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`document.fonts.ready.then(() => undefined)`, chromedp.EvalAwaitPromise)); err != nil {
@@ -240,7 +240,7 @@ func TestBrowserTouch(t *testing.T) {
 		chromedp.Navigate(fmt.Sprintf("%s/lessons/gru?step=%d", srv.URL, at))); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
-	waitForJS(t, ctx, "the page at step 10", fmt.Sprintf(`document.body.dataset.stream === "live" && %s === %d && %s`, stepReadJS, at, drawnStepJS))
+	waitForJS(t, ctx, "the page at step 10", fmt.Sprintf(`document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && %s === %d && %s`, stepReadJS, at, drawnStepJS))
 
 	// a tap on the hidden state's heatmap, in its filled columns
 	c := boxOf(t, ctx, `.panel-heatmap canvas`)
@@ -292,7 +292,7 @@ func TestBrowserScrollerKeys(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740), chromedp.Navigate(srv.URL+"/lessons/encoder-decoder")); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	const box = `document.querySelector('[data-testid=panel-diagram] .canvas-wrap')`
 	waitForJS(t, ctx, "the diagram to scroll in its box", box+`.hasAttribute('data-scrolls') && `+box+`.scrollWidth > `+box+`.clientWidth`)
 	if name := evalJS[string](t, ctx, box+`.getAttribute('aria-label')`); !strings.Contains(name, "encoder") {

@@ -43,7 +43,7 @@ func TestBrowserServerFull(t *testing.T) {
 	s.memory.mu.Lock()
 	s.memory.limit = maxSessionBytes
 	s.memory.mu.Unlock()
-	waitForJS(t, ctx, "the page to go live once there is room", `document.body.dataset.stream === "live" && document.querySelector('[data-testid=conn]').dataset.state === "live"`)
+	waitForJS(t, ctx, "the page to go live once there is room", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && document.querySelector('[data-testid=conn]').dataset.state === "live"`)
 	l, _ := s.lesson("seq2seq")
 	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=train-steps]').max`); got != strconv.Itoa(l.MaxTrained) {
 		t.Errorf("the Train control offers up to %s steps, want the lesson's cap %d", got, l.MaxTrained)
@@ -64,7 +64,7 @@ func TestBrowserEnforcesLimits(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 
 	type pageLimits struct {
 		MaxCommandBytes int     `json:"maxCommandBytes"`

@@ -44,7 +44,7 @@ func TestBrowserTrainedOnAnotherMachine(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/gru?trained=20&trained_on="+here)); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the replayed model", `document.body.dataset.stream === "live" && (q => q.get("trained") === "20")(new URLSearchParams(location.search))`)
+	waitForJS(t, ctx, "the replayed model", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && (q => q.get("trained") === "20")(new URLSearchParams(location.search))`)
 	if evalJS[bool](t, ctx, note+`.hidden === false`) {
 		t.Errorf("a model trained on this kind of machine shows the note %q", evalJS[string](t, ctx, note+`.textContent`))
 	}

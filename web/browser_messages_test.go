@@ -62,7 +62,7 @@ func TestBrowserTrainSteps(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/lessons/gru")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	const note = `document.querySelector('[data-testid=note-train-steps]')`
 	const status = `document.querySelector('[data-testid=train-status]').textContent`
 	for _, c := range []struct{ typed, shot, want string }{
@@ -133,7 +133,7 @@ func TestBrowserRefusedToast(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/lessons/gru")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	const toast = `document.querySelector('[data-testid=error]')`
 	const note = `document.querySelector('[data-testid=note-seed]')`
 	typeInto(t, ctx, "param-seed", "0")
@@ -184,7 +184,7 @@ func TestBrowserCutSaysWhy(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/lessons/gru")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	const field = `document.querySelector('[data-testid=param-input]')`
 	const note = `document.querySelector('[data-testid=note-input]')`
 	n := spec.TextLimit()
@@ -230,7 +230,7 @@ func TestBrowserReadsSymbols(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(fmt.Sprintf("%s/lessons/%s?step=%d", srv.URL, l.Slug, step))); err != nil {
 				t.Fatal(err)
 			}
-			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 			waitForJS(t, ctx, fmt.Sprintf("step %d drawn", step), fmt.Sprintf(`%s === %d && %s`, stepReadJS, step, drawnStepJS))
 			type read struct {
 				Labels   []string `json:"labels"`

@@ -42,7 +42,7 @@ func TestBrowserNetDrop(t *testing.T) {
 	target := strings.TrimPrefix(srv.URL, "http://")
 	leadNet, classNet := newHoldProxy(t, target), newHoldProxy(t, target)
 	lesson := lessons.Catalog()[0]
-	const live = `document.body.dataset.stream === "live"`
+	const live = `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`
 	const connState = `document.querySelector('[data-testid=conn]').dataset.state`
 	const bannerJS = `document.querySelector('[data-testid=room-banner]')`
 	shot := func(ctx context.Context, name string) {
@@ -191,7 +191,7 @@ func TestBrowserRoomResume(t *testing.T) {
 	ctx := startBrowser(t)
 	srv := browserServer(t)
 	lesson := lessons.Catalog()[0]
-	const live = `document.body.dataset.stream === "live"`
+	const live = `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`
 	const bannerJS = `document.querySelector('[data-testid=room-banner]')`
 	const slotJS = `document.querySelector('[data-testid=room]')`
 	shot := func(ctx context.Context, name string) {

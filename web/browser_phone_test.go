@@ -162,7 +162,7 @@ func TestBrowserPhoneStage(t *testing.T) {
 				if err := chromedp.Do(solo, chromedp.Navigate(srv.URL+"/lessons/"+l.Slug)); err != nil {
 					t.Fatalf("loading %s: %v", l.Slug, err)
 				}
-				waitForJS(t, solo, l.Slug+" live", `document.body.dataset.stream === "live"`)
+				waitForJS(t, solo, l.Slug+" live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 				checkFirstScreen(t, solo, l.Slug+" alone at "+size.String(), false)
 				if err := chromedp.Do(solo, chromedp.Click(chromedp.CSS(`[data-testid=step-forward]`))); err != nil {
 					t.Fatalf("%s: stepping: %v", l.Slug, err)
@@ -181,7 +181,7 @@ func TestBrowserPhoneStage(t *testing.T) {
 						t.Fatalf("joining: %v", err)
 					}
 				}
-				waitForJS(t, follow, "following "+l.Slug, `document.body.dataset.stream === "live" && document.body.dataset.room === "follower" && document.querySelector('#lesson').dataset.slug === "`+l.Slug+`"`)
+				waitForJS(t, follow, "following "+l.Slug, `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && document.body.dataset.room === "follower" && document.querySelector('#lesson').dataset.slug === "`+l.Slug+`"`)
 				evalJS[chromedp.Void](t, follow, `window.scrollTo(0, 0)`) // a page the follower's tab opened (a reload keeps the last lesson's scroll)
 				checkFirstScreen(t, follow, l.Slug+" following at "+size.String(), true)
 				// the instructor steps, then presents
@@ -220,7 +220,7 @@ func TestBrowserPhoneFollowerReads(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/rooms/"+room.Code)); err != nil {
 		t.Fatalf("joining: %v", err)
 	}
-	waitForJS(t, ctx, "following", `document.body.dataset.stream === "live" && document.body.dataset.room === "follower"`)
+	waitForJS(t, ctx, "following", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && document.body.dataset.room === "follower"`)
 	const back = `document.querySelector('[data-testid=back-to-model]')`
 	if evalJS[bool](t, ctx, back+` && !`+back+`.hidden`) {
 		t.Fatal("the page offers to go back to the model while showing it")

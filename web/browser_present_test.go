@@ -136,7 +136,7 @@ func TestBrowserPresenterMode(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(srv.URL+"/lessons/"+l.Slug+"?present=1")); err != nil {
 				t.Fatalf("loading the page: %v", err)
 			}
-			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 			settle(t, ctx)
 
 			s := evalJS[stage](t, ctx, stageJS)
@@ -266,7 +266,7 @@ func TestBrowserPresenterKeys(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(srv.URL+"/lessons/rnn")); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	evalJS[chromedp.Void](t, ctx, `document.activeElement.blur()`)
 
 	press(t, ctx, "?")
@@ -388,7 +388,7 @@ func TestBrowserPresenterJoinStrip(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(fmt.Sprintf("http://127.0.0.1:%d/lessons/%s", ln.Addr().(*net.TCPAddr).Port, l.Slug))); err != nil {
 		t.Fatal(err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=room-start]`))); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestBrowserTERShift(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(srv.URL+"/lessons/bleu?"+q.Encode())); err != nil {
 				t.Fatal(err)
 			}
-			waitForJS(t, ctx, "the last step drawn", `document.body.dataset.stream === "live" && `+stepReadJS+` === 5 && `+drawnStepJS)
+			waitForJS(t, ctx, "the last step drawn", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && `+stepReadJS+` === 5 && `+drawnStepJS)
 			const canvas = `document.querySelector('[data-testid=canvas-ngrams]')`
 			waitForJS(t, ctx, "the TER description", canvas+`.getAttribute('aria-label').includes('TER')`)
 			label := evalJS[string](t, ctx, canvas+`.getAttribute('aria-label')`)
@@ -68,7 +68,7 @@ func TestBrowserTERShift(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(srv.URL+"/lessons/bleu?"+q.Encode())); err != nil {
 			t.Fatal(err)
 		}
-		waitForJS(t, ctx, "the last step drawn", `document.body.dataset.stream === "live" && `+stepReadJS+` === 5 && `+drawnStepJS)
+		waitForJS(t, ctx, "the last step drawn", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && `+stepReadJS+` === 5 && `+drawnStepJS)
 		const canvas = `document.querySelector('[data-testid=canvas-ngrams]')`
 		waitForJS(t, ctx, "the TER description", canvas+`.getAttribute('aria-label').includes('TER')`)
 		if label := evalJS[string](t, ctx, canvas+`.getAttribute('aria-label')`); !strings.Contains(label, "TER: 4 edits, 1 shift (“this week” from word 1 to 4), then 3 word edits") {

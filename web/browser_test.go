@@ -282,7 +282,7 @@ func TestBrowserLessons(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/"+l.Slug)); err != nil {
 				t.Fatalf("loading the page: %v", err)
 			}
-			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 
 			if n := evalJS[int](t, ctx, `document.querySelectorAll('[data-testid=equations] .katex').length`); n < len(l.Equations) {
 				t.Errorf("%d rendered equations, want %d", n, len(l.Equations))
@@ -500,7 +500,7 @@ func TestBrowserReconnect(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/"+l.Slug)); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
-	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	// Train a little, so that the run holds what its URL cannot say.
 	const trainedFact = `document.querySelector('[data-testid=facts-model]').textContent.includes("trained from scratch for 5 steps")`
 	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`[data-testid=train-steps]`), "5"),

@@ -22,7 +22,7 @@ func TestBrowserTransformerMask(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"/lessons/transformer"+c.query)); err != nil {
 			t.Fatal(err)
 		}
-		waitForJS(t, ctx, "step 4", `document.body.dataset.stream === "live" && `+stepReadJS+` === 4`)
+		waitForJS(t, ctx, "step 4", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && `+stepReadJS+` === 4`)
 		for _, id := range []string{"dec-self", "teacher"} {
 			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=table-toggle-`+id+`]`))); err != nil {
 				t.Fatal(err)

@@ -27,7 +27,7 @@ func TestBrowserYours(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(srv.URL+"/lessons/yours?"+q.Encode())); err != nil {
 		t.Fatalf("loading the page: %v", err)
 	}
-	waitForJS(t, ctx, "the page going live", `document.body.dataset.stream === "live"`)
+	waitForJS(t, ctx, "the page going live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=upload-status]').textContent`); !strings.Contains(got, "needs your own model file") {
 		t.Errorf("with no file the box says %q, want that the page needs one", got)
 	}

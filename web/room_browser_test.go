@@ -65,7 +65,7 @@ func TestBrowserRoom(t *testing.T) {
 		return evalJS[string](t, ctx, `document.querySelector('[data-testid=`+testid+`]').textContent`)
 	}
 	const trainedFact = `document.querySelector('[data-testid=facts-model]').textContent.includes("trained from scratch for 5 steps")`
-	const live = `document.body.dataset.stream === "live"`
+	const live = `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`
 
 	// The instructor: a lesson page, trained a little, then "Teach this live".
 	lead := ctx

@@ -177,6 +177,7 @@ function start(root) {
   function mathRendered() {
     for (const eq of $$(".equation")) links.equationChanged(eq);
     requestAnimationFrame(fitEquations); // presenter mode fits the stage's column to them
+    draw.schedule(); // the panels' titles are set in maths too: the stage fits its panels again
   }
   let errTimer = 0, setToast = false; // a refused "set"'s toast stays until the server accepts the fixed value
   function hideError() { clearTimeout(errTimer); setToast = false; tid("error").hidden = true; }

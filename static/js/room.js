@@ -183,7 +183,11 @@ export function open(root, handlers) {
       mine = { code: mine.code, role: was === "follower" ? "follower" : "" };
       return;
     }
-    if (mine.role === "follower" && m.lesson && m.lesson !== slug) { location.replace(`/rooms/${mine.code}`); return; }
+    if (mine.role === "follower" && m.lesson && m.lesson !== slug) { // the instructor opened another lesson: its page follows
+      current = null; // this page draws nothing more: the new lesson's messages do not fit its panels
+      location.replace(`/rooms/${mine.code}`);
+      return;
+    }
     ui.news(m, mine.role);
   }
   function gotView(v) {
