@@ -23,24 +23,7 @@ import (
 // rawFetch is fetch without the transport's own gzip: the body as it came.
 func rawFetch(t *testing.T, method, url string, header http.Header) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, body
+	return do(t, &http.Client{Transport: &http.Transport{DisableCompression: true}}, method, url, header)
 }
 
 // decoded is body decoded from its Content-Encoding.

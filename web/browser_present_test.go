@@ -3,10 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -363,20 +359,7 @@ const maxJoinStrip = 80
 // Esc, brings the strip back. Screenshots of both are kept.
 func TestBrowserPresenterJoinStrip(t *testing.T) {
 	ctx := startBrowser(t)
-	// A server that listens beyond loopback (as TestBrowserRoom's), so that the join
-	// panel has a URL and a QR code to show.
-	ln, err := net.Listen("tcp", ":0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Listen: ln.Addr(), Hosts: Hosts(ln.Addr(), nil)})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	srv := httptest.NewUnstartedServer(s)
-	srv.Listener = ln
-	srv.Start()
-	t.Cleanup(srv.Close)
+	local := lanServer(t) // the join panel has a LAN URL and a QR code to show
 	l, ok := lessons.Find("gru")
 	if !ok {
 		t.Fatal("no lesson gru")
@@ -385,7 +368,7 @@ func TestBrowserPresenterJoinStrip(t *testing.T) {
 	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: canvasFontsJS}); err != nil {
 		t.Fatalf("instrumenting the canvas: %v", err)
 	}
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(fmt.Sprintf("http://127.0.0.1:%d/lessons/%s", ln.Addr().(*net.TCPAddr).Port, l.Slug))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(local+"/lessons/"+l.Slug)); err != nil {
 		t.Fatal(err)
 	}
 	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)

@@ -15,8 +15,16 @@ import (
 	"unroll/static"
 )
 
-// get fetches path with method and returns status, headers and body.
+// fetch sends method to url with header and returns status, headers and body (the
+// default client's transport undoes its own gzip).
 func fetch(t *testing.T, method, url string, header http.Header) (int, http.Header, string) {
+	t.Helper()
+	resp, body := do(t, http.DefaultClient, method, url, header)
+	return resp.StatusCode, resp.Header, string(body)
+}
+
+// do sends one request through client and returns the response and its whole body.
+func do(t *testing.T, client *http.Client, method, url string, header http.Header) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
@@ -25,13 +33,16 @@ func fetch(t *testing.T, method, url string, header http.Header) (int, http.Head
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(body)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
 }
 
 func TestLessonRoutes(t *testing.T) {

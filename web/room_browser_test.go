@@ -18,16 +18,11 @@ import (
 	"unroll/lessons"
 )
 
-// TestBrowserRoom: an instructor's tab and two followers' tabs (one a 360 px phone) in
-// real Chromium. The instructor starts a room from a lesson page (the join panel
-// offers the LAN address, since the tab uses 127.0.0.1); the followers open the join
-// URL and follow the steps and the training; the instructor sees them counted; one
-// explores on its own (the trained model, its own steps) and comes back; a follower's
-// key press is refused; the instructor's view reaches the followers; and when the
-// instructor opens another lesson, the followers follow.
-func TestBrowserRoom(t *testing.T) {
-	ctx := startBrowser(t)
-	// A server that listens beyond loopback, as `unroll -addr :0` would.
+// lanServer starts the real server listening beyond loopback, as `unroll -addr :0`
+// would, so that a room's join panel offers a LAN address and its QR code; it returns
+// the server's address on 127.0.0.1 (http://127.0.0.1:PORT).
+func lanServer(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", ":0")
 	if err != nil {
 		t.Fatal(err)
@@ -40,8 +35,19 @@ func TestBrowserRoom(t *testing.T) {
 	srv.Listener = ln
 	srv.Start()
 	t.Cleanup(srv.Close)
-	port := ln.Addr().(*net.TCPAddr).Port
-	local := fmt.Sprintf("http://127.0.0.1:%d", port)
+	return fmt.Sprintf("http://127.0.0.1:%d", ln.Addr().(*net.TCPAddr).Port)
+}
+
+// TestBrowserRoom: an instructor's tab and two followers' tabs (one a 360 px phone) in
+// real Chromium. The instructor starts a room from a lesson page (the join panel
+// offers the LAN address, since the tab uses 127.0.0.1); the followers open the join
+// URL and follow the steps and the training; the instructor sees them counted; one
+// explores on its own (the trained model, its own steps) and comes back; a follower's
+// key press is refused; the instructor's view reaches the followers; and when the
+// instructor opens another lesson, the followers follow.
+func TestBrowserRoom(t *testing.T) {
+	ctx := startBrowser(t)
+	local := lanServer(t)
 	lesson, next := lessons.Catalog()[0], lessons.Catalog()[1]
 
 	shot := func(ctx context.Context, name string) {
