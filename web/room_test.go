@@ -382,6 +382,25 @@ func TestRoomSlowFollower(t *testing.T) {
 		}
 	}()
 	go reader(slowConn, 300*time.Millisecond, slowGot)
+	// The slow follower is a page on a slow downlink: its pongs to the server's pings
+	// wait behind the megabytes queued for it, but its own heartbeat goes up on time,
+	// as socket.js sends it each second, and that is what tells the server it is there.
+	beat := time.NewTicker(time.Second)
+	beatDone := make(chan struct{})
+	defer func() { close(beatDone); beat.Stop() }()
+	go func() {
+		for {
+			select {
+			case <-beatDone:
+				return
+			case <-beat.C:
+				_ = slowConn.SetWriteDeadline(time.Now().Add(time.Second))
+				if slowConn.WriteMessage(websocket.TextMessage, []byte(`{"v":1,"type":"ping"}`)) != nil {
+					return
+				}
+			}
+		}
+	}()
 
 	const frames = 60 // 256 KB each: 15 MB, more than the slow follower's socket buffers hold
 	began := time.Now()
