@@ -99,9 +99,9 @@ func reportViolations(t *testing.T, page string, vs []axeViolation) {
 	}
 }
 
-// TestBrowserAxe runs axe-core on the index and on every lesson page (live, after two
-// steps, with every panel's table shown) and fails on any violation of impact serious or
-// critical.
+// TestBrowserAxe runs axe-core on the index and fails on any violation of impact
+// serious or critical; TestBrowserPanelTables runs it on every lesson page, in the same
+// visit as its other checks (live, after two steps, with every panel's table shown).
 func TestBrowserAxe(t *testing.T) {
 	src, err := os.ReadFile(axePath)
 	if err != nil {
@@ -119,20 +119,6 @@ func TestBrowserAxe(t *testing.T) {
 		settle(t, ctx)
 		reportViolations(t, "/", runAxe(t, ctx, string(src)))
 	})
-	for _, slug := range lessonSlugs(t, srv.URL) {
-		t.Run(slug, func(t *testing.T) {
-			ctx, cancel := chromedp.NewContext(root)
-			defer cancel()
-			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/"+slug+"?step=2")); err != nil {
-				t.Fatalf("loading the page: %v", err)
-			}
-			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
-			evalJS[chromedp.Void](t, ctx, `document.querySelectorAll('.table-toggle').forEach(b => b.click())`)
-			waitForJS(t, ctx, "the panels' tables", `[...document.querySelectorAll('.panel-table')].every(t => !t.hidden && t.querySelector(':is(table, .table-note)'))`)
-			settle(t, ctx)
-			reportViolations(t, "/lessons/"+slug, runAxe(t, ctx, string(src)))
-		})
-	}
 }
 
 // TestBrowserKeyboard: on every lesson the first Tab lands on the skip link, and Tab
@@ -274,8 +260,14 @@ func TestBrowserLiveRegion(t *testing.T) {
 
 // TestBrowserPanelTables: every panel kind says what it shows in its canvas's label
 // (no TeX left in it) and its table has a caption and headers, and the table follows
-// the step.
+// the step; with every table shown, axe-core finds no serious or critical violation
+// on the page (TestBrowserAxe's check, run in this visit rather than in a load of its
+// own).
 func TestBrowserPanelTables(t *testing.T) {
+	axeSrc, err := os.ReadFile(axePath)
+	if err != nil {
+		t.Fatalf("reading axe-core: %v", err)
+	}
 	root := startBrowser(t)
 	srv := browserServer(t)
 	kinds, onPages := map[string]bool{}, map[string]bool{}
@@ -302,6 +294,8 @@ func TestBrowserPanelTables(t *testing.T) {
 			if n := evalJS[int](t, ctx, `[...document.querySelectorAll('.panel-table table')].filter(t => !t.caption || !t.caption.textContent || !t.querySelector('th[scope=col]')).length`); n > 0 {
 				t.Errorf("%d tables lack a caption or column headers", n)
 			}
+			waitForJS(t, ctx, "the panels' tables", `[...document.querySelectorAll('.panel-table')].every(t => !t.hidden && t.querySelector(':is(table, .table-note)'))`)
+			reportViolations(t, "/lessons/"+slug, runAxe(t, ctx, string(axeSrc)))
 			t.Logf("labels and open tables rebuilt in %s ms; labels alone %s ms", evalJS[string](t, ctx, `document.body.dataset.a11yMs`), func() string {
 				evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid=step-back]').click()`)
 				waitForJS(t, ctx, "step 1", stepReadJS+` === 1`)
@@ -341,11 +335,8 @@ func TestBrowserPanelTables(t *testing.T) {
 			}
 			// the last step: what waits for the decoder or the search's end has its numbers now
 			last := evalJS[int](t, ctx, `Number(document.querySelector('[data-testid=steps]').textContent)`)
-			if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/lessons/%s?step=%d", srv.URL, slug, last))); err != nil {
-				t.Fatalf("loading the last step: %v", err)
-			}
-			waitForJS(t, ctx, "the last step", fmt.Sprintf(`document.body.dataset.stream === "live" && document.body.dataset.math === "rendered" && %s === %d`, stepReadJS, last))
-			evalJS[chromedp.Void](t, ctx, `document.querySelectorAll('.table-toggle').forEach(b => b.click())`)
+			evalJS[chromedp.Void](t, ctx, `document.querySelectorAll('.table-toggle[aria-expanded=false]').forEach(b => b.click())`)
+			seekTo(t, ctx, last)
 			settle(t, ctx)
 			for _, k := range evalJS[[]string](t, ctx, `[...document.querySelectorAll('.panel')].filter(p => p.querySelector('.panel-table table')).map(p => p.dataset.kind)`) {
 				kinds[k] = true

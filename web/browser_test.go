@@ -73,6 +73,9 @@ func browserCandidates(goos string, getenv func(string) string) []string {
 // when UNROLL_REQUIRE_BROWSER=1, as in CI).
 func startBrowser(t *testing.T) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no browser (the inner loop; .ci/run runs every browser test)")
+	}
 	if p := os.Getenv("UNROLL_CHROME"); p != "" {
 		if _, err := exec.LookPath(p); err != nil {
 			t.Fatalf("UNROLL_CHROME=%s: %v", p, err)
@@ -205,8 +208,10 @@ func waitForJSWithin(t *testing.T, ctx context.Context, wait time.Duration, what
 	for {
 		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(time.Until(deadline))))
 		// A poll started in the page a navigation is replacing loses its JavaScript
-		// context ("Cannot find context with specified id"): poll the new page.
-		if err == nil || !contextReplaced(err) || time.Now().After(deadline) {
+		// context ("Cannot find context with specified id"), and one that runs while the
+		// new page is half parsed can meet a missing element (a TypeError): poll the new
+		// page. A condition that keeps throwing fails at the deadline with its error.
+		if err == nil || !(contextReplaced(err) || strings.Contains(err.Error(), "exception")) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -226,6 +231,15 @@ func contextReplaced(err error) bool {
 }
 
 const stepReadJS = `Number(document.querySelector('[data-testid=step]').textContent)`
+
+// seekTo moves the page to step as a student's drag of the scrubber ends there (its
+// input, then its change), and waits until every panel has drawn that step and the gap
+// it skipped is filled: the same page at another step, without loading it again.
+func seekTo(t *testing.T, ctx context.Context, step int) {
+	t.Helper()
+	evalJS[chromedp.Void](t, ctx, fmt.Sprintf(`(s => { s.value = "%d"; s.dispatchEvent(new Event("input", {bubbles: true})); s.dispatchEvent(new Event("change", {bubbles: true})); })(document.querySelector('[data-testid=scrubber]'))`, step))
+	waitForJS(t, ctx, fmt.Sprintf("step %d after the scrubber", step), fmt.Sprintf(`%s === %d && %s && document.body.dataset.stream === "live"`, stepReadJS, step, drawnStepJS))
+}
 
 // drawnStepJS is the step every panel last drew (they are drawn in the same frame as the readout).
 const drawnStepJS = `[...document.querySelectorAll('.panel[data-kind]')].every(p => p.dataset.step === document.querySelector('[data-testid=step]').textContent)`
@@ -317,8 +331,9 @@ func TestBrowserLessons(t *testing.T) {
 			click("step-forward", start+2)
 			click("step-back", start+1)
 			t.Logf("redrawing the whole page after a step: %v ms", drawMs)
-			if typical := slices.Sorted(slices.Values(drawMs))[len(drawMs)/2]; typical > maxRedrawMs {
-				t.Errorf("redrawing the page after a step took %.1f ms (median of %v), want ≤ %d ms (one 60 Hz frame is 16 ms)", typical, drawMs, maxRedrawMs)
+			slow := machineSlowdown(t, ctx)
+			if typical := slices.Sorted(slices.Values(drawMs))[len(drawMs)/2]; typical > maxRedrawMs*slow {
+				t.Errorf("redrawing the page after a step took %.1f ms (median of %v), want ≤ %.0f ms: %d ms on an idle machine (one 60 Hz frame is 16 ms) × %.1f, how much slower this machine runs now", typical, drawMs, maxRedrawMs*slow, maxRedrawMs, slow)
 			}
 			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
 				t.Fatalf("pressing →: %v", err)
@@ -359,10 +374,40 @@ func TestBrowserLessons(t *testing.T) {
 }
 
 // maxRedrawMs bounds the median redraw of a whole page in the browser tests (the
-// first redraw also pays for warming up): a 60 Hz frame is 16 ms, and headless
-// Chromium on a loaded CI machine draws with the CPU, so the bound guards against a
-// panel gone slow, and the logs give the real figures.
+// first redraw also pays for warming up) on an idle machine: a 60 Hz frame is 16 ms,
+// and headless Chromium draws with the CPU, so the bound guards against a panel gone
+// slow, and the logs give the real figures. On a busier machine it grows with
+// machineSlowdown.
 const maxRedrawMs = 50
+
+// idleCalibrationMs is calibrationJS's time in headless Chromium on the 2-core CI
+// machine with nothing else running (the median of three).
+const idleCalibrationMs = 25.0
+
+// calibrationJS is a fixed piece of a page's redraw — arithmetic and filled
+// rectangles on a canvas, read back so that the drawing is done — timed in ms.
+const calibrationJS = `(() => {
+	const t0 = performance.now();
+	let s = 0;
+	for (let i = 0; i < 300000; i++) s += Math.sqrt(i) * Math.sin(i);
+	const c = document.createElement("canvas"); c.width = 400; c.height = 300;
+	const g = c.getContext("2d");
+	for (let i = 0; i < 3000; i++) { g.fillStyle = "hsl(" + (i % 360) + ",50%,50%)"; g.fillRect((i % 40) * 10, ((i / 40) | 0) % 30 * 10, 10, 10); }
+	g.getImageData(0, 0, 1, 1);
+	return performance.now() - t0 + (s > 1e300 ? 1 : 0);
+})()`
+
+// machineSlowdown is how much slower than idle the tab runs now: calibrationJS's
+// median of three over idleCalibrationMs, at least 1. A timing bound multiplied by it
+// holds on a shared machine as on an idle one.
+func machineSlowdown(t *testing.T, ctx context.Context) float64 {
+	t.Helper()
+	var ms []float64
+	for range 3 {
+		ms = append(ms, evalJS[float64](t, ctx, calibrationJS))
+	}
+	return max(1, slices.Sorted(slices.Values(ms))[1]/idleCalibrationMs)
+}
 
 // trainSteps is enough optimisation steps to see progress messages, few enough to be quick.
 const trainSteps = 30

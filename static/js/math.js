@@ -12,7 +12,16 @@ const OPTIONS = {
 export function renderEquation(el) {
   if (!window.katex) return; // not loaded yet: page.js renders every equation, from its data-tex, once it is
   window.katex.render(el.dataset.tex, el, { ...OPTIONS, displayMode: true });
-  fitEquation(el);
+  fitSoon(el);
+}
+
+// fitSoon fits the equations rendered in this task together, before the next frame
+// is painted: fitting each as it is rendered would lay the long page out once an
+// equation (half a second of a phone's CPU on a lesson with twenty).
+const unfitted = new Set();
+function fitSoon(el) {
+  if (!unfitted.size) requestAnimationFrame(() => { const els = [...unfitted]; unfitted.clear(); fitWidths(els); });
+  unfitted.add(el);
 }
 
 // syncEquations switches each equation that depends on a parameter (data-tex-param,
@@ -58,24 +67,31 @@ export function fitEquations() {
       box.style.justifyContent = "";
     }
   }
-  all.forEach(fitEquation);
+  fitWidths(all);
 }
 
-// fitEquation shrinks a display equation that is wider than its column, so the whole
-// equation stays in view next to the panels (it scrolls sideways below MIN_SCALE).
-export function fitEquation(el) {
-  const k = el.querySelector(".katex");
-  if (!k) return;
-  k.style.fontSize = "";
-  const base = parseFloat(getComputedStyle(k).fontSize);
-  let scale = 1;
+// fitWidths shrinks each display equation in els that is wider than its column, so the
+// whole equation stays in view next to the panels (it scrolls sideways below
+// MIN_SCALE). All of them are measured, then all resized, so the page is laid out
+// once a round rather than once an equation.
+function fitWidths(els) {
+  const ks = els.map((el) => el.querySelector(".katex"));
+  for (const k of ks) if (k) k.style.fontSize = "";
+  const base = ks.map((k) => (k ? parseFloat(getComputedStyle(k).fontSize) : 0));
+  const scale = els.map(() => 1);
   // the equation box scrolls sideways when it overflows; not everything in it scales
   // with the font, so shrink a few times until it fits
-  for (let i = 0; i < 4 && el.clientWidth > 0 && el.scrollWidth > el.clientWidth && scale > MIN_SCALE; i++) {
-    scale = Math.max(MIN_SCALE, scale * ((el.clientWidth - 2) / el.scrollWidth));
-    k.style.fontSize = `${base * scale}px`;
+  for (let round = 0; round < 4; round++) {
+    const shrink = els.map((el, i) => (ks[i] && el.clientWidth > 0 && el.scrollWidth > el.clientWidth && scale[i] > MIN_SCALE ? (el.clientWidth - 2) / el.scrollWidth : 0));
+    if (!shrink.some(Boolean)) break;
+    shrink.forEach((by, i) => {
+      if (!by) return;
+      scale[i] = Math.max(MIN_SCALE, scale[i] * by);
+      ks[i].style.fontSize = `${base[i] * scale[i]}px`;
+    });
   }
-  scrollBox(el, el.scrollWidth > el.clientWidth + 1, `equation ${[...el.parentElement.children].indexOf(el) + 1}`);
+  const scrolls = els.map((el) => el.scrollWidth > el.clientWidth + 1);
+  els.forEach((el, i) => ks[i] && scrollBox(el, scrolls[i], () => `equation ${[...el.parentElement.children].indexOf(el) + 1}`));
 }
 
 const INLINE = /\\\((.+?)\\\)/gs;

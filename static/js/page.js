@@ -61,7 +61,9 @@ katexReady(lesson ? lesson.live : Promise.resolve(), () => {
   $$(".equation[data-tex]").forEach(renderEquation);
   const later = [];
   const near = MATH_FIRST_SCREENS * window.innerHeight;
-  for (const el of $$(".math")) (el.getBoundingClientRect().top < near ? renderInline(el) : later.push(el));
+  const now = [];
+  for (const el of $$(".math")) (el.getBoundingClientRect().top < near ? now : later).push(el); // every place read before any changes
+  now.forEach(renderInline);
   document.fonts.ready.then(fitEquations); // KaTeX's fonts change the widths
   let fitTimer = 0;
   window.addEventListener("resize", () => { clearTimeout(fitTimer); fitTimer = setTimeout(fitEquations, FIT_AFTER_RESIZE_MS); });
