@@ -67,7 +67,7 @@ katexReady(lesson ? lesson.live : Promise.resolve(), () => {
   window.addEventListener("resize", () => { clearTimeout(fitTimer); fitTimer = setTimeout(fitEquations, FIT_AFTER_RESIZE_MS); });
   lesson?.mathRendered();
   const slice = (deadline) => {
-    if (!later.length) { document.body.dataset.math = "rendered"; return; }
+    if (!later.length) { lesson?.mathDone(); document.body.dataset.math = "rendered"; return; }
     do renderInline(later.shift()); while (later.length && deadline.timeRemaining() > 0); // one at least: a timed-out callback has no time left
     idle(slice); // the next slice, or the end: "rendered" (tests wait for it before looking for KaTeX's errors)
   };
@@ -178,7 +178,10 @@ function start(root) {
     for (const eq of $$(".equation")) links.equationChanged(eq);
     requestAnimationFrame(fitEquations); // presenter mode fits the stage's column to them
     draw.schedule(); // the panels' titles are set in maths too: the stage fits its panels again
+    presenter.relabel(); // and the strip's chips copy them
   }
+  // mathDone: every formula of the page is set (the prose's last ones while idle).
+  function mathDone() { presenter.relabel(); }
   let errTimer = 0, setToast = false; // a refused "set"'s toast stays until the server accepts the fixed value
   function hideError() { clearTimeout(errTimer); setToast = false; tid("error").hidden = true; }
   function showError(meta) {
@@ -191,7 +194,7 @@ function start(root) {
     if (meta.command === "set") params.refused(meta.message); // the fields of the refused change say why under themselves
     syncControls(); // a refused slider or choice snaps back
   }
-  return { mathRendered, live };
+  return { mathRendered, mathDone, live };
 }
 
 // deferModules loads what the first screen does not need — the export menus and the
