@@ -64,6 +64,9 @@ export function offstage(panels, strip, phased) {
     // it is given the room left under its title, above its note, and drawn again (also
     // one drawn larger while off the stage); the next sort measures it. It is tried once
     // at each height: one that cannot shrink to it leaves the stage then.
+    // A drawing not yet drawn at the height a sort gave it (sorted again before the
+    // redraw it asked for) is judged once it is: it keeps its place till then.
+    if (r.bottom > box.bottom + 1 && r.top < box.bottom && p.canvas?.dataset.flex && stale(p.canvas)) { refit = true; continue; }
     if (r.bottom > box.bottom + 1 && r.top < box.bottom && p.canvas?.dataset.flex) {
       const c = p.canvas.getBoundingClientRect(), z = zoomOf(p.canvas);
       const fit = Math.min(Number(p.canvas.dataset.maxHeight) || Infinity, Math.floor((box.bottom - r.top - (r.height - c.height) - 2) / z));
@@ -95,6 +98,10 @@ export function offstage(panels, strip, phased) {
   }));
   return true;
 }
+
+// stale reports whether a canvas was given a height to fit (fitHeight, offstage) that
+// it has not been drawn for yet (common.js fit writes drawnFor: its room × zoom).
+const stale = (c) => Boolean(c.dataset.fitHeight) && (c.dataset.drawnFor || "").split("×")[0] !== (c.dataset.maxHeight || "");
 
 const TEX = /\\\((.+?)\\\)/gs; // inline maths not set yet (math.js renderInline's)
 const UNSET = "…"; // a formula in a chip before KaTeX has set it: never its TeX source
