@@ -36,43 +36,65 @@ export function syncEquations(params) {
 
 const MIN_SCALE = 0.7; // below this a projected equation is unreadable: scroll instead
 const MIN_COLUMN_SCALE = 0.6; // the stage's equations shrink together at most to this to fit its height
+// On the projector's stage (presenter mode, the spotlight; not a phone's page, which
+// scrolls) no equation is set under STAGE_FONT CSS px, present.js's least text: what
+// does not fit at that size scrolls, the column down and an equation sideways.
+const STAGE_FONT = 18;
+const PHONE = matchMedia("(max-width: 600px)"); // present.js's and unroll.css's phone
+const onStage = (el) => Boolean(el.closest(".lesson.present, .lesson.spotlit")) && !PHONE.matches;
 
 // fitEquations fits every display equation to its column's width (fitEquation); on the
 // stage (presenter mode, the spotlight) it first shrinks them all together until the
-// column holds them from top to bottom, since the stage never scrolls.
+// column holds them from top to bottom, since the stage never scrolls, but not under
+// STAGE_FONT: then the column scrolls (data-scroll, unroll.css).
 export function fitEquations() {
   const all = [...document.querySelectorAll(".equation[data-tex]")];
   const box = document.querySelector(".lesson-text"), eqs = document.querySelector("[data-testid=equations]");
   if (box && eqs) {
     eqs.style.removeProperty("--eq-scale");
+    delete box.dataset.scroll;
+    box.removeAttribute("tabindex");
     all.forEach((el) => { const k = el.querySelector(".katex"); if (k) k.style.fontSize = ""; });
     if (box.closest(".lesson.present, .lesson.spotlit")) {
       // measured from the top (the column centres its content, hiding an overflow above)
       box.style.justifyContent = "flex-start";
+      const least = leastScale(eqs, MIN_COLUMN_SCALE);
       let scale = 1;
-      for (let i = 0; i < 4 && box.scrollHeight > box.clientHeight + 1 && scale > MIN_COLUMN_SCALE; i++) {
+      for (let i = 0; i < 4 && box.scrollHeight > box.clientHeight + 1 && scale > least; i++) {
         const over = box.scrollHeight - box.clientHeight;
-        scale = Math.max(MIN_COLUMN_SCALE, scale * (eqs.offsetHeight - over - 2) / eqs.offsetHeight);
+        scale = Math.max(least, scale * (eqs.offsetHeight - over - 2) / eqs.offsetHeight);
         eqs.style.setProperty("--eq-scale", String(scale));
       }
+      if (box.scrollHeight > box.clientHeight + 1) box.dataset.scroll = "1"; // a keyboard reaches it too (tabindex)
+      if (box.dataset.scroll) box.tabIndex = 0;
       box.style.justifyContent = "";
     }
   }
   all.forEach(fitEquation);
 }
 
+// leastScale is the least an equation set in el (its largest-set formula's size now)
+// may be scaled: least, and on the stage no smaller than keeps it at STAGE_FONT.
+function leastScale(el, least) {
+  if (!onStage(el)) return least;
+  const sizes = [...el.querySelectorAll(".katex")].map((k) => parseFloat(getComputedStyle(k).fontSize)).filter((v) => v > 0);
+  return sizes.length ? Math.max(least, STAGE_FONT / Math.min(...sizes)) : least;
+}
+
 // fitEquation shrinks a display equation that is wider than its column, so the whole
-// equation stays in view next to the panels (it scrolls sideways below MIN_SCALE).
+// equation stays in view next to the panels (it scrolls sideways below MIN_SCALE, and
+// on the stage below STAGE_FONT).
 export function fitEquation(el) {
   const k = el.querySelector(".katex");
   if (!k) return;
   k.style.fontSize = "";
   const base = parseFloat(getComputedStyle(k).fontSize);
+  const least = leastScale(el, MIN_SCALE);
   let scale = 1;
   // the equation box scrolls sideways when it overflows; not everything in it scales
   // with the font, so shrink a few times until it fits
-  for (let i = 0; i < 4 && el.clientWidth > 0 && el.scrollWidth > el.clientWidth && scale > MIN_SCALE; i++) {
-    scale = Math.max(MIN_SCALE, scale * ((el.clientWidth - 2) / el.scrollWidth));
+  for (let i = 0; i < 4 && el.clientWidth > 0 && el.scrollWidth > el.clientWidth && scale > least; i++) {
+    scale = Math.max(least, scale * ((el.clientWidth - 2) / el.scrollWidth));
     k.style.fontSize = `${base * scale}px`;
   }
   scrollBox(el, el.scrollWidth > el.clientWidth + 1, `equation ${[...el.parentElement.children].indexOf(el) + 1}`);
