@@ -73,9 +73,24 @@ katexReady(lesson ? lesson.live : Promise.resolve(), () => {
   };
   idle(slice);
 });
-{ // the navigation is one line that scrolls sideways: bring the open lesson into it
+showOpenLesson();
+
+// showOpenLesson keeps the open lesson in view in the navigation, one line that scrolls
+// sideways (a phone shows two or three lessons of it): centred at once, and again
+// whenever the line changes size — a phone turned, or the header shown again after
+// presenter mode hid it (it had no size to scroll then). A reader's own scroll of the
+// line stays until then.
+function showOpenLesson() {
   const here = $("header.site nav [aria-current=page]"), nav = here?.parentElement;
-  if (here && nav.scrollWidth > nav.clientWidth) nav.scrollLeft = here.offsetLeft - nav.offsetLeft - (nav.clientWidth - here.offsetWidth) / 2;
+  if (!here) return;
+  const centre = () => {
+    if (nav.scrollWidth <= nav.clientWidth || nav.clientWidth === 0) return;
+    const r = here.getBoundingClientRect(), box = nav.getBoundingClientRect();
+    nav.scrollLeft += r.left + r.width / 2 - (box.left + box.width / 2);
+  };
+  centre();
+  let width = nav.clientWidth;
+  new ResizeObserver(() => { if (nav.clientWidth !== width) { width = nav.clientWidth; centre(); } }).observe(nav);
 }
 
 // idle calls fn with a deadline when the browser is idle (at the latest after
