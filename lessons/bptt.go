@@ -94,7 +94,7 @@ var bpttLesson = &Lesson{
 		{Name: "jacobian_norm", Label: `\(\|\partial H_t/\partial H_{t-1}\|_2\)`, Axes: []Axis{Time}},
 		{Name: "jacobian_bound", Label: `\(\beta = 1-\alpha+\alpha\rho(W_{hh})\gamma\)`, Axes: []Axis{Time}},
 	},
-	Stage: []string{"H", "grad-norms", "dH"}, // the forward pass fills H, the backward pass draws the norms (a chart that shrinks to fit under H): each phase on the stage
+	Stage: []string{"H", "grad-norms", "dH"}, // the forward pass fills H; in the backward pass H has nothing new and yields its place (static/js/stage.js): the norms lead, then ∂L/∂H_t
 	Panels: []Panel{
 		{ID: "H", Static: []string{"scales"}, Kind: Heatmap, Title: `hidden state \(H_t\), \(t = 1, \dots, T\)`, Arrays: []string{"H"}, Symbol: "H",
 			Note: `Filled by the forward pass, left to right. With tanh the values stay in (−1, 1); identity and ReLU are unbounded, and their colour scale is fixed for the run at the largest \(|H_t|\).`},

@@ -32,6 +32,9 @@ type Lesson struct {
 	// Stage names the lesson's main panels, which presenter mode puts first on the
 	// stage, in this order, beside the equations; the other panels follow in page
 	// order and wait in the strip when they do not fit. Nil keeps the page's order.
+	// The order follows the model's phase: a main panel whose per-step arrays have no
+	// value at the current step (BPTT's H in the backward pass) goes after the main
+	// panels that do (static/js/stage.js).
 	Stage []string
 	// Arrays declares every array the panels read (Panel.Arrays names them): what each
 	// of its dimensions counts, which way it runs along the time axis, its scale and

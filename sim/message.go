@@ -56,6 +56,10 @@ type Header struct {
 	// (Timeline), with snapshots only.
 	StaticFacts []Fact `json:"static_facts,omitempty"`
 	Passes      []Pass `json:"passes,omitempty"`
+	// Shapes is the shape of each of step 1's arrays, in a snapshot at step 0 only (a
+	// later snapshot carries the arrays themselves): a page draws its empty grids at
+	// the size they will have before the first step (static/js/store.js).
+	Shapes map[string][]int `json:"shapes,omitempty"`
 	// Sent is when the message was made (Run.SetClock), in any message type; zero (and
 	// no key) for a run without a clock, so that the same commands still give the same
 	// bytes.

@@ -358,7 +358,8 @@ func (r *Run) refresh() {
 }
 
 // Snapshot encodes the whole state: the static frame, and every step's arrays and
-// meta from 1 to the current step named "<name>@<t>".
+// meta from 1 to the current step named "<name>@<t>"; at step 0, the shapes of step
+// 1's arrays.
 func (r *Run) Snapshot() Encoded {
 	r.refresh()
 	arrays := append([]Array(nil), r.static.Arrays...)
@@ -375,13 +376,19 @@ func (r *Run) Snapshot() Encoded {
 		}
 	}
 	var facts []Fact
+	var shapes map[string][]int
 	if r.step > 0 {
 		facts = r.frame(r.step).Facts
+	} else if r.model.Steps() > 0 { // the frame the first step will send, computed (and cached) now for its shapes
+		shapes = map[string][]int{}
+		for _, a := range r.frame(1).Arrays {
+			shapes[a.Name] = append([]int{}, a.Shape...)
+		}
 	}
 	return r.encode(Header{
 		Type: SnapshotMessage, Meta: meta, Facts: facts, Playing: r.playing,
 		Params: r.values, Speed: r.speed, Static: r.static.Meta, Trained: r.trained, Session: r.session,
-		StaticFacts: r.static.Facts, Passes: r.passes,
+		StaticFacts: r.static.Facts, Passes: r.passes, Shapes: shapes,
 	}, arrays)
 }
 

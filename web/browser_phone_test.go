@@ -67,6 +67,15 @@ type firstScreen struct {
 // spotlight, or the training's loss chart in presenter mode, is not drawn).
 const shownDrawnJS = `[...document.querySelectorAll('.panel[data-kind]')].filter((p) => p.getClientRects().length > 0).every((p) => p.dataset.step === document.querySelector('[data-testid=step]').textContent)`
 
+// openLessonJS: the open lesson's link lies wholly inside the navigation's line (one
+// line that scrolls sideways on a phone; page.js showOpenLesson).
+const openLessonJS = `(() => {
+  const here = document.querySelector("header.site nav [aria-current=page]");
+  if (!here) return false;
+  const r = here.getBoundingClientRect(), box = here.parentElement.getBoundingClientRect();
+  return r.width > 0 && r.left >= box.left - 1 && r.right <= box.right + 1;
+})()`
+
 // checkFirstScreen fails the test unless the page shows a live panel (of at least
 // minStageW×minStageH; at step 0, of any height: a heatmap waiting for its first column
 // draws a short placeholder) and the step readout on the screen it is at; a follower's
@@ -164,6 +173,25 @@ func TestBrowserPhoneStage(t *testing.T) {
 				}
 				waitForJS(t, solo, l.Slug+" live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 				checkFirstScreen(t, solo, l.Slug+" alone at "+size.String(), false)
+				if !evalJS[bool](t, solo, openLessonJS) {
+					t.Errorf("%s alone at %s: the open lesson is not wholly in view in the navigation's line", l.Slug, size)
+				}
+				if i == len(catalog)-1 { // presenter mode hid the header; shown again, its line still shows the open lesson
+					if err := chromedp.Do(solo, chromedp.Navigate(srv.URL+"/lessons/"+l.Slug+"?present=1")); err != nil {
+						t.Fatalf("loading %s presenting: %v", l.Slug, err)
+					}
+					waitForJS(t, solo, l.Slug+" presenting", `document.body.dataset.stream === "live" && document.querySelector("#lesson").classList.contains("present")`)
+					evalJS[chromedp.Void](t, solo, `document.querySelector("[data-testid=present]").click()`) // the instructor's P, as a follower's page hears it
+					waitForJS(t, solo, l.Slug+": the navigation back", `document.querySelector("header.site nav").offsetParent !== null`)
+					settle(t, solo)
+					if !evalJS[bool](t, solo, openLessonJS) {
+						t.Errorf("%s at %s, out of presenter mode: the open lesson is not wholly in view in the navigation's line", l.Slug, size)
+					}
+					if err := chromedp.Do(solo, chromedp.Navigate(srv.URL+"/lessons/"+l.Slug)); err != nil {
+						t.Fatalf("loading %s: %v", l.Slug, err)
+					}
+					waitForJS(t, solo, l.Slug+" live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
+				}
 				if err := chromedp.Do(solo, chromedp.Click(chromedp.CSS(`[data-testid=step-forward]`))); err != nil {
 					t.Fatalf("%s: stepping: %v", l.Slug, err)
 				}

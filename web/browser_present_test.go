@@ -98,6 +98,14 @@ const stageJS = `(() => {
   };
 })()`
 
+// chipsJS lists the strip's chips (the titles of the panels off the stage) whose text
+// shows TeX: a backslash, as in "\(" or "\sigma". A chip copies its panel's title,
+// which KaTeX sets after the first frame (stage.js relabel).
+const chipsJS = `[...document.querySelectorAll("[data-testid=offstage] button")].map((b) => b.textContent.trim()).filter((t) => t === "" || t.includes("\\"))`
+
+// leadHeightJS is the height in CSS px of the lesson's first main panel's drawing.
+const leadHeightJS = `document.querySelector(".panel[data-stage='1'] canvas").getBoundingClientRect().height`
+
 type stage struct {
 	Equations    bool     `json:"equations"`
 	EquationBox  string   `json:"equationBox"`
@@ -167,6 +175,19 @@ func TestBrowserPresenterMode(t *testing.T) {
 				t.Errorf("text on the stage under %d CSS px: %s", minStageFont, small)
 			}
 			t.Logf("on the stage: %v; in the strip: %v", s.PanelsInside, s.Offstage)
+			for _, chip := range evalJS[[]string](t, ctx, chipsJS) {
+				t.Errorf("a chip in the strip shows TeX (or nothing): %q", chip)
+			}
+			// Before the first step a heatmap draws its empty grid at the size it will
+			// have: the stage does not jump when the first column arrives.
+			lead := ""
+			if len(l.Stage) > 0 {
+				lead = evalJS[string](t, ctx, `document.querySelector(".panel[data-stage='1']").dataset.kind`)
+			}
+			height0 := 0.0
+			if lead == "heatmap" {
+				height0 = evalJS[float64](t, ctx, leadHeightJS)
+			}
 
 			// A few steps on, with values in every drawing, the main panel is still there.
 			for range 4 {
@@ -186,6 +207,17 @@ func TestBrowserPresenterMode(t *testing.T) {
 			}
 			for _, small := range evalJS[[]string](t, ctx, fmt.Sprintf(stageTextJS, minStageFont)) {
 				t.Errorf("four steps on, text on the stage under %d CSS px: %s", minStageFont, small)
+			}
+			for _, chip := range evalJS[[]string](t, ctx, chipsJS) {
+				t.Errorf("four steps on, a chip in the strip shows TeX (or nothing): %q", chip)
+			}
+			if lead == "heatmap" {
+				if h := evalJS[float64](t, ctx, leadHeightJS); h < height0-2 || h > height0+2 {
+					t.Errorf("the main heatmap is %.0f px tall at step 0 and %.0f px four steps on: the stage jumps", height0, h)
+				}
+			}
+			if l.Slug == "bptt" { // the backward pass: the gradients it computes lead the stage
+				checkBPTTBackward(t, ctx)
 			}
 			if l.Slug == "encoder-decoder" { // its diagram scrolls: the decoder comes into view as the steps reach it
 				steps := evalJS[int](t, ctx, `Number(document.querySelector("[data-testid=steps]").textContent)`)
@@ -251,6 +283,37 @@ func TestBrowserPresenterMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkBPTTBackward steps bptt's stage into its backward pass and fails unless a
+// gradient panel (the norms' chart or the ∂L/∂H_t heatmap) lies wholly on the stage:
+// in each phase the stage shows what is changing (stage.js, idleAt). A screenshot of
+// it is kept.
+func checkBPTTBackward(t *testing.T, ctx context.Context) {
+	t.Helper()
+	steps := evalJS[int](t, ctx, `Number(document.querySelector("[data-testid=steps]").textContent)`)
+	target := steps/2 + 3 // three steps into the backward pass
+	for range target - evalJS[int](t, ctx, stepReadJS) {
+		press(t, ctx, kb.ArrowRight)
+	}
+	waitForJS(t, ctx, "the backward pass", fmt.Sprintf(`%s === %d`, stepReadJS, target))
+	settle(t, ctx)
+	settle(t, ctx)
+	settle(t, ctx)
+	s := evalJS[stage](t, ctx, stageJS)
+	if !slices.Contains(s.PanelsInside, "grad-norms") && !slices.Contains(s.PanelsInside, "dH") {
+		t.Errorf("in the backward pass no gradient panel is on the stage (on it: %v; in the strip: %v)", s.PanelsInside, s.Offstage)
+	}
+	if !s.Equations || s.ScrollX || s.ScrollY || len(s.Cut) > 0 {
+		t.Errorf("the stage in the backward pass: %+v", s)
+	}
+	for _, small := range evalJS[[]string](t, ctx, fmt.Sprintf(stageTextJS, minStageFont)) {
+		t.Errorf("in the backward pass, text on the stage under %d CSS px: %s", minStageFont, small)
+	}
+	for _, chip := range evalJS[[]string](t, ctx, chipsJS) {
+		t.Errorf("in the backward pass, a chip in the strip shows TeX (or nothing): %q", chip)
+	}
+	shoot(t, ctx, "bptt-present-backward-1280x720.png")
 }
 
 // TestBrowserPresenterKeys: every key the page lists (templates.Keys) does what it says,

@@ -7,6 +7,7 @@ import { $, $$, tid } from "./dom.js";
 import { wentLive } from "./state.js";
 import { drawTraining } from "./training.js";
 import { facts, readout, position } from "./readout.js";
+import { idleAt } from "./stage.js";
 // KINDS are the panel kinds, each drawn by its module panels/<kind>.js. A page loads
 // only the kinds it shows (loadKinds): the templates preload them with the page, and
 // the other modules never cross a crowded network.
@@ -56,6 +57,7 @@ export function createDraw({ store, state, panels, showError }) {
     const present = store.staticMeta.arrays; // a model whose panels are Optional lists the arrays it has (lessons.Panel.Optional)
     for (const p of panels) {
       const mod = DRAW[p.kind];
+      p.idle = idleAt(v, p); // nothing on it changes at this step (stage.js: the stage's order follows the phase)
       if (p.optional) {
         const has = Array.isArray(present) && p.arrays.some((n) => present.includes(n));
         if (p.el.hidden === has) p.el.hidden = !has;

@@ -69,15 +69,30 @@ katexReady(lesson ? lesson.live : Promise.resolve(), () => {
   window.addEventListener("resize", () => { clearTimeout(fitTimer); fitTimer = setTimeout(fitEquations, FIT_AFTER_RESIZE_MS); });
   lesson?.mathRendered();
   const slice = (deadline) => {
-    if (!later.length) { document.body.dataset.math = "rendered"; return; }
+    if (!later.length) { lesson?.mathDone(); document.body.dataset.math = "rendered"; return; }
     do renderInline(later.shift()); while (later.length && deadline.timeRemaining() > 0); // one at least: a timed-out callback has no time left
     idle(slice); // the next slice, or the end: "rendered" (tests wait for it before looking for KaTeX's errors)
   };
   idle(slice);
 });
-{ // the navigation is one line that scrolls sideways: bring the open lesson into it
+showOpenLesson();
+
+// showOpenLesson keeps the open lesson in view in the navigation, one line that scrolls
+// sideways (a phone shows two or three lessons of it): centred at once, and again
+// whenever the line changes size — a phone turned, or the header shown again after
+// presenter mode hid it (it had no size to scroll then). A reader's own scroll of the
+// line stays until then.
+function showOpenLesson() {
   const here = $("header.site nav [aria-current=page]"), nav = here?.parentElement;
-  if (here && nav.scrollWidth > nav.clientWidth) nav.scrollLeft = here.offsetLeft - nav.offsetLeft - (nav.clientWidth - here.offsetWidth) / 2;
+  if (!here) return;
+  const centre = () => {
+    if (nav.scrollWidth <= nav.clientWidth || nav.clientWidth === 0) return;
+    const r = here.getBoundingClientRect(), box = nav.getBoundingClientRect();
+    nav.scrollLeft += r.left + r.width / 2 - (box.left + box.width / 2);
+  };
+  centre();
+  let width = nav.clientWidth;
+  new ResizeObserver(() => { if (nav.clientWidth !== width) { width = nav.clientWidth; centre(); } }).observe(nav);
 }
 
 // idle calls fn with a deadline when the browser is idle (at the latest after
@@ -180,7 +195,10 @@ function start(root) {
     for (const eq of $$(".equation")) links.equationChanged(eq);
     requestAnimationFrame(fitEquations); // presenter mode fits the stage's column to them
     draw.schedule(); // the panels' titles are set in maths too: the stage fits its panels again
+    presenter.relabel(); // and the strip's chips copy them
   }
+  // mathDone: every formula of the page is set (the prose's last ones while idle).
+  function mathDone() { presenter.relabel(); }
   let errTimer = 0, setToast = false; // a refused "set"'s toast stays until the server accepts the fixed value
   function hideError() { clearTimeout(errTimer); setToast = false; tid("error").hidden = true; }
   function showError(meta) {
@@ -193,7 +211,7 @@ function start(root) {
     if (meta.command === "set") params.refused(meta.message); // the fields of the refused change say why under themselves
     syncControls(); // a refused slider or choice snaps back
   }
-  return { mathRendered, live };
+  return { mathRendered, mathDone, live };
 }
 
 // deferModules loads what the first screen does not need — the export menus and the

@@ -9,6 +9,7 @@
 import { $, $$, tid } from "./dom.js";
 import { setZoom, zoomOf } from "./panels/common.js";
 import { fitEquations } from "./math.js";
+import { stageRank, stageOrder, offstage, relabel, STAGE_LAST } from "./stage.js";
 
 const SMALLEST_FONT = 11; // common.js's SMALL, the smallest text any panel draws
 const STAGE_FONT = 18; // CSS px: the smallest text on a projector, 1280×720, read from the back
@@ -16,8 +17,6 @@ const STAGE_W = 1280, STAGE_H = 720; // the projector the stage is laid out for
 const SPOT_MAX_ZOOM = 2.5; // a spotlit panel grows until it fills the stage, and no further than this over the stage's zoom
 const FIT_PASSES = 7; // a spotlit panel's zoom settles in at most this many redraws
 const SAME_ZOOM = 0.02; // zooms this close (relative) draw alike: no redraw for less
-const FLEX_LEAST = 110; // drawing px: common.js flexHeight's least; a chart is not squeezed below it to stay on the stage
-const STAGE_LAST = 100; // the stage rank of a panel that is not one of the lesson's main panels
 const STAGE_CHROME = 104; // CSS px around a chart on the stage: its title, a note, padding, and the strip of panels off the stage
 // On a phone (unroll.css's "model first" block, the same width) the stage is the page
 // itself, which scrolls: presenter mode and the spotlight show there what they show on
@@ -45,6 +44,8 @@ export function bindPresenter({ panels, schedule, writeURL }) {
   const help = tid("keys-help");
   let fitted = ""; // the spotlight and window size the spotlit panel's zoom was fitted for
   let sorted = ""; // the stage's and the drawings' sizes when offstage last sorted the panels
+  let order = ""; // the main panels' order on the projector's stage (stage.js stageOrder) when apply laid it out
+  const phased = () => view.present && !PHONE.matches; // the projector's stage follows the model's phase; a phone's page does not reorder under a reader
   let passes = 0;
 
   // apply shows the view; how is the history entry it makes (none when null), and
@@ -64,7 +65,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     for (const eq of $$(".equation")) eq.classList.toggle("eq-spot", Boolean(spot?.symbol && $(`.sym-${CSS.escape(spot.symbol)}`, eq)));
     for (const p of panels) {
       const on = p.id === view.spot;
-      p.el.style.order = view.present ? String(stageRank(p) - STAGE_LAST) : ""; // the lesson's main panels first
+      p.el.style.order = view.present ? String(stageRank(p, phased()) - STAGE_LAST) : ""; // the lesson's main panels first, the changing ones before the idle
       p.el.classList.toggle("spot", on);
       $(".spot-toggle", p.el)?.setAttribute("aria-pressed", String(on));
       if (!p.canvas) continue;
@@ -73,7 +74,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
       delete p.canvas.dataset.fitHeight;
     }
     if (staged) stageHeight();
-    fitted = ""; passes = 0; sorted = "";
+    fitted = ""; passes = 0; sorted = ""; order = stageOrder(panels, phased());
     requestAnimationFrame(fitEquations); // the equations' column changed size
     schedule();
     if (how) writeURL(how);
@@ -165,6 +166,9 @@ export function bindPresenter({ panels, schedule, writeURL }) {
     const phone = PHONE.matches;
     if ((view.present || view.spot) && !phone && stageHeight()) { schedule(); return; } // the stage's room changed (the facts above it wrapped): draw again
     if (fitPhone(phone)) { schedule(); return; }
+    // The model's phase moved the main panels (BPTT's backward pass began or ended): lay
+    // the stage out afresh, every drawing given the whole room again, and sort it.
+    if (view.present && !view.spot && stageOrder(panels, phased()) !== order) { apply(null, false); return; }
     const strip = tid("offstage");
     if (!view.present || view.spot || phone) {
       for (const p of panels) p.el.classList.remove("offstage");
@@ -177,7 +181,7 @@ export function bindPresenter({ panels, schedule, writeURL }) {
       const box = $(".panels");
       const key = () => `${box.clientWidth}×${box.clientHeight} ${panels.map((p) => `${p.canvas?.style.width}/${p.canvas?.style.height}/${p.canvas?.dataset.drawnFor}/${p.el.scrollHeight}`).join(" ")}`;
       if (key() !== sorted) {
-        const moved = offstage(panels, strip);
+        const moved = offstage(panels, strip, phased());
         sorted = key();
         if (moved) schedule(); // a panel came back on the stage: draw it
       }
@@ -274,67 +278,9 @@ export function bindPresenter({ panels, schedule, writeURL }) {
       if (view.spot) q.set("spot", view.spot);
     },
     afterDraw,
+    relabel: () => relabel(tid("offstage"), panels), // the maths is set: the strip's chips show it (stage.js)
     onChange: (f) => listeners.push(f),
     view: () => ({ ...view }),
     set: (changes) => set(changes, "replace"),
   };
-}
-
-// stageRank is a panel's place on the stage: its rank among the lesson's main panels
-// (data-stage, from 1), else STAGE_LAST, after all of them.
-function stageRank(p) { return Number(p.el.dataset.stage) || STAGE_LAST; }
-
-// offstage keeps on the stage the panels that fit wholly inside the panels' box, in
-// order, each taking the first place it fits in (a panel too tall for the stage leaves
-// it, and smaller ones after it may stay), and lists the others' titles in the strip.
-// A chart or a map that starts on the stage but runs below it is given less height
-// instead. A panel off the stage is not drawn (draw.js), so it is measured at the size
-// it had when it last was; offstage reports whether the panels on the stage, or the
-// height one of them is given, changed.
-function offstage(panels, strip) {
-  const onStage = panels.filter((p) => p.el.closest(".panels")) // the training section's loss chart is not a stage panel
-    .sort((a, b) => stageRank(a) - stageRank(b)); // in the stage's order: the main panels first (stable: then the page's)
-  const box = $(".panels").getBoundingClientRect();
-  for (const p of onStage) p.el.classList.add("offstage");
-  const off = [];
-  let refit = false;
-  for (const p of onStage) {
-    p.el.classList.remove("offstage");
-    const r = p.el.getBoundingClientRect();
-    // A drawing of any height (a chart, a map) that starts on the stage but runs below
-    // it is given the room left under its title, above its note, and drawn again (also
-    // one drawn larger while off the stage); the next sort measures it. It is tried once
-    // at each height: one that cannot shrink to it leaves the stage then.
-    if (r.bottom > box.bottom + 1 && r.top < box.bottom && p.canvas?.dataset.flex) {
-      const c = p.canvas.getBoundingClientRect(), z = zoomOf(p.canvas);
-      const fit = Math.min(Number(p.canvas.dataset.maxHeight) || Infinity, Math.floor((box.bottom - r.top - (r.height - c.height) - 2) / z));
-      if (fit >= FLEX_LEAST && fit < c.height / z - 1 && String(fit) !== p.canvas.dataset.fitHeight) {
-        p.canvas.dataset.fitHeight = p.canvas.dataset.maxHeight = String(fit);
-        refit = true;
-        continue;
-      }
-    }
-    // off the stage: below or beside it, or squeezed by the stage's rows (a table panel
-    // shrunk to its title holds more than it shows)
-    const squeezed = p.el.scrollHeight > p.el.clientHeight + 2;
-    if (r.bottom > box.bottom + 1 || r.right > box.right + 1 || squeezed) { p.el.classList.add("offstage"); off.push(p); }
-  }
-  if (off.length === onStage.length && off.length) { off[0].el.classList.remove("offstage"); off.shift(); } // nothing fits: the first, cut
-  strip.hidden = off.length === 0;
-  const want = off.map((p) => p.id).join(" ");
-  if (strip.dataset.panels === want) return refit;
-  strip.dataset.panels = want;
-  const label = document.createElement("span");
-  label.textContent = "More panels:";
-  strip.replaceChildren(label, ...off.map((p) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.dataset.spot = p.id;
-    const title = $(".spot-toggle", p.el);
-    if (title) b.append(...[...title.childNodes].map((n) => n.cloneNode(true))); // the title with its rendered maths
-    else b.textContent = p.id;
-    b.title = "Spotlight this panel";
-    return b;
-  }));
-  return true;
 }

@@ -36,6 +36,7 @@ export function applySnapshot(s, { header, arrays }) {
   s.facts = header.facts || [];
   s.passes = header.passes || [{ name: "", steps: header.steps, index: "t" }];
   s.staticArrays = new Map(); s.perStep = new Map(); s.metaAt = [];
+  for (const [name, shape] of Object.entries(header.shapes || {})) s.shapes.set(name, shape); // at step 0: the sizes step 1 will have, so an empty grid is drawn whole
   for (const [name, a] of arrays) {
     const at = name.lastIndexOf("@");
     if (at > 0 && /^\d+$/.test(name.slice(at + 1))) putStep(s, name.slice(0, at), Number(name.slice(at + 1)), a);
