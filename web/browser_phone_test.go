@@ -77,8 +77,8 @@ const openLessonJS = `(() => {
 })()`
 
 // checkFirstScreen fails the test unless the page shows a live panel (of at least
-// minStageW×minStageH; at step 0, of any height: a heatmap waiting for its first column
-// draws a short placeholder) and the step readout on the screen it is at; a follower's
+// minStageW×minStageH, at step 0 too: a heatmap waiting for its first column draws its
+// empty grid at full size) and the step readout on the screen it is at; a follower's
 // page also shows no control that drives the run, and no sticky box is see-through.
 func checkFirstScreen(t *testing.T, ctx context.Context, what string, follower bool) {
 	t.Helper()
@@ -88,9 +88,6 @@ func checkFirstScreen(t *testing.T, ctx context.Context, what string, follower b
 	settle(t, ctx)
 	waitForJS(t, ctx, what+": every panel drawn for the step", shownDrawnJS)
 	least := minStageH
-	if evalJS[int](t, ctx, stepReadJS) == 0 {
-		least = 1
-	}
 	s := evalJS[firstScreen](t, ctx, fmt.Sprintf(firstScreenJS, minStageW, least))
 	if len(s.Live) == 0 {
 		t.Errorf("%s: no live panel of at least %d×%d px wholly on the screen (scrolled to %.0f); the first panels: %s", what, minStageW, least, s.ScrollY, strings.Join(s.First, "; "))
