@@ -121,71 +121,61 @@ func TestBrowserAxe(t *testing.T) {
 	})
 }
 
-// TestBrowserKeyboard: on every lesson the first Tab lands on the skip link, and Tab
-// then reaches an equation's symbol (its readout shows, its panels light up, Esc hides
-// it) and a panel's drawing (its description shows where the tooltip would).
-func TestBrowserKeyboard(t *testing.T) {
-	root := startBrowser(t)
-	srv := browserServer(t)
-	for _, slug := range lessonSlugs(t, srv.URL) {
-		t.Run(slug, func(t *testing.T) {
-			ctx, cancel := chromedp.NewContext(root)
-			defer cancel()
-			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(srv.URL+"/lessons/"+slug+"?step=2")); err != nil { // a projector's screen
-				t.Fatalf("loading the page: %v", err)
+// checkKeyboard: on a lesson page just loaded, the first Tab lands on the skip link,
+// and Tab then reaches an equation's symbol (its readout shows, its panels light up,
+// Esc hides it) and a panel's drawing (its description shows where the tooltip would).
+// TestBrowserPanelTables runs it first in its visit of each lesson, at 1280×720 (a
+// projector's screen).
+func checkKeyboard(t *testing.T, ctx context.Context, slug string) {
+	t.Helper()
+	tab := func() string {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+			t.Fatalf("pressing Tab: %v", err)
+		}
+		return evalJS[string](t, ctx, `(el => el.matches('.equation [role=button][class*="sym-"]') ? "symbol" : el.matches('.panel canvas') ? "panel" : el.dataset.testid || el.tagName)(document.activeElement)`)
+	}
+	if first := tab(); first != "skip-link" {
+		t.Errorf("the first Tab lands on %q, want the skip link", first)
+	}
+	if !evalJS[bool](t, ctx, `(r => r.top >= 0 && r.height > 0)(document.activeElement.getBoundingClientRect())`) {
+		t.Error("the focused skip link is not visible")
+	}
+	var sawSymbol, sawPanel bool
+	for i := 0; i < maxTabs && !(sawSymbol && sawPanel); i++ {
+		switch tab() {
+		case "symbol":
+			if sawSymbol {
+				continue
 			}
-			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
-			settle(t, ctx)
-			tab := func() string {
-				if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
-					t.Fatalf("pressing Tab: %v", err)
-				}
-				return evalJS[string](t, ctx, `(el => el.matches('.equation [role=button][class*="sym-"]') ? "symbol" : el.matches('.panel canvas') ? "panel" : el.dataset.testid || el.tagName)(document.activeElement)`)
+			sawSymbol = true
+			waitForJS(t, ctx, "the focused symbol's readout", `(r => !r.hidden && /at (step|t =)/.test(r.textContent))(document.querySelector('[data-testid=symbol-readout]'))`)
+			if !evalJS[bool](t, ctx, `getComputedStyle(document.activeElement).outlineStyle !== "none"`) {
+				t.Error("the focused symbol has no focus ring")
 			}
-			if first := tab(); first != "skip-link" {
-				t.Errorf("the first Tab lands on %q, want the skip link", first)
+			if evalJS[bool](t, ctx, `(id => document.querySelector('.panel[data-symbol="' + id + '"]') !== null)([...document.activeElement.classList].find(c => c.startsWith('sym-') && c !== 'sym-hot' && c !== 'sym-away').slice(4))`) {
+				waitForJS(t, ctx, "the focused symbol's panel to light up", `!!document.querySelector('.panel.panel-hot')`)
 			}
-			if !evalJS[bool](t, ctx, `(r => r.top >= 0 && r.height > 0)(document.activeElement.getBoundingClientRect())`) {
-				t.Error("the focused skip link is not visible")
+			shoot(t, ctx, "a11y-"+slug+"-symbol.png")
+			press(t, ctx, kb.Escape)
+			waitForJS(t, ctx, "Esc to hide the readout", `document.querySelector('[data-testid=symbol-readout]').hidden`)
+		case "panel":
+			if sawPanel {
+				continue
 			}
-			var sawSymbol, sawPanel bool
-			for i := 0; i < maxTabs && !(sawSymbol && sawPanel); i++ {
-				switch tab() {
-				case "symbol":
-					if sawSymbol {
-						continue
-					}
-					sawSymbol = true
-					waitForJS(t, ctx, "the focused symbol's readout", `(r => !r.hidden && /at (step|t =)/.test(r.textContent))(document.querySelector('[data-testid=symbol-readout]'))`)
-					if !evalJS[bool](t, ctx, `getComputedStyle(document.activeElement).outlineStyle !== "none"`) {
-						t.Error("the focused symbol has no focus ring")
-					}
-					if evalJS[bool](t, ctx, `(id => document.querySelector('.panel[data-symbol="' + id + '"]') !== null)([...document.activeElement.classList].find(c => c.startsWith('sym-') && c !== 'sym-hot' && c !== 'sym-away').slice(4))`) {
-						waitForJS(t, ctx, "the focused symbol's panel to light up", `!!document.querySelector('.panel.panel-hot')`)
-					}
-					shoot(t, ctx, "a11y-"+slug+"-symbol.png")
-					press(t, ctx, kb.Escape)
-					waitForJS(t, ctx, "Esc to hide the readout", `document.querySelector('[data-testid=symbol-readout]').hidden`)
-				case "panel":
-					if sawPanel {
-						continue
-					}
-					sawPanel = true
-					waitForJS(t, ctx, "the focused panel's description", `(tip => !tip.hidden && tip.textContent.length > 10)(document.querySelector('[data-testid=tooltip]'))`)
-					shoot(t, ctx, "a11y-"+slug+"-panel.png")
-					label := evalJS[string](t, ctx, `document.activeElement.getAttribute('aria-label')`)
-					if role := evalJS[string](t, ctx, `document.activeElement.getAttribute('role')`); role != "img" || len(label) < 10 || strings.Contains(label, `\(`) {
-						t.Errorf("the focused canvas has role %q and label %q, want an image described in words", role, label)
-					}
-				}
+			sawPanel = true
+			waitForJS(t, ctx, "the focused panel's description", `(tip => !tip.hidden && tip.textContent.length > 10)(document.querySelector('[data-testid=tooltip]'))`)
+			shoot(t, ctx, "a11y-"+slug+"-panel.png")
+			label := evalJS[string](t, ctx, `document.activeElement.getAttribute('aria-label')`)
+			if role := evalJS[string](t, ctx, `document.activeElement.getAttribute('role')`); role != "img" || len(label) < 10 || strings.Contains(label, `\(`) {
+				t.Errorf("the focused canvas has role %q and label %q, want an image described in words", role, label)
 			}
-			if !sawSymbol {
-				t.Errorf("%d Tabs reached no equation symbol", maxTabs)
-			}
-			if !sawPanel {
-				t.Errorf("%d Tabs reached no panel", maxTabs)
-			}
-		})
+		}
+	}
+	if !sawSymbol {
+		t.Errorf("%d Tabs reached no equation symbol", maxTabs)
+	}
+	if !sawPanel {
+		t.Errorf("%d Tabs reached no panel", maxTabs)
 	}
 }
 
@@ -262,7 +252,7 @@ func TestBrowserLiveRegion(t *testing.T) {
 // (no TeX left in it) and its table has a caption and headers, and the table follows
 // the step; with every table shown, axe-core finds no serious or critical violation
 // on the page (TestBrowserAxe's check, run in this visit rather than in a load of its
-// own).
+// own). The visit starts with checkKeyboard.
 func TestBrowserPanelTables(t *testing.T) {
 	axeSrc, err := os.ReadFile(axePath)
 	if err != nil {
@@ -276,11 +266,12 @@ func TestBrowserPanelTables(t *testing.T) {
 			ctx, cancel := chromedp.NewContext(root)
 			defer cancel()
 			errs := watchConsole(ctx)
-			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/lessons/"+slug+"?step=2")); err != nil {
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(srv.URL+"/lessons/"+slug+"?step=2")); err != nil { // a projector's screen
 				t.Fatalf("loading the page: %v", err)
 			}
 			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 			settle(t, ctx)
+			checkKeyboard(t, ctx, slug)
 			bad := evalJS[[]string](t, ctx, `[...document.querySelectorAll('.panel canvas')].filter(c => c.getAttribute('role') !== 'img' || !/: ./.test(c.getAttribute('aria-label') || '') || /\\\(/.test(c.getAttribute('aria-label'))).map(c => c.dataset.testid + ' ' + c.getAttribute('aria-label'))`)
 			for _, b := range bad {
 				t.Errorf("canvas not described in words: %s", b)

@@ -10,14 +10,15 @@ import (
 	"unroll/lessons"
 )
 
-// TestBrowserContract visits every lesson at its first, middle and last steps, steps
-// forward and back, hovers every equation symbol, and requires that no panel (nor the
-// symbol readout) read an array or a meta key its contract does not declare: the
-// page's accessor (static/js/contract.js) counts such reads in
-// document.body.dataset.undeclared. It also requires the facts region to list only
-// the lesson's labelled facts: no code names (codeName: snake_case words).
+// codeName: a facts label written as code (snake_case words).
 var codeName = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)+$`)
 
+// TestBrowserContract visits every lesson at its first, middle and last steps (and at
+// the middle one checkReadsAsWords), steps forward and back, hovers every equation
+// symbol, and requires that no panel (nor the symbol readout) read an array or a meta
+// key its contract does not declare: the page's accessor (static/js/contract.js)
+// counts such reads in document.body.dataset.undeclared. It also requires the facts
+// region to list only the lesson's labelled facts: no code names (codeName).
 func TestBrowserContract(t *testing.T) {
 	root := startBrowser(t)
 	srv := browserServer(t)
@@ -33,12 +34,17 @@ func TestBrowserContract(t *testing.T) {
 			n := m.Steps()
 			// The page opens at step 1 (a snapshot), then the scrubber takes it to the middle
 			// and the end (frames, and the snapshot that fills the gap): one load a lesson.
-			if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/lessons/%s?step=1", srv.URL, l.Slug))); err != nil {
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(fmt.Sprintf("%s/lessons/%s?step=1", srv.URL, l.Slug))); err != nil {
 				t.Fatalf("loading the page: %v", err)
 			}
 			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
+			read := false
 			for _, step := range []int{1, n / 2, n} {
 				seekTo(t, ctx, step)
+				if step == max(1, n/2) && !read {
+					checkReadsAsWords(t, ctx, l)
+					read = true
+				}
 				if step < n {
 					if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid=step-forward]`))); err != nil {
 						t.Fatal(err)

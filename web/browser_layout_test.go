@@ -125,68 +125,96 @@ func layoutPages(t *testing.T, base string) []string {
 // such a scroller can be reached from the keyboard and is named; a panel scrolls only
 // when its row is full (no wide drawing cramped in half a row). On the phones (a
 // coarse pointer) every control is at least minTouchTarget px tall. One browser, one
-// tab per size, one server.
+// server, one load of each page for the phones and one for the screens.
 func TestBrowserLayout(t *testing.T) {
 	root := startBrowser(t)
 	srv := browserServer(t)
 	pages := layoutPages(t, srv.URL)
-	for _, size := range layoutSizes {
-		t.Run(size.String(), func(t *testing.T) {
+	// One tab for the phones and one for the screens: each page is loaded at the first
+	// size of its kind, then the viewport changes to the next, as a phone turned or a
+	// window resized (the page fits its equations again: body data-fits counts it).
+	for _, kind := range []struct {
+		name  string
+		phone bool
+	}{{"phones", true}, {"screens", false}} {
+		t.Run(kind.name, func(t *testing.T) {
 			ctx, cancel := chromedp.NewContext(root)
 			defer cancel()
 			errs := watchConsole(ctx)
-			emulate := chromedp.EmulateViewport(size.w, size.h)
-			if size.phone {
-				emulate = chromedp.EmulateViewport(size.w, size.h, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait)
-			}
-			if err := chromedp.Do(ctx, emulate); err != nil {
-				t.Fatalf("emulating %s: %v", size, err)
-			}
 			for _, path := range pages {
-				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+path)); err != nil {
-					t.Fatalf("loading %s: %v", path, err)
-				}
-				if path != "/" {
-					waitForJS(t, ctx, path+" live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
-				}
-				// KaTeX's fonts change the equations' widths (math.js fits them again)
-				if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`document.fonts.ready.then(() => undefined)`, chromedp.EvalAwaitPromise)); err != nil {
-					t.Fatalf("%s: waiting for the fonts: %v", path, err)
-				}
-				settle(t, ctx)
-				r := evalJS[layoutReport](t, ctx, fmt.Sprintf(layoutJS, minTouchTarget, size.w))
-				// a phone zooms out to show a page wider than its screen: innerWidth grows with it
-				if wide := max(r.ScrollWidth, r.InnerWidth); wide > int(size.w) {
-					t.Errorf("%s at %s: the page scrolls sideways: %d px of content in %d px; past the edge: %s", path, size, wide, size.w, strings.Join(r.Poke, "; "))
-				}
-				for _, c := range r.Clipped {
-					t.Errorf("%s at %s: clipped: %s", path, size, c)
-				}
-				for _, c := range r.Cramped {
-					t.Errorf("%s at %s: a panel scrolls sideways while its row has room: %s", path, size, c)
-				}
-				for _, u := range r.Unlabelled {
-					t.Errorf("%s at %s: scrolls sideways but has no tabindex or no aria-label: %s", path, size, u)
-				}
-				if size.phone && !r.Coarse {
-					t.Fatalf("%s at %s: the emulated phone does not match (pointer: coarse)", path, size)
-				}
-				if r.Coarse {
-					for _, s := range r.Small {
-						t.Errorf("%s at %s: a control under %d px on a touch screen: %s", path, size, minTouchTarget, s)
+				first := true
+				for _, size := range layoutSizes {
+					if size.phone != kind.phone {
+						continue
 					}
+					emulate := chromedp.EmulateViewport(size.w, size.h)
+					if size.phone {
+						emulate = chromedp.EmulateViewport(size.w, size.h, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait)
+					}
+					fits := 0
+					if !first && path != "/" {
+						fits = evalJS[int](t, ctx, `Number(document.body.dataset.fits || 0)`)
+					}
+					if err := chromedp.Do(ctx, emulate); err != nil {
+						t.Fatalf("emulating %s: %v", size, err)
+					}
+					if first {
+						if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+path)); err != nil {
+							t.Fatalf("loading %s: %v", path, err)
+						}
+						if path != "/" {
+							waitForJS(t, ctx, path+" live", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
+						}
+						// KaTeX's fonts change the equations' widths (math.js fits them again)
+						if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`document.fonts.ready.then(() => undefined)`, chromedp.EvalAwaitPromise)); err != nil {
+							t.Fatalf("%s: waiting for the fonts: %v", path, err)
+						}
+					} else if path != "/" {
+						waitForJS(t, ctx, fmt.Sprintf("%s's equations fitted to %s", path, size), fmt.Sprintf(`Number(document.body.dataset.fits || 0) > %d`, fits))
+					}
+					first = false
+					settle(t, ctx)
+					checkLayout(t, ctx, path, size)
 				}
-				name := strings.TrimPrefix(path, "/lessons/")
-				if path == "/" {
-					name = "index"
-				}
-				shoot(t, ctx, fmt.Sprintf("layout-%s-%dx%d.png", name, size.w, size.h))
 			}
 			for _, e := range errs.list() {
-				t.Errorf("console error at %s: %s", size, e)
+				t.Errorf("console error at %s: %s", kind.name, e)
 			}
 		})
 	}
+}
+
+// checkLayout fails the test for what layoutJS finds wrong with the page at size, and
+// keeps its screenshot.
+func checkLayout(t *testing.T, ctx context.Context, path string, size layoutSize) {
+	t.Helper()
+	r := evalJS[layoutReport](t, ctx, fmt.Sprintf(layoutJS, minTouchTarget, size.w))
+	// a phone zooms out to show a page wider than its screen: innerWidth grows with it
+	if wide := max(r.ScrollWidth, r.InnerWidth); wide > int(size.w) {
+		t.Errorf("%s at %s: the page scrolls sideways: %d px of content in %d px; past the edge: %s", path, size, wide, size.w, strings.Join(r.Poke, "; "))
+	}
+	for _, c := range r.Clipped {
+		t.Errorf("%s at %s: clipped: %s", path, size, c)
+	}
+	for _, c := range r.Cramped {
+		t.Errorf("%s at %s: a panel scrolls sideways while its row has room: %s", path, size, c)
+	}
+	for _, u := range r.Unlabelled {
+		t.Errorf("%s at %s: scrolls sideways but has no tabindex or no aria-label: %s", path, size, u)
+	}
+	if size.phone && !r.Coarse {
+		t.Fatalf("%s at %s: the emulated phone does not match (pointer: coarse)", path, size)
+	}
+	if r.Coarse {
+		for _, s := range r.Small {
+			t.Errorf("%s at %s: a control under %d px on a touch screen: %s", path, size, minTouchTarget, s)
+		}
+	}
+	name := strings.TrimPrefix(path, "/lessons/")
+	if path == "/" {
+		name = "index"
+	}
+	shoot(t, ctx, fmt.Sprintf("layout-%s-%dx%d.png", name, size.w, size.h))
 }
 
 // touchAt is one finger on the screen at the point x, y (CSS px in the viewport), moved

@@ -210,79 +210,59 @@ func TestBrowserCutSaysWhy(t *testing.T) {
 // codeWord is a word written as code (snake_case: unk_percent_en, dH_back, x_3).
 var codeWord = regexp.MustCompile(`[A-Za-z0-9]+(_[A-Za-z0-9]+)+`)
 
-// TestBrowserReadsSymbols visits every lesson, steps into it, hovers every equation
-// symbol and moves the pointer over every panel, and reads what the page wrote for the
-// student — the facts' labels and values, the symbol readout, the tooltips — requiring
-// the lecture's symbols and words: no code name, and no underscore in a label.
-func TestBrowserReadsSymbols(t *testing.T) {
-	root := startBrowser(t)
-	srv := browserServer(t)
-	for _, l := range lessons.Catalog() {
-		t.Run(l.Slug, func(t *testing.T) {
-			ctx, cancel := chromedp.NewContext(root)
-			defer cancel()
-			errs := watchConsole(ctx)
-			m, err := l.Model(l.Params.Defaults())
-			if err != nil {
-				t.Fatal(err)
-			}
-			step := max(1, m.Steps()/2)
-			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(fmt.Sprintf("%s/lessons/%s?step=%d", srv.URL, l.Slug, step))); err != nil {
-				t.Fatal(err)
-			}
-			waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
-			waitForJS(t, ctx, fmt.Sprintf("step %d drawn", step), fmt.Sprintf(`%s === %d && %s`, stepReadJS, step, drawnStepJS))
-			type read struct {
-				Labels   []string `json:"labels"`
-				Values   []string `json:"values"`
-				Readouts []string `json:"readouts"`
-				Tips     []string `json:"tips"`
-			}
-			r := evalJS[read](t, ctx, `(() => {
-				const text = (e) => e.textContent.trim();
-				const out = {labels: [], values: [], readouts: [], tips: []};
-				for (const d of document.querySelectorAll('[data-testid=facts] dt:not(.head)')) out.labels.push(text(d));
-				for (const d of document.querySelectorAll('[data-testid=facts] dd')) out.values.push(text(d));
-				const readout = document.querySelector('[data-testid=symbol-readout]');
-				for (const e of document.querySelectorAll('.equation [class*="sym-"]')) {
-					e.dispatchEvent(new MouseEvent("mouseover", {bubbles: true}));
-					if (!readout.hidden) out.readouts.push(text(readout));
-				}
-				document.querySelector('[data-testid=title]').dispatchEvent(new MouseEvent("mouseover", {bubbles: true}));
-				const tip = document.querySelector('[data-testid=tooltip]');
-				for (const c of document.querySelectorAll('.panel canvas')) {
-					if (c.offsetParent === null) continue;
-					const r = c.getBoundingClientRect();
-					for (let fx = 0.05; fx < 1; fx += 0.1) for (let fy = 0.05; fy < 1; fy += 0.15) {
-						tip.hidden = true;
-						c.dispatchEvent(new MouseEvent("mousemove", {bubbles: true, clientX: r.left + fx * r.width, clientY: r.top + fy * r.height}));
-						if (!tip.hidden) out.tips.push(tip.firstChild ? text(tip.firstChild) : text(tip));
-					}
-					c.dispatchEvent(new MouseEvent("mouseleave"));
-				}
-				return out;
-			})()`)
-			if len(r.Labels) == 0 || len(r.Readouts) == 0 && len(l.Equations) > 0 && strings.Contains(l.Equations[0].TeX, "htmlClass") {
-				t.Errorf("read %d fact labels and %d readouts: the page shows too little to check", len(r.Labels), len(r.Readouts))
-			}
-			for _, s := range r.Labels {
-				if codeWord.MatchString(s) || strings.Contains(s, "_") {
-					t.Errorf("fact label %q reads as code", s)
-				}
-			}
-			for what, list := range map[string][]string{"fact value": r.Values, "symbol readout": r.Readouts, "tooltip": r.Tips} {
-				for _, s := range list {
-					if w := codeWord.FindString(s); w != "" {
-						t.Errorf("%s %q shows the code name %q", what, s, w)
-					}
-				}
-			}
-			t.Logf("%d fact labels, %d readouts, %d tooltips read", len(r.Labels), len(r.Readouts), len(r.Tips))
-			for _, e := range errs.list() {
-				t.Errorf("console error: %s", e)
-			}
-		})
+// checkReadsAsWords hovers every equation symbol and moves the pointer over every
+// panel of lesson l's page, and reads what the page wrote for the student — the facts'
+// labels and values, the symbol readout, the tooltips — requiring the lecture's
+// symbols and words: no code name, and no underscore in a label. TestBrowserContract
+// runs it in its visit of each lesson, at the middle step.
+func checkReadsAsWords(t *testing.T, ctx context.Context, l *lessons.Lesson) {
+	t.Helper()
+	type read struct {
+		Labels   []string `json:"labels"`
+		Values   []string `json:"values"`
+		Readouts []string `json:"readouts"`
+		Tips     []string `json:"tips"`
 	}
+	r := evalJS[read](t, ctx, `(() => {
+		const text = (e) => e.textContent.trim();
+		const out = {labels: [], values: [], readouts: [], tips: []};
+		for (const d of document.querySelectorAll('[data-testid=facts] dt:not(.head)')) out.labels.push(text(d));
+		for (const d of document.querySelectorAll('[data-testid=facts] dd')) out.values.push(text(d));
+		const readout = document.querySelector('[data-testid=symbol-readout]');
+		for (const e of document.querySelectorAll('.equation [class*="sym-"]')) {
+			e.dispatchEvent(new MouseEvent("mouseover", {bubbles: true}));
+			if (!readout.hidden) out.readouts.push(text(readout));
+		}
+		document.querySelector('[data-testid=title]').dispatchEvent(new MouseEvent("mouseover", {bubbles: true}));
+		const tip = document.querySelector('[data-testid=tooltip]');
+		for (const c of document.querySelectorAll('.panel canvas')) {
+			if (c.offsetParent === null) continue;
+			const r = c.getBoundingClientRect();
+			for (let fx = 0.05; fx < 1; fx += 0.1) for (let fy = 0.05; fy < 1; fy += 0.15) {
+				tip.hidden = true;
+				c.dispatchEvent(new MouseEvent("mousemove", {bubbles: true, clientX: r.left + fx * r.width, clientY: r.top + fy * r.height}));
+				if (!tip.hidden) out.tips.push(tip.firstChild ? text(tip.firstChild) : text(tip));
+			}
+			c.dispatchEvent(new MouseEvent("mouseleave"));
+		}
+		return out;
+	})()`)
+	if len(r.Labels) == 0 || len(r.Readouts) == 0 && len(l.Equations) > 0 && strings.Contains(l.Equations[0].TeX, "htmlClass") {
+		t.Errorf("read %d fact labels and %d readouts: the page shows too little to check", len(r.Labels), len(r.Readouts))
+	}
+	for _, s := range r.Labels {
+		if codeWord.MatchString(s) || strings.Contains(s, "_") {
+			t.Errorf("fact label %q reads as code", s)
+		}
+	}
+	for what, list := range map[string][]string{"fact value": r.Values, "symbol readout": r.Readouts, "tooltip": r.Tips} {
+		for _, s := range list {
+			if w := codeWord.FindString(s); w != "" {
+				t.Errorf("%s %q shows the code name %q", what, s, w)
+			}
+		}
+	}
+	t.Logf("%d fact labels, %d readouts, %d tooltips read", len(r.Labels), len(r.Readouts), len(r.Tips))
 }
 
 // TestSocketStartStepSaid: a link's step past the run's last, or not a step, is not

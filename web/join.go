@@ -45,19 +45,6 @@ const (
 // devices, for a server that listens on loopback only.
 const listenHint = "unroll -addr :8080"
 
-// roomRoutes registers the rooms' routes of docs/api.md ("Rooms").
-func (s *Server) roomRoutes() {
-	s.post("/api/v1/rooms", s.createRoom)
-	s.post("/api/v1/rooms/{code}/end", s.endRoom)
-	s.get("/api/v1/rooms/{code}", s.roomInfo) // an instructor back in a new tab (room_resume.go)
-	s.get("/join", s.joinPage)
-	s.get("/join/{code}", s.joinCode)
-	s.get("/rooms/{code}", s.followPage)
-	s.get("/rooms/{code}/ws", s.roomSocket)
-	s.get("/rooms/{code}/qr.svg", s.roomQR)
-	s.get("/rooms/{code}/qr.png", s.roomQR)
-}
-
 // joinLink is one address the students may use: its join URL and its QR code.
 type joinLink struct {
 	Host  string `json:"host"`

@@ -19,30 +19,6 @@ import (
 	"unroll/templates"
 )
 
-// lessonRoutes registers the pages, the lesson websockets, the lesson list and the
-// plot exports of docs/api.md.
-func (s *Server) lessonRoutes() {
-	s.get("/{$}", s.index)
-	s.get("/lessons/{slug}", s.lessonPage)
-	s.get("/lessons/{slug}/ws", s.lessonSocket)
-	s.get("/lessons/{slug}/plots/{file}", s.plotExport)
-	s.get("/lessons/{slug}/panels/{file}", s.panelExport)
-	s.get("/lessons/{slug}/figures.zip", s.figurePack)
-	s.get("/lessons/{slug}/model.safetensors", s.modelExport)
-	s.post("/lessons/{slug}/model", s.yoursUpload)
-	s.get("/api/v1/lessons", s.lessonList)
-	s.get("/static/", s.static.ServeHTTP)
-}
-
-// get registers h for GET (and HEAD) on path and a JSON 405 for other methods.
-func (s *Server) get(path string, h http.HandlerFunc) {
-	s.mux.HandleFunc("GET "+path, h)
-	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: use GET")
-	})
-}
-
 // lesson finds a lesson of the catalog by slug.
 func (s *Server) lesson(slug string) (*lessons.Lesson, bool) {
 	for _, l := range s.catalog {

@@ -39,7 +39,7 @@ type Server struct {
 	listen   net.Addr          // Options.Listen: where the server listens, for the rooms' join URLs
 	static   *assetSet         // package static's files, hashed and compressed (assets.go)
 	build    buildInfo         // what GET /api/v1/version answers
-	models   chan struct{}     // a token per model upload being read (maxModelUploads, torch.go)
+	models   chan struct{}     // a token per model upload being read (maxModelUploads, models_run.go)
 }
 
 // Options are a server's settings beyond its defaults.
@@ -92,29 +92,6 @@ func newServer(logger *slog.Logger, catalog []*lessons.Lesson, opts Options) (*S
 	s.routes()
 	s.ready.Store(true)
 	return s, nil
-}
-
-func (s *Server) routes() {
-	s.get("/healthz", s.healthz)
-	s.get("/api/v1/version", s.version)
-	s.post("/api/v1/cell", s.cell)
-	s.post("/api/v1/bleu", s.bleu)
-	s.post("/api/v1/ter", s.ter)
-	s.post("/api/v1/models/run", s.modelsRun)
-	s.lessonRoutes()
-	s.roomRoutes()
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "there is no page or API at "+r.URL.Path)
-	})
-}
-
-// post registers h for POST on path and a JSON 405 for every other method.
-func (s *Server) post(path string, h http.HandlerFunc) {
-	s.mux.HandleFunc("POST "+path, h)
-	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: send the JSON body with POST")
-	})
 }
 
 // Shutdown sends every open lesson websocket a 1001 close, ends every room (its

@@ -80,6 +80,7 @@ export function fitEquations() {
     }
   }
   fitWidths(all);
+  document.body.dataset.fits = String(Number(document.body.dataset.fits || 0) + 1); // how often they were fitted (tests wait for it after a resize)
 }
 
 // leastScale is the least an equation set in el (its largest-set formula's size now)
