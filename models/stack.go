@@ -263,3 +263,268 @@ func reversed(xs []*mat.Dense) []*mat.Dense {
 	}
 	return out
 }
+
+// Stack is a deep bidirectional RNN as torch.nn.RNN, GRU and LSTM compute it with
+// num_layers = L and bidirectional = (D = 2): L layers of D directions, each a Cell of
+// its own. With H_t^{(0)} = X_t, both directions of layer l read the layer below's
+// output, and layer l's output is their hidden states side by side:
+//
+//	→H_t^{(l)} = f_l(H_t^{(l−1)}, →H_{t−1}^{(l)}),  ←H_t^{(l)} = b_l(H_t^{(l−1)}, ←H_{t+1}^{(l)}),
+//	H_t^{(l)} = [→H_t^{(l)}, ←H_t^{(l)}]  (B×2h; →H_t^{(l)} alone when D = 1).
+//
+// The output at step t is the top layer's H_t^{(L)}. With D = 1 it is a Deep, with
+// L = 1 and D = 2 a Bidirectional.
+type Stack struct {
+	// Cells[l-1][d] is layer l's cell of direction d (0 forward, 1 reverse); every
+	// layer has the same number D of directions, 1 or 2.
+	Cells [][]Cell
+}
+
+// NewStack returns L layers of D directions (D = 1 or 2) of cells of the given kind,
+// hidden size h in every one: layer 1 reads d numbers, every higher layer D·h. The
+// cells are initialised as NewCell does.
+func NewStack(kind Kind, d, h, L, D int, rng *rand.Rand) (*Stack, error) {
+	if L < 1 || D < 1 || D > 2 {
+		return nil, fmt.Errorf("models: a stack needs L ≥ 1 layers of D = 1 or 2 directions, got L=%d, D=%d", L, D)
+	}
+	s := &Stack{Cells: make([][]Cell, L)}
+	in := d
+	for l := range s.Cells {
+		for range D {
+			c, err := NewCell(kind, in, h, rng)
+			if err != nil {
+				return nil, err
+			}
+			s.Cells[l] = append(s.Cells[l], c)
+		}
+		in = D * h
+	}
+	return s, nil
+}
+
+// Layers is L.
+func (s *Stack) Layers() int { return len(s.Cells) }
+
+// Directions is D: 2 for a bidirectional stack, else 1.
+func (s *Stack) Directions() int { return len(s.Cells[0]) }
+
+// Params lists every cell's parameters, layer by layer, named "l1.W_xh", … for one
+// direction and "l1.fwd.W_xh", …, "l1.bwd.W_xh", … for two.
+func (s *Stack) Params() Params {
+	var ps Params
+	for l, row := range s.Cells {
+		for d, c := range row {
+			prefix := fmt.Sprintf("l%d.", l+1)
+			if len(row) == 2 {
+				prefix += [2]string{"fwd.", "bwd."}[d]
+			}
+			ps = append(ps, c.Params().WithPrefix(prefix)...)
+		}
+	}
+	return ps
+}
+
+// StepValues names what a trace of a cell of kind k holds at every step, as
+// StepTrace.Gate reads them, in the lecture's order: the gates, then C_t (LSTM), then
+// H_t. RNN: H; GRU: R, Z, H_tilde, H; LSTM: I, F, O, C_tilde, C, H. It is the table
+// of what a page that shows a whole trace holds (Stack.TraceValues).
+func StepValues(k Kind) []string {
+	switch k {
+	case KindGRU:
+		return []string{"R", "Z", "H_tilde", "H"}
+	case KindLSTM:
+		return []string{"I", "F", "O", "C_tilde", "C", "H"}
+	}
+	return []string{"H"}
+}
+
+// TraceValues is how many numbers the StepValues of a forward pass over T steps of
+// batch 1 come to: Σ over layers and directions of T·n·h, n = len(StepValues(kind)),
+// L·D·T·n·h when every cell is of one kind and size.
+func (s *Stack) TraceValues(T int) int {
+	n := 0
+	for _, row := range s.Cells {
+		for _, c := range row {
+			n += T * len(StepValues(c.Kind())) * c.HiddenSize()
+		}
+	}
+	return n
+}
+
+// StackTrace is a forward pass of a Stack.
+type StackTrace struct {
+	// Layers[l-1][d] is the trace of layer l's direction d in its cell's reading
+	// order: the reverse direction's Steps[k] is time step T−k (At reads either in
+	// time order).
+	Layers [][]*Trace
+	// H[l-1][t-1] is layer l's output H_t^{(l)} = [→H_t^{(l)}, ←H_t^{(l)}] (B×Dh), the
+	// input of layer l+1.
+	H [][]*mat.Dense
+}
+
+// Len is the number of time steps T.
+func (tr *StackTrace) Len() int { return len(tr.H[0]) }
+
+// Outputs lists the top layer's H_1^{(L)}, …, H_T^{(L)}.
+func (tr *StackTrace) Outputs() []*mat.Dense { return tr.H[len(tr.H)-1] }
+
+// At is the step of Layers[l][d] at time step t+1 (0-based t, as in Trace.Steps), for
+// either direction: the reverse direction's Steps[T−1−t].
+func (tr *StackTrace) At(l, d, t int) *StepTrace {
+	if d == 1 {
+		return tr.Layers[l][d].Steps[tr.Len()-1-t]
+	}
+	return tr.Layers[l][d].Steps[t]
+}
+
+// Forward runs the stack over xs (T matrices B×d): layer by layer, each direction
+// from its initial state s0[(l−1)·D + d] (PyTorch's order of h_0 and c_0; s0 nil, or
+// a zero State entry, is the zero state), the reverse one over X_T, …, X_1. Errors
+// are those of Forward: an empty sequence or a number that is not finite.
+func (s *Stack) Forward(xs []*mat.Dense, s0 []State) (*StackTrace, error) {
+	L, D := s.Layers(), s.Directions()
+	if s0 != nil && len(s0) != L*D {
+		panic(fmt.Sprintf("models: %d initial states for %d layers of %d directions", len(s0), L, D))
+	}
+	tr := &StackTrace{Layers: make([][]*Trace, L), H: make([][]*mat.Dense, L)}
+	in := xs
+	for l, row := range s.Cells {
+		if len(row) != D {
+			panic(fmt.Sprintf("models: layer %d has %d directions, layer 1 has %d", l+1, len(row), D))
+		}
+		tr.Layers[l] = make([]*Trace, D)
+		for d, c := range row {
+			var st State
+			if s0 != nil {
+				st = s0[l*D+d]
+			}
+			seq := in
+			if d == 1 {
+				seq = reversed(in)
+			}
+			lt, err := Forward(c, seq, st)
+			if err != nil {
+				if l == 0 {
+					return nil, err
+				}
+				return nil, fmt.Errorf("models: layer %d: %w", l+1, err)
+			}
+			tr.Layers[l][d] = lt
+		}
+		tr.H[l] = tr.Layers[l][0].Outputs()
+		if D == 2 {
+			tr.H[l] = concatSteps(tr.H[l], tr.Layers[l][1])
+		}
+		in = tr.H[l]
+	}
+	return tr, nil
+}
+
+// concatSteps is [→H_t, ←H_t] for t = 1..T, with bwd in its reading order.
+func concatSteps(fwd []*mat.Dense, bwd *Trace) []*mat.Dense {
+	T := len(fwd)
+	out := make([]*mat.Dense, T)
+	for t, f := range fwd {
+		b := bwd.Steps[T-1-t].Next.H
+		B, hf := f.Dims()
+		_, hb := b.Dims()
+		h := mat.NewDense(B, hf+hb, nil)
+		h.Slice(0, B, 0, hf).(*mat.Dense).Copy(f)
+		h.Slice(0, B, hf, hf+hb).(*mat.Dense).Copy(b)
+		out[t] = h
+	}
+	return out
+}
+
+// StackGrads is what Stack.Backward returns besides the parameter gradients.
+type StackGrads struct {
+	DX []*mat.Dense // ∂L/∂X_t, t = 1..T: the input of layer 1
+	// DH[l-1][t-1] = ∂L/∂H_t^{(l)}, the gradient of layer l's output as the layers
+	// above read it (B×Dh): dTop for the top layer, layer l+1's ∂L/∂X_t below it.
+	DH [][]*mat.Dense
+	// Layers[l-1][d] is the Backward result of layer l's direction d, in its cell's
+	// reading order (the reverse direction's index k is time step T−k): its DS0 is
+	// ∂L/∂ of the direction's initial state, its HNorm the norm of the whole gradient
+	// that reaches each H_t, along the recurrence too (HNorms reads it in time order).
+	Layers [][]*Grads
+}
+
+// HNorms lists ‖∂L/∂H_t‖ of layer l+1's direction d for t = 1..T (0-based l).
+func (g *StackGrads) HNorms(l, d int) []float64 { return inTimeOrder(g.Layers[l][d].HNorm, d) }
+
+// CNorms lists ‖∂L/∂C_t‖ of layer l+1's direction d for t = 1..T (0-based l), for an
+// LSTM; nil for the other cells.
+func (g *StackGrads) CNorms(l, d int) []float64 { return inTimeOrder(g.Layers[l][d].CNorm, d) }
+
+// inTimeOrder is v of direction d in time order: a copy, reversed for the reverse
+// direction.
+func inTimeOrder(v []float64, d int) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(v))
+	for k, x := range v {
+		if d == 1 {
+			k = len(v) - 1 - k
+		}
+		out[k] = x
+	}
+	return out
+}
+
+// Backward is BPTT through the stack for L = Σ_t ⟨dTop_t, H_t^{(L)}⟩ (dTop: one B×Dh
+// gradient per step, nil entries, or a nil dTop, zero). Layers run top down: the
+// first h columns of the upstream gradient reach →H_t and the rest ←H_t, each
+// direction runs Backward with opt, and the two directions' ∂L/∂X_t add up to the
+// upstream gradient of the layer below. Every Param.Grad accumulates, unless
+// opt.NoParamGrads (then Backward only reads the stack).
+func (s *Stack) Backward(tr *StackTrace, dTop []*mat.Dense, opt BPTTOptions) *StackGrads {
+	L, D, T := s.Layers(), s.Directions(), tr.Len()
+	if len(tr.Layers) != L {
+		panic(fmt.Sprintf("models: %d layers, trace has %d", L, len(tr.Layers)))
+	}
+	if dTop != nil && len(dTop) != T {
+		panic(fmt.Sprintf("models: dTop has %d steps, want T = %d", len(dTop), T))
+	}
+	out := &StackGrads{DH: make([][]*mat.Dense, L), Layers: make([][]*Grads, L)}
+	up := dTop
+	for l := L - 1; l >= 0; l-- {
+		out.DH[l] = up
+		out.Layers[l] = make([]*Grads, D)
+		dIn := make([]*mat.Dense, T)
+		col := 0 // the direction's first column in H_t^{(l)}
+		for d, c := range s.Cells[l] {
+			h := c.HiddenSize()
+			dH := make([]*mat.Dense, T) // in the cell's reading order
+			for t, g := range up {
+				if g == nil {
+					continue
+				}
+				B, w := tr.H[l][t].Dims()
+				mustStepDims("dH", t, g, B, w)
+				k := t
+				if d == 1 {
+					k = T - 1 - t
+				}
+				dH[k] = mat.DenseCopyOf(g.Slice(0, B, col, col+h))
+			}
+			gr := Backward(c, tr.Layers[l][d], dH, opt)
+			out.Layers[l][d] = gr
+			for k, dx := range gr.DX {
+				t := k
+				if d == 1 {
+					t = T - 1 - k
+				}
+				if dIn[t] == nil {
+					dIn[t] = mat.DenseCopyOf(dx)
+				} else {
+					dIn[t].Add(dIn[t], dx)
+				}
+			}
+			col += h
+		}
+		up = dIn
+	}
+	out.DX = up
+	return out
+}
