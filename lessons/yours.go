@@ -48,16 +48,6 @@ const (
 	yoursExampleEmbed  = 8
 )
 
-// yoursGates are the per-step values the page draws, by kind, in the cells' trace names
-// (models): the GRU's reset and update gates and candidate, the LSTM's input, forget
-// and output gates, candidate and memory cell, and every kind's hidden state.
-var yoursGates = map[string][]string{
-	torchload.KindRNNTanh: {"H"},
-	torchload.KindRNNReLU: {"H"},
-	torchload.KindGRU:     {"R", "Z", "H_tilde", "H"},
-	torchload.KindLSTM:    {"I", "F", "O", "C_tilde", "C", "H"},
-}
-
 // Upload is a student's own model file, read and mapped: held in memory by the session
 // that received it and by nothing else (never written to disk, never sent to another
 // page: a room's followers get frames, and a follower's own copy starts without it).
@@ -202,11 +192,11 @@ type yoursModel struct {
 	exampleNote string // why the example reads a generated sequence, not the page's input
 	temperature float64
 
-	traces [][]*models.Trace // [layer][direction], each in its cell's reading order
-	out    []*mat.Dense      // the top layer's output at t = 1..T, 1×(D·h)
-	logits [][]float64       // with a head: o_t, 1..T
-	probs  [][]float64       // softmax(o_t / τ)
-	drawn  []int             // with a head: the token drawn from probs at each step
+	trace  *models.StackTrace // every layer and direction, for BPTT and the frames
+	out    []*mat.Dense       // the top layer's output at t = 1..T, 1×(D·h)
+	logits [][]float64        // with a head: o_t, 1..T
+	probs  [][]float64        // softmax(o_t / τ)
+	drawn  []int              // with a head: the token drawn from probs at each step
 
 	k         int    // the output whose gradient is traced, 0-based
 	kNote     string // when the page's k was past the outputs
@@ -419,38 +409,17 @@ func (y *yoursModel) pushToken(id int) {
 }
 
 // forward runs every layer over xs, as torchload.Model.Run does (the directions of a
-// layer read the layer below's [→H_t, ←H_t]), keeping the traces for BPTT, and the
-// head's logits and distributions.
+// layer read the layer below's [→H_t, ←H_t]: torchload.Model.Forward, within its trace
+// budget), keeping the traces for BPTT, and the head's logits and distributions.
 func (y *yoursModel) forward() error {
-	T := len(y.xs)
-	D, h := y.arch.Directions(), y.arch.HiddenSize
-	perStep := len(yoursGates[y.arch.Kind])
-	if n := y.arch.Layers * D * T * perStep * h; n > torchload.MaxTraceValues {
-		return fmt.Errorf("the run would record %d numbers, over %d: give fewer steps", n, torchload.MaxTraceValues)
+	tr, err := y.m.Forward(y.xs, nil)
+	if err != nil {
+		return err
 	}
-	in := y.xs
-	y.traces = y.traces[:0]
-	for l, row := range y.m.Cells {
-		if D == 2 {
-			bt, err := (&models.Bidirectional{Fwd: row[0], Bwd: row[1]}).Forward(in, models.State{}, models.State{})
-			if err != nil {
-				return fmt.Errorf("layer %d: %w", l+1, err)
-			}
-			y.traces = append(y.traces, []*models.Trace{bt.Fwd, bt.Bwd})
-			in = bt.Outputs()
-			continue
-		}
-		tr, err := models.Forward(row[0], in, models.State{})
-		if err != nil {
-			return fmt.Errorf("layer %d: %w", l+1, err)
-		}
-		y.traces = append(y.traces, []*models.Trace{tr})
-		in = tr.Outputs()
-	}
-	y.out = in
+	y.trace, y.out = tr, tr.Outputs()
 	y.logits, y.probs = nil, nil
 	if y.m.Head != nil {
-		for _, o := range in {
+		for _, o := range y.out {
 			logit := y.m.Head.Forward(o).RawRowView(0)
 			y.logits = append(y.logits, append([]float64(nil), logit...))
 			scaled := make([]float64, len(logit))
@@ -517,9 +486,9 @@ func (y *yoursModel) sample(n int) error {
 
 // backward is BPTT for L = o_{T,k}, the chosen output at the last step: the head's
 // logit k with a head (∂L/∂H_T^{(top)} = column k of W), else unit k of the top layer's
-// [→H_T, ←H_T]. Layer by layer from the top, each direction's BPTT (models.Backward,
-// without parameter gradients: the model is only read) gives ‖∂L/∂H_t‖ and ∂L/∂X_t,
-// and the layer below receives ∂L/∂X_t as the gradient of its output.
+// [→H_T, ←H_T]. models.Stack.Backward (without parameter gradients: the model is only
+// read) carries it down the layers and gives ‖∂L/∂H_t‖ of every layer and direction and
+// ∂L/∂X_t.
 func (y *yoursModel) backward(k int) {
 	T := len(y.xs)
 	D, h := y.arch.Directions(), y.arch.HiddenSize
@@ -545,52 +514,24 @@ func (y *yoursModel) backward(k int) {
 		g.Set(0, y.k, 1)
 		y.lossName = fmt.Sprintf("unit k = %d of the top layer's output at the last step", y.k+1)
 	}
-	dOut := make([]*mat.Dense, T)
-	dOut[T-1] = g
-	L := len(y.traces)
+	dTop := make([]*mat.Dense, T)
+	dTop[T-1] = g
+	gr := y.m.Stack().Backward(y.trace, dTop, models.BPTTOptions{NoParamGrads: true})
+	L := y.arch.Layers
 	y.hNorm = make([][][]float64, L)
 	y.cNorm = make([][][]float64, L)
-	for l := L - 1; l >= 0; l-- {
-		var dIn []*mat.Dense
-		y.hNorm[l] = make([][]float64, D)
-		y.cNorm[l] = make([][]float64, D)
-		for d, tr := range y.traces[l] {
-			dH := make([]*mat.Dense, T)
-			for k := range T {
-				t := k // the reverse direction reads t = T−1−k at its k-th step
-				if d == 1 {
-					t = T - 1 - k
-				}
-				if dOut[t] != nil {
-					dH[k] = mat.DenseCopyOf(dOut[t].Slice(0, 1, d*h, (d+1)*h))
-				}
+	for l := range L {
+		for d := range D {
+			cn := gr.CNorms(l, d)
+			if cn == nil {
+				cn = make([]float64, T)
 			}
-			gr := models.Backward(y.m.Cells[l][d], tr, dH, models.BPTTOptions{NoParamGrads: true})
-			hn, cn := make([]float64, T), make([]float64, T)
-			if dIn == nil {
-				dIn = make([]*mat.Dense, T)
-			}
-			for k := range T {
-				t := k
-				if d == 1 {
-					t = T - 1 - k
-				}
-				hn[t] = gr.HNorm[k]
-				if gr.CNorm != nil {
-					cn[t] = gr.CNorm[k]
-				}
-				if dIn[t] == nil {
-					dIn[t] = mat.DenseCopyOf(gr.DX[k])
-				} else {
-					dIn[t].Add(dIn[t], gr.DX[k])
-				}
-			}
-			y.hNorm[l][d], y.cNorm[l][d] = hn, cn
+			y.hNorm[l] = append(y.hNorm[l], gr.HNorms(l, d))
+			y.cNorm[l] = append(y.cNorm[l], cn)
 		}
-		dOut = dIn
 	}
 	y.gradInput = make([]float64, T)
-	for t, d := range dOut {
+	for t, d := range gr.DX {
 		y.gradInput[t] = mat.Norm(d, 2)
 	}
 }
@@ -739,18 +680,13 @@ func (y *yoursModel) Static() sim.Frame {
 }
 
 func (y *yoursModel) At(t int) sim.Frame {
-	T := len(y.xs)
 	D, h, L := y.arch.Directions(), y.arch.HiddenSize, y.arch.Layers
 	var arrays []sim.Array
-	for _, name := range yoursGates[y.arch.Kind] {
+	for _, name := range models.StepValues(y.arch.CellKind()) {
 		for d := range D {
 			flat := make([]float64, 0, L*h)
 			for l := range L {
-				k := t - 1
-				if d == 1 {
-					k = T - t
-				}
-				flat = append(flat, y.traces[l][d].Steps[k].Gate(name).RawRowView(0)...)
+				flat = append(flat, y.trace.At(l, d, t-1).Gate(name).RawRowView(0)...)
 			}
 			n := name
 			if d == 1 {

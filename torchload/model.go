@@ -63,10 +63,21 @@ func (a Architecture) Directions() int {
 	return 1
 }
 
+// CellKind is the models cell kind of a's module: models.KindRNN for either nn.RNN.
+func (a Architecture) CellKind() models.Kind {
+	switch a.Kind {
+	case KindGRU:
+		return models.KindGRU
+	case KindLSTM:
+		return models.KindLSTM
+	}
+	return models.KindRNN
+}
+
 // Model is a PyTorch recurrent model mapped onto package models: Cells[l][d] is layer l's
 // cell of direction d (0 forward, 1 reverse), a *models.RNN, a reset-after *models.GRU or
 // a *models.LSTM, with PyTorch's weights transposed and split per gate
-// (docs/checkpoints.md, "Your own PyTorch model").
+// (docs/checkpoints.md, "Your own PyTorch model"). Stack runs them.
 type Model struct {
 	Arch  Architecture
 	Cells [][]models.Cell

@@ -123,8 +123,8 @@ func (m *Model) Sequence(in Input) ([]*mat.Dense, error) {
 
 // Run runs the model on xs (T matrices 1×input_size) from zero states, as PyTorch's
 // module does for batch 1: each layer's directions read the layer below's output (the
-// forward and reverse hidden states concatenated), through models.Forward and
-// models.Bidirectional, so the numbers are the models cells' own.
+// forward and reverse hidden states concatenated), through models.Stack, so the numbers
+// are the models cells' own.
 func (m *Model) Run(xs []*mat.Dense) (*Result, error) { return m.RunFrom(xs, nil, nil) }
 
 // initialStates checks h0 and c0 (Input.H0, C0) against the model and returns the
@@ -177,78 +177,67 @@ func (m *Model) initialStates(h0, c0 [][]float64) ([]models.State, error) {
 	return out, nil
 }
 
+// Stack is the model's recurrent layers, its Cells, as a models.Stack.
+func (m *Model) Stack() *models.Stack { return &models.Stack{Cells: m.Cells} }
+
+// Forward runs the recurrent layers over xs (T matrices 1×input_size) from s0 (one
+// state a layer and direction in PyTorch's order l·directions + d, as
+// models.Stack.Forward takes them; nil for zero states) and keeps every step's trace:
+// the one trace budget of a run. T is at most MaxSteps, and the values recorded
+// (models.StepValues at every layer, direction and step) at most MaxTraceValues.
+func (m *Model) Forward(xs []*mat.Dense, s0 []models.State) (*models.StackTrace, error) {
+	s, T := m.Stack(), len(xs)
+	if T == 0 || T > MaxSteps {
+		return nil, fmt.Errorf("torchload: %d steps; give 1 to %d (MaxSteps)", T, MaxSteps)
+	}
+	if n := s.TraceValues(T); n > MaxTraceValues {
+		return nil, fmt.Errorf("torchload: the run would record %d numbers, over %d (MaxTraceValues); give fewer steps", n, MaxTraceValues)
+	}
+	tr, err := s.Forward(xs, s0)
+	if err != nil {
+		return nil, fmt.Errorf("torchload: %w", err)
+	}
+	return tr, nil
+}
+
 // RunFrom is Run from the initial states h0 and c0 (Input.H0 and C0; nil for zeros).
 func (m *Model) RunFrom(xs []*mat.Dense, h0, c0 [][]float64) (*Result, error) {
 	s0, err := m.initialStates(h0, c0)
 	if err != nil {
 		return nil, fmt.Errorf("torchload: input: %w", err)
 	}
+	tr, err := m.Forward(xs, s0)
+	if err != nil {
+		return nil, err
+	}
 	a := m.Arch
-	dirs, h, T := a.Directions(), a.HiddenSize, len(xs)
-	if T == 0 || T > MaxSteps {
-		return nil, fmt.Errorf("torchload: %d steps; give 1 to %d (MaxSteps)", T, MaxSteps)
-	}
-	perStep := map[string]int{KindGRU: 4, KindLSTM: 6}[a.Kind]
-	if perStep == 0 {
-		perStep = 1
-	}
-	if n := a.Layers * dirs * T * perStep * h; n > MaxTraceValues {
-		return nil, fmt.Errorf("torchload: the run would record %d numbers, over %d (MaxTraceValues); give fewer steps", n, MaxTraceValues)
-	}
+	T, values := len(xs), models.StepValues(a.CellKind())
 	res := &Result{Architecture: a}
-	in := xs
-	for l, row := range m.Cells {
-		var traces []*models.Trace // per direction, in the cell's reading order
-		var out []*mat.Dense
-		if dirs == 2 {
-			bt, err := (&models.Bidirectional{Fwd: row[0], Bwd: row[1]}).Forward(in, s0[2*l], s0[2*l+1])
-			if err != nil {
-				return nil, fmt.Errorf("torchload: layer %d: %w", l, err)
-			}
-			traces, out = []*models.Trace{bt.Fwd, bt.Bwd}, bt.Outputs()
-		} else {
-			tr, err := models.Forward(row[0], in, s0[l])
-			if err != nil {
-				return nil, fmt.Errorf("torchload: layer %d: %w", l, err)
-			}
-			traces, out = []*models.Trace{tr}, tr.Outputs()
-		}
-		for d, tr := range traces {
+	for l, row := range tr.Layers {
+		for d, lt := range row {
 			st := Steps{Layer: l, Direction: d, Gates: map[string][][]float64{}}
-			for k, s := range tr.Steps {
-				t := k // the reverse direction's k-th step is time T−1−k
-				if d == 1 {
-					t = T - 1 - k
+			for _, name := range values {
+				byT := make([][]float64, T)
+				for t := range T {
+					byT[t] = append([]float64(nil), tr.At(l, d, t).Gate(name).RawRowView(0)...)
 				}
-				put := func(name string, v *mat.Dense) {
-					if st.Gates[name] == nil {
-						st.Gates[name] = make([][]float64, T)
-					}
-					st.Gates[name][t] = append([]float64(nil), v.RawRowView(0)...)
-				}
-				for _, g := range s.Gates {
-					put(g.Name, g.Value)
-				}
-				put("H", s.Next.H)
-				if s.Next.C != nil {
-					put("C", s.Next.C)
-				}
+				st.Gates[name] = byT
 			}
-			last := tr.Last()
+			last := lt.Last()
 			res.HN = append(res.HN, append([]float64(nil), last.H.RawRowView(0)...))
 			if last.C != nil {
 				res.CN = append(res.CN, append([]float64(nil), last.C.RawRowView(0)...))
 			}
 			res.Steps = append(res.Steps, st)
 		}
-		in = out
 	}
-	for _, o := range in {
+	out := tr.Outputs()
+	for _, o := range out {
 		res.Output = append(res.Output, append([]float64(nil), o.RawRowView(0)...))
 	}
 	if m.Head != nil {
-		stacked := mat.NewDense(T, dirs*h, nil)
-		for t, o := range in {
+		stacked := mat.NewDense(T, a.Directions()*a.HiddenSize, nil)
+		for t, o := range out {
 			stacked.SetRow(t, o.RawRowView(0))
 		}
 		logits := m.Head.Forward(stacked)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"unroll/lessons"
+	"unroll/models"
 	"unroll/sim"
 	"unroll/torchload"
 )
@@ -52,8 +53,7 @@ func uploadCost(up *lessons.Upload) int {
 		return 0
 	}
 	a := up.Arch
-	perStep := map[string]int{torchload.KindGRU: 4, torchload.KindLSTM: 6}[a.Kind]
-	perStep = max(perStep, 1) + 2 // and the gradient norms and the input
+	perStep := len(models.StepValues(a.CellKind())) + 2 // and the gradient norms and the input
 	values := min(a.Layers*a.Directions()*torchload.MaxSteps*perStep*a.HiddenSize, torchload.MaxTraceValues)
 	if a.Head != nil {
 		values += torchload.MaxSteps * a.Head[0] * 3 // logits, the distribution, its frame
