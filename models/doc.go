@@ -34,7 +34,12 @@
 //     elsewhere). TestBlockedProducts holds them to three plain loops.
 //     - seq2seq_train.go: the encoder-decoder's fused training step;
 //     TestSeq2SeqFusedMatchesSteps holds it to the step-by-step one.
-//  5. What is built from the cells: stack.go and layers.go (deep and bidirectional
-//     stacks), seq2seq*.go, attention.go, transformer*.go, then decoding (beam*.go) and
-//     the metrics (bleu.go, ter.go, wer.go).
+//  5. What is built from the cells: stack.go, the stacks: Deep (L layers, lecture 4.5),
+//     Bidirectional (two directions), then Stack, L layers × D directions in PyTorch's
+//     layout (layer l+1 reads [→H_t, ←H_t] of layer l), which torchload and the yours
+//     page run, with StepValues, the table of what a trace holds at each step
+//     (TestStackFiniteDifferences; TestStackMatchesPyTorch against torchload's PyTorch
+//     fixtures). Then layers.go (the embedding and the dense output layer),
+//     seq2seq*.go, attention.go, transformer*.go, decoding (beam*.go) and the metrics
+//     (bleu.go, ter.go, wer.go).
 package models
