@@ -81,9 +81,10 @@ func buildYours(v sim.Values, up *Upload) (*yoursModel, error) {
 	return y, nil
 }
 
-// forward runs every layer over xs, as torchload.Model.Run does (the directions of a
-// layer read the layer below's [→H_t, ←H_t]: torchload.Model.Forward, within its trace
-// budget), keeping the traces for BPTT, and the head's logits and distributions.
+// forward runs every layer over xs with torchload.Model.Forward, the models.Stack that
+// torchload.Model.Run runs too, within the one trace budget (the directions of a layer
+// read the layer below's [→H_t, ←H_t]), keeping the trace for BPTT and the frames, and
+// the head's logits and distributions.
 func (y *yoursModel) forward() error {
 	tr, err := y.m.Forward(y.xs, nil)
 	if err != nil {
