@@ -9,9 +9,9 @@ import (
 	"unroll/lessons"
 )
 
-// PageModule is the module every page runs (static/js/page.js); the modules it
-// imports statically are the ones a page preloads.
-const PageModule = "js/page.js"
+// PageModule is the module every page runs (static/js/page.js), in the folder of
+// the page's modules (Assets.Modules); what it imports statically a page preloads.
+const PageModule = "page.js"
 
 // Assets are the URLs a page links package static's files by. The server names each
 // file by a hash of its bytes (web/assets.go), so that a browser keeps it for good;
@@ -28,6 +28,23 @@ type Assets struct {
 	// Preload are the hashed URLs of PageModule and the modules it imports
 	// statically, fetched at once instead of one level of imports after another.
 	Preload []string
+	// Imports maps each module ("js/panels/heatmap.js") to the modules it imports
+	// statically ("js/colors.js", …), so that a page preloads a panel module's
+	// imports with it (panelPreloads) instead of finding them one level later.
+	Imports map[string][]string
+	// Modules is the folder of the page's modules: the server's bundle of static/js
+	// ("js/bundle/", web/bundle.go), which keeps PageModule and panels/<kind>.js at
+	// the places they have in static/js.
+	Modules string
+}
+
+// modules is the folder of the page's modules: Assets.Modules, or static/js's own
+// files without Assets.
+func modules(ctx context.Context) string {
+	if a := assetsOf(ctx); a != nil && a.Modules != "" {
+		return a.Modules
+	}
+	return "js/"
 }
 
 type assetsKey struct{}
@@ -69,6 +86,42 @@ func modulePreloads(ctx context.Context) []string {
 		return a.Preload
 	}
 	return nil
+}
+
+// panelPreloads is the hashed URLs of the drawing modules of kinds and of every
+// module they import statically (Assets.Imports, followed to the end), less those
+// modulePreloads already lists: on a phone on a crowded network each level of
+// imports found late costs a round trip (150 ms, docs/measurements.md).
+func panelPreloads(ctx context.Context, kinds []string) []string {
+	a := assetsOf(ctx)
+	if a == nil {
+		var urls []string
+		for _, k := range kinds {
+			urls = append(urls, assetURL(ctx, modules(ctx)+"panels/"+k+".js"))
+		}
+		return urls
+	}
+	seen := map[string]bool{}
+	for _, u := range a.Preload {
+		seen[u] = true
+	}
+	var urls []string
+	var walk func(p string)
+	walk = func(p string) {
+		u, ok := a.URLs[p]
+		if !ok || seen[u] {
+			return
+		}
+		seen[u] = true
+		urls = append(urls, u)
+		for _, q := range a.Imports[p] {
+			walk(q)
+		}
+	}
+	for _, k := range kinds {
+		walk(modules(ctx) + "panels/" + k + ".js")
+	}
+	return urls
 }
 
 // panelKinds are the drawing modules l's page shows (static/js/draw.js loads only

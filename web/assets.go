@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"mime"
 	"net/http"
 	"path"
@@ -85,30 +86,38 @@ var cssURL = regexp.MustCompile(`(,\s*)?url\(\s*["']?([^"')]+)["']?\s*\)(\s*form
 // `import … from "./x.js"`, `import "./x.js"` and `export … from "./x.js"` name.
 var moduleImport = regexp.MustCompile(`(?m)^\s*(?:import|export)\s*(?:[^;"'` + "`" + `]*?\bfrom\s*)?["']([^"']+)["']`)
 
-// buildAssets reads every file of fsys, rewrites the stylesheets' url()s to hashed
+// buildAssets reads every file of fsys and the page's bundle (bundleModules), rewrites the stylesheets' url()s to hashed
 // URLs (dropping a font format that is not shipped: only woff2 is), names each file
 // by its hash, and compresses what compresses.
 func buildAssets(fsys fs.FS) (*assetSet, error) {
 	set := &assetSet{plain: map[string]*asset{}, hashed: map[string]*asset{}}
-	var paths []string
+	files := map[string][]byte{}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			paths = append(paths, p)
+			files[p], err = fs.ReadFile(fsys, p)
 		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	bundle, err := bundleModules(fsys)
+	if err != nil {
+		return nil, err
+	}
+	for p, body := range bundle {
+		if _, dup := files[p]; dup {
+			return nil, fmt.Errorf("web: package static has a file %s where the bundle goes", p)
+		}
+		files[p] = body
+	}
+	paths := slices.Sorted(maps.Keys(files))
 	// Stylesheets last: their url()s name the other files by their hashed URLs.
 	slices.SortStableFunc(paths, func(a, b string) int {
 		return boolInt(path.Ext(a) == ".css") - boolInt(path.Ext(b) == ".css")
 	})
 	for _, p := range paths {
-		body, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return nil, err
-		}
+		body := files[p]
 		if path.Ext(p) == ".css" {
 			if body, err = set.rewriteCSS(p, body); err != nil {
 				return nil, err
@@ -229,15 +238,22 @@ func compressBody(a *asset) (br, gz []byte) {
 }
 
 // pageAssets is what Layout links: every file's hashed URL, the import map that sends
-// each module's plain URL (where another module's relative import resolves) to its
-// hashed URL, and the modules page.js imports statically, to preload.
+// each bundled module's plain URL (where another's relative import resolves) to its
+// hashed URL, each module's static imports, and the bundle's page module with the
+// chunks it imports statically, to preload.
 func (set *assetSet) pageAssets() *templates.Assets {
 	urls := map[string]string{}
 	imports := map[string]string{}
+	deps := map[string][]string{}
 	for p, a := range set.plain {
 		urls[p] = a.url
-		if strings.HasPrefix(p, "js/") && path.Ext(p) == ".js" {
+		if strings.HasPrefix(p, bundleDir) && path.Ext(p) == ".js" {
 			imports["/static/"+p] = a.url
+			for _, m := range moduleImport.FindAllSubmatch(a.body, -1) {
+				if ref := string(m[1]); strings.HasPrefix(ref, "./") || strings.HasPrefix(ref, "../") {
+					deps[p] = append(deps[p], path.Join(path.Dir(p), ref))
+				}
+			}
 		}
 	}
 	importMap, _ := json.Marshal(map[string]any{"imports": imports}) // strings only: cannot fail
@@ -251,14 +267,12 @@ func (set *assetSet) pageAssets() *templates.Assets {
 		}
 		seen[p] = true
 		preload = append(preload, a.url)
-		for _, m := range moduleImport.FindAllSubmatch(a.body, -1) {
-			if ref := string(m[1]); strings.HasPrefix(ref, "./") || strings.HasPrefix(ref, "../") {
-				walk(path.Join(path.Dir(p), ref))
-			}
+		for _, q := range deps[p] {
+			walk(q)
 		}
 	}
-	walk(templates.PageModule)
-	return &templates.Assets{URLs: urls, ImportMap: string(importMap), Preload: preload}
+	walk(bundleDir + templates.PageModule)
+	return &templates.Assets{URLs: urls, ImportMap: string(importMap), Preload: preload, Imports: deps, Modules: bundleDir}
 }
 
 // ServeHTTP serves GET /static/{path}: a hashed name as immutable, a plain name

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -130,8 +131,9 @@ func TestAssetsKaTeXCSS(t *testing.T) {
 }
 
 // TestAssetsPage: a page's HTML links the hashed URLs and carries an import map of
-// every module; its preloads are page.js's static imports, not the deferred modules;
-// the page is revalidated (no-cache, an ETag, 304) and compressed.
+// every bundled module; its preloads are the bundle's page module and the chunks it
+// imports statically, not the chunks it imports lazily (exports, upload); the page is
+// revalidated (no-cache, an ETag, 304) and compressed.
 func TestAssetsPage(t *testing.T) {
 	set, err := loadAssets()
 	if err != nil {
@@ -144,12 +146,12 @@ func TestAssetsPage(t *testing.T) {
 		t.Errorf("the page: encoding %q, Cache-Control %q, ETag %q; want br, no-cache and an ETag",
 			resp.Header.Get("Content-Encoding"), resp.Header.Get("Cache-Control"), resp.Header.Get("ETag"))
 	}
-	for _, p := range []string{"js/page.js", "css/unroll.css", "vendor/katex/katex.min.css", "vendor/katex/katex.min.js"} {
+	for _, p := range []string{bundleDir + "page.js", "css/unroll.css", "vendor/katex/katex.min.css", "vendor/katex/katex.min.js"} {
 		if !strings.Contains(html, `"`+set.plain[p].url+`"`) {
 			t.Errorf("the page does not link %s by %s", p, set.plain[p].url)
 		}
 	}
-	if strings.Contains(html, `src="/static/js/page.js"`) || strings.Contains(html, `src="/static/vendor/katex/katex.min.js"`) || strings.Contains(html, `href="/static/css/unroll.css"`) {
+	if strings.Contains(html, `src="/static/js/page.js"`) || strings.Contains(html, set.plain["js/page.js"].url) || strings.Contains(html, `src="/static/vendor/katex/katex.min.js"`) || strings.Contains(html, `href="/static/css/unroll.css"`) {
 		t.Error("the page links a plain /static/ URL")
 	}
 	m := regexp.MustCompile(`<script type="importmap">(.*?)</script>`).FindStringSubmatch(html)
@@ -161,13 +163,26 @@ func TestAssetsPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p, a := range set.plain {
-		if strings.HasPrefix(p, "js/") && im.Imports["/static/"+p] != a.url {
+		if strings.HasPrefix(p, bundleDir) && im.Imports["/static/"+p] != a.url {
 			t.Errorf("the import map sends /static/%s to %q, want %q", p, im.Imports["/static/"+p], a.url)
 		}
 	}
-	preloads := strings.Count(html, `rel="modulepreload"`)
-	if preloads < 10 || strings.Contains(html, `modulepreload" href="`+set.plain["js/exports.js"].url) || !strings.Contains(html, `modulepreload" href="`+set.plain["js/draw.js"].url) {
-		t.Errorf("%d module preloads; want page.js's static imports (draw.js), not exports.js", preloads)
+	page := set.plain[bundleDir+"page.js"]
+	lazy := regexp.MustCompile(`import\("\./(chunk-\w+\.js)"\)`).FindAllSubmatch(page.body, -1)
+	static := regexp.MustCompile(`(?m)^import .* from "\./(chunk-\w+\.js)";$|^} from "\./(chunk-\w+\.js)";$`).FindAllSubmatch(page.body, -1)
+	if len(lazy) == 0 || len(static) == 0 {
+		t.Fatalf("the bundle's page module imports %d chunks lazily and %d statically; want some of each", len(lazy), len(static))
+	}
+	for _, m := range lazy {
+		if u := set.plain[bundleDir+string(m[1])].url; strings.Contains(html, `modulepreload" href="`+u) {
+			t.Errorf("the page preloads %s, which the page module imports lazily", m[1])
+		}
+	}
+	for _, m := range static {
+		c := string(m[1]) + string(m[2])
+		if u := set.plain[bundleDir+c].url; !strings.Contains(html, `modulepreload" href="`+u) {
+			t.Errorf("the page does not preload %s, which the page module imports", c)
+		}
 	}
 	again, _ := rawFetch(t, "GET", ts.URL+"/lessons/tiny", http.Header{"Accept-Encoding": {"br"}, "If-None-Match": {resp.Header.Get("ETag")}})
 	if again.StatusCode != http.StatusNotModified {
@@ -278,6 +293,50 @@ func TestCompressWriter(t *testing.T) {
 		w := serve(tc.h, "br")
 		if w.Code != tc.code || (tc.name != "already gzip" && w.Header().Get("Content-Encoding") != "") || (tc.code == 200 && w.Body.String() != long) {
 			t.Errorf("%s: got %d, encoding %q, %d bytes", tc.name, w.Code, w.Header().Get("Content-Encoding"), w.Body.Len())
+		}
+	}
+}
+
+// TestBundle: the server's bundle (bundle.go) keeps the page module and every
+// drawing module at their places in static/js under bundleDir, and a lesson page
+// preloads the drawing modules it shows with every chunk they import; an import the
+// bundle cannot follow (a bare package name, a missing file) is an error naming it.
+func TestBundle(t *testing.T) {
+	set, err := loadAssets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	panels, err := fs.Glob(static.FS, "js/panels/*.js")
+	if err != nil || len(panels) < 10 {
+		t.Fatalf("static/js/panels: %v, %d files", err, len(panels))
+	}
+	for _, p := range append(panels, "js/page.js") {
+		if set.plain[bundleDir+strings.TrimPrefix(p, "js/")] == nil {
+			t.Errorf("the bundle has no %s", bundleDir+strings.TrimPrefix(p, "js/"))
+		}
+	}
+	_, ts := newLessonServer(t)
+	resp, body := rawFetch(t, "GET", ts.URL+"/lessons/tiny", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the page: %d", resp.StatusCode)
+	}
+	html := string(body)
+	heat := set.plain[bundleDir+"panels/heatmap.js"]
+	if !strings.Contains(html, `modulepreload" href="`+heat.url) {
+		t.Errorf("the tiny lesson (a heatmap) does not preload %s", heat.url)
+	}
+	for _, q := range set.page.Imports[heat.path] {
+		if u := set.plain[q].url; !strings.Contains(html, `modulepreload" href="`+u) {
+			t.Errorf("the page does not preload %s, which the heatmap's module imports", q)
+		}
+	}
+	for name, src := range map[string]string{
+		"a bare package name": `import { x } from "lodash"; export const y = x;`,
+		"a missing file":      `import { x } from "./nowhere.js"; export const y = x;`,
+	} {
+		fsys := fstest.MapFS{"js/page.js": {Data: []byte(src)}}
+		if _, err := bundleModules(fsys); err == nil || !strings.Contains(err.Error(), "js/page.js") {
+			t.Errorf("%s: bundling gave %v, want an error naming js/page.js", name, err)
 		}
 	}
 }

@@ -136,11 +136,21 @@ func TestBrowserRefusedToast(t *testing.T) {
 	waitForJS(t, ctx, "the first frame", `document.body.dataset.stream === "live" && document.body.dataset.math === "rendered"`)
 	const toast = `document.querySelector('[data-testid=error]')`
 	const note = `document.querySelector('[data-testid=note-seed]')`
+	// Other errors go after 10 s (static/js/page.js, ERROR_SHOW_MS: a timer that calls
+	// hideError); this one waits for the fix. Rather than wait 10 s, the test watches
+	// the page's timers: the refusal must start none that hides the toast.
+	evalJS[chromedp.Void](t, ctx, `(() => {
+		window.__hideTimers = 0;
+		const set = window.setTimeout;
+		window.setTimeout = (fn, ms, ...args) => { if (fn && fn.name === "hideError") window.__hideTimers++; return set(fn, ms, ...args); };
+	})()`)
 	typeInto(t, ctx, "param-seed", "0")
 	evalJS[chromedp.Void](t, ctx, `document.querySelector('[data-testid=param-seed]').blur()`) // a number field sends on change
 	waitForJS(t, ctx, "the refusal", fmt.Sprintf(`!%s.hidden && %s.textContent.includes("eed must be between 1 and") && (n => !!n && !n.hidden)(%s)`, toast, toast, note))
 	screenshot(ctx, "toast-refused")
-	time.Sleep(11 * time.Second) // other errors go after 10 s (page.js, ERROR_SHOW_MS); this one waits for the fix
+	if n := evalJS[int](t, ctx, `window.__hideTimers`); n != 0 {
+		t.Fatalf("the refusal started %d timers that hide the toast; it stays until the value is fixed", n)
+	}
 	if evalJS[bool](t, ctx, toast+`.hidden`) {
 		t.Fatal("the toast went before the value was fixed")
 	}

@@ -76,6 +76,16 @@ func startBrowser(t *testing.T) context.Context {
 	if testing.Short() {
 		t.Skip("-short: no browser (the inner loop; .ci/run runs every browser test)")
 	}
+	if !strings.HasPrefix(t.Name(), "TestBrowser") {
+		t.Fatalf("%s starts a browser: name it TestBrowser… (.ci/run's browser step selects them by that prefix)", t.Name())
+	}
+	if raceEnabled && os.Getenv("UNROLL_BROWSER_RACE") != "1" {
+		// Under -race the server's Go runs 5–10× slower while Chromium takes the
+		// other core: the browser tests were three quarters of CI's time. .ci/run
+		// runs them in their own step without -race; the server code they drive is
+		// under -race in the websocket tests (session_test.go, room_test.go).
+		t.Skip("-race: the browser tests run without the race detector (.ci/run's browser step; UNROLL_BROWSER_RACE=1 runs them here)")
+	}
 	if p := os.Getenv("UNROLL_CHROME"); p != "" {
 		if _, err := exec.LookPath(p); err != nil {
 			t.Fatalf("UNROLL_CHROME=%s: %v", p, err)

@@ -529,7 +529,10 @@ func TestRoomLateJoiner(t *testing.T) {
 	if err := lead.c.WriteMessage(websocket.TextMessage, []byte(`{"v":1,"type":"view","view":{"present":true,"spot":"gates"}}`)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// A follower already in the room says when the room has the view (it is
+	// broadcast to the class): the late joiner comes after that.
+	early := dialWith(t, ts, "/rooms/"+created.Code+"/ws", nil)
+	until(t, early, "the view, broadcast", func(h sim.Header) bool { return h.Type == viewMessage && h.Meta["present"] == true })
 	f := dialWith(t, ts, "/rooms/"+created.Code+"/ws", nil)
 	got := until(t, f, "a snapshot", isType(sim.SnapshotMessage))
 	var view, status sim.Header

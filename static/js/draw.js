@@ -17,10 +17,13 @@ export const KINDS = ["heatmap", "bars", "line", "graph", "tokens", "topk", "ngr
 export const DRAW = {};
 
 // loadKinds imports the modules of the kinds listed (a kind not in KINDS is skipped:
-// no module of that name is asked for) and resolves once all have loaded.
+// no module of that name is asked for) and resolves once all have loaded. Each is
+// found next to this module's own URL, at panels/<kind>.js: the server's bundle
+// (web/bundle.go) keeps them there, and the URL is built at run time so that the
+// bundler leaves each a file of its own.
 export function loadKinds(kinds) {
   return Promise.all([...new Set(kinds)].filter((k) => KINDS.includes(k) && !DRAW[k])
-    .map((k) => import(`./panels/${k}.js`).then((mod) => { DRAW[k] = mod; })));
+    .map((k) => import(new URL(`./panels/${k}.js`, import.meta.url).href).then((mod) => { DRAW[k] = mod; })));
 }
 
 // findPanels lists the page's panels with what the templates say about each.
