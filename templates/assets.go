@@ -28,6 +28,10 @@ type Assets struct {
 	// Preload are the hashed URLs of PageModule and the modules it imports
 	// statically, fetched at once instead of one level of imports after another.
 	Preload []string
+	// Imports maps each module's path ("js/panels/ngrams.js") to the hashed URLs of
+	// it and of every module it imports statically, directly or not: what a page
+	// preloads with a panel kind's module (kindPreloads).
+	Imports map[string][]string
 }
 
 type assetsKey struct{}
@@ -69,6 +73,27 @@ func modulePreloads(ctx context.Context) []string {
 		return a.Preload
 	}
 	return nil
+}
+
+// kindPreloads is the URLs a lesson page preloads for l's drawing modules (panelKinds):
+// each kind's module and the modules it imports that the page's first modules
+// (modulePreloads) do not, once each; without Assets, the kinds' plain URLs.
+func kindPreloads(ctx context.Context, l *lessons.Lesson) []string {
+	a := assetsOf(ctx)
+	var out []string
+	for _, k := range panelKinds(l) {
+		p := "js/panels/" + k + ".js"
+		mods := []string{assetURL(ctx, p)}
+		if a != nil && len(a.Imports[p]) > 0 {
+			mods = a.Imports[p]
+		}
+		for _, u := range mods {
+			if (a == nil || !slices.Contains(a.Preload, u)) && !slices.Contains(out, u) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
 }
 
 // panelKinds are the drawing modules l's page shows (static/js/draw.js loads only

@@ -230,18 +230,27 @@ func compressBody(a *asset) (br, gz []byte) {
 
 // pageAssets is what Layout links: every file's hashed URL, the import map that sends
 // each module's plain URL (where another module's relative import resolves) to its
-// hashed URL, and the modules page.js imports statically, to preload.
+// hashed URL, the modules page.js imports statically, to preload, and each module's
+// static imports (a panel kind's, which a lesson page preloads too).
 func (set *assetSet) pageAssets() *templates.Assets {
 	urls := map[string]string{}
 	imports := map[string]string{}
+	closures := map[string][]string{}
 	for p, a := range set.plain {
 		urls[p] = a.url
 		if strings.HasPrefix(p, "js/") && path.Ext(p) == ".js" {
 			imports["/static/"+p] = a.url
+			closures[p] = set.staticImports(p)
 		}
 	}
 	importMap, _ := json.Marshal(map[string]any{"imports": imports}) // strings only: cannot fail
-	var preload []string
+	return &templates.Assets{URLs: urls, ImportMap: string(importMap), Preload: closures[templates.PageModule], Imports: closures}
+}
+
+// staticImports is the hashed URLs of the module at p and of every module it imports
+// statically, directly or not, p's first.
+func (set *assetSet) staticImports(p string) []string {
+	var out []string
 	seen := map[string]bool{}
 	var walk func(p string)
 	walk = func(p string) {
@@ -250,15 +259,15 @@ func (set *assetSet) pageAssets() *templates.Assets {
 			return
 		}
 		seen[p] = true
-		preload = append(preload, a.url)
+		out = append(out, a.url)
 		for _, m := range moduleImport.FindAllSubmatch(a.body, -1) {
 			if ref := string(m[1]); strings.HasPrefix(ref, "./") || strings.HasPrefix(ref, "../") {
 				walk(path.Join(path.Dir(p), ref))
 			}
 		}
 	}
-	walk(templates.PageModule)
-	return &templates.Assets{URLs: urls, ImportMap: string(importMap), Preload: preload}
+	walk(p)
+	return out
 }
 
 // ServeHTTP serves GET /static/{path}: a hashed name as immutable, a plain name

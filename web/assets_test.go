@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,6 +173,29 @@ func TestAssetsPage(t *testing.T) {
 	again, _ := rawFetch(t, "GET", ts.URL+"/lessons/tiny", http.Header{"Accept-Encoding": {"br"}, "If-None-Match": {resp.Header.Get("ETag")}})
 	if again.StatusCode != http.StatusNotModified {
 		t.Errorf("the page revalidated: got %d, want 304", again.StatusCode)
+	}
+}
+
+// TestAssetsImports: each module's static imports, directly or not, by hashed URL and
+// the module first: page.js's are the page's preloads, and a panel kind's come with it
+// (ngrams.js brings edits.js, which it draws the bleu lesson's last step with).
+func TestAssetsImports(t *testing.T) {
+	set, err := loadAssets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := set.page
+	if !slices.Equal(page.Preload, page.Imports["js/page.js"]) {
+		t.Errorf("the preloads are not page.js's imports")
+	}
+	got := page.Imports["js/panels/ngrams.js"]
+	for _, p := range []string{"js/panels/ngrams.js", "js/panels/edits.js", "js/panels/common.js", "js/colors.js", "js/dom.js"} {
+		if !slices.Contains(got, set.plain[p].url) {
+			t.Errorf("ngrams.js's imports %q lack %s", got, p)
+		}
+	}
+	if len(got) == 0 || got[0] != set.plain["js/panels/ngrams.js"].url || slices.Contains(got, set.plain["js/page.js"].url) {
+		t.Errorf("ngrams.js's imports %q: want ngrams.js first, and not page.js", got)
 	}
 }
 
