@@ -7,6 +7,7 @@
 //   transport.js  the time scrubber and the speed slider
 //   params.js     the parameter controls: edits, refusals noted under a field, long pastes
 //   url.js        the query string is the state: writing it, the history, back and forward
+//                 (urlstate.js: the state as a query and back, pure)
 //   keys.js       the page's key bindings and the rules for when a key fires
 //   present.js    presenter mode and the spotlight: the stage for a projector
 //   exports.js    the panels' export menus and the figure pack: the page's state, downloaded
@@ -16,7 +17,8 @@
 //   readout.js    the facts and the transport's position, in words
 //   training.js   the training control: progress, status, Train/Stop
 //   links.js      ties the equations' symbols to the panels
-//   room.js       the page's part in a room (roomui.js shows it)
+//   room.js       the page's part in a room (roomui.js shows it; keepstage.js keeps a
+//                 follower's stage in view)
 //   a11y.js       the drawings in words (labels, tables) and the announcer, the one live region
 import { connect } from "./socket.js";
 import { createStore, applySnapshot, applyFrame, applyTrain, gaps } from "./store.js";
