@@ -406,20 +406,20 @@ func (m *beamModel) drawTree() map[string]any {
 
 // searchRow is one row of the comparison table.
 // A hypothesis cut off at T_max, without <eos>, says so.
-func (m *beamModel) searchRow(label string, h models.Hypothesis, mark string) mtRow {
+func (m *beamModel) searchRow(label string, h models.Hypothesis, mark string) tableRow {
 	text := m.sentence(h.Tokens)
 	if !h.Finished && len(h.Tokens) > 0 {
 		text += " … (cut off at Tₘₐₓ)"
 	}
-	return mtRow{Label: label, Mark: mark, Cells: []mtCell{
+	return tableRow{Label: label, Mark: mark, Cells: []tableCell{
 		{Text: text}, {Text: fmt.Sprint(h.Length)},
 		{Text: probText(h.LogProb)}, {Text: beamNum(h.LogProb)}, {Text: beamNum(h.Score)},
 	}}
 }
 
 // compare is the table of the three searches and the reference.
-func (m *beamModel) compare() mtTable {
-	tab := mtTable{Title: fmt.Sprintf("the sentence each search returns (α = %g)", m.cfg.Alpha),
+func (m *beamModel) compare() table {
+	tab := table{Title: fmt.Sprintf("the sentence each search returns (α = %g)", m.cfg.Alpha),
 		Head: []string{"sentence", "T", "P(y|x)", "log P", "score"}}
 	best := max(m.greedy.Score, m.res.Best.Score)
 	if m.exhaustive != nil {
@@ -436,7 +436,7 @@ func (m *beamModel) compare() mtTable {
 	if m.exhaustive != nil {
 		tab.Rows = append(tab.Rows, m.searchRow("exhaustive", *m.exhaustive, mark(*m.exhaustive)))
 	} else {
-		tab.Rows = append(tab.Rows, mtRow{Label: "exhaustive", Cells: []mtCell{{Text: m.exhShort, Mark: "off"}}})
+		tab.Rows = append(tab.Rows, tableRow{Label: "exhaustive", Cells: []tableCell{{Text: m.exhShort, Mark: "off"}}})
 	}
 	if m.ref != nil {
 		h := models.Hypothesis{Tokens: m.ref, Length: len(m.ref), LogProb: m.refLogP, Finished: true,
@@ -502,7 +502,7 @@ func (m *beamModel) verdict() string {
 // distribution is the table of what is being searched: the toy's tables, or the
 // trained model's top next words after each prefix of ŷ. Green marks the word ŷ
 // takes next, yellow greedy's different pick.
-func (m *beamModel) distribution() mtTable {
+func (m *beamModel) distribution() table {
 	yHat, g := m.res.Best.Tokens, m.greedy.Tokens
 	// picks returns ŷ's and greedy's next words after prefix (−1 when prefix is not theirs).
 	picks := func(prefix []int) (int, int) {
@@ -525,17 +525,17 @@ func (m *beamModel) distribution() mtTable {
 	}
 	if m.toy != nil {
 		d := m.toy
-		tab := mtTable{Title: "the toy's P(yₜ | y₁ … yₜ₋₁), one row per prefix", Head: append([]string{"prefix"}, d.Words...)}
+		tab := table{Title: "the toy's P(yₜ | y₁ … yₜ₋₁), one row per prefix", Head: append([]string{"prefix"}, d.Words...)}
 		row := func(label, shown string, prefix []int, probs []float64) {
 			hat, gr := -1, -1
 			if prefix != nil {
 				hat, gr = picks(prefix)
 			}
-			cells := []mtCell{{Text: shown}}
+			cells := []tableCell{{Text: shown}}
 			for w, p := range probs {
-				cells = append(cells, mtCell{Text: fmt.Sprintf("%.4g", p), Mark: markFor(w, hat, gr)})
+				cells = append(cells, tableCell{Text: fmt.Sprintf("%.4g", p), Mark: markFor(w, hat, gr)})
 			}
-			tab.Rows = append(tab.Rows, mtRow{Label: label, Cells: cells})
+			tab.Rows = append(tab.Rows, tableRow{Label: label, Cells: cells})
 		}
 		row("t = 1", models.BosToken, []int{}, d.Table(""))
 		for _, prefix := range slices.Sorted(maps.Keys(d.Tables)) {
@@ -548,7 +548,7 @@ func (m *beamModel) distribution() mtTable {
 		row("other", "any other prefix", nil, d.Default)
 		return tab
 	}
-	tab := mtTable{Title: fmt.Sprintf("the model's top %d next words after each prefix of ŷ", beamDistTop),
+	tab := table{Title: fmt.Sprintf("the model's top %d next words after each prefix of ŷ", beamDistTop),
 		Head: []string{"prefix"}}
 	for i := range beamDistTop {
 		tab.Head = append(tab.Head, fmt.Sprintf("#%d", i+1))
@@ -561,11 +561,11 @@ func (m *beamModel) distribution() mtTable {
 			ids[i] = i
 		}
 		slices.SortStableFunc(ids, func(a, b int) int { return compareDesc(lp[a], lp[b]) })
-		cells := []mtCell{{Text: strings.TrimSpace(models.BosToken + " " + m.sentenceOrEmpty(prefix))}}
+		cells := []tableCell{{Text: strings.TrimSpace(models.BosToken + " " + m.sentenceOrEmpty(prefix))}}
 		for _, w := range ids[:min(beamDistTop, len(ids))] {
-			cells = append(cells, mtCell{Text: m.words[w], Sub: probText(lp[w]), Mark: markFor(w, hat, gr)})
+			cells = append(cells, tableCell{Text: m.words[w], Sub: probText(lp[w]), Mark: markFor(w, hat, gr)})
 		}
-		tab.Rows = append(tab.Rows, mtRow{Label: fmt.Sprintf("t = %d", t+1), Cells: cells})
+		tab.Rows = append(tab.Rows, tableRow{Label: fmt.Sprintf("t = %d", t+1), Cells: cells})
 	}
 	return tab
 }
