@@ -482,6 +482,7 @@ var beamLesson = &Lesson{
 		{Name: "width", Title: `best score found against the beam width \(k\)`, XLabel: `beam size \(k\)`, YLabel: `score \(= \log P / T^{\alpha}\)`, Series: widthSeries},
 		{Name: "alpha", Title: `final hypotheses' scores against \(\alpha\)`, XLabel: `\(\alpha\)`, YLabel: `\(\log P(y \mid x) / T^{\alpha}\)`, Series: alphaSeries},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/beam-search.html"), Scripts: []string{seq2seqScript}},
 	Build:   buildBeam,
 	Facts:   beamFacts,
 	Largest: sim.Values{"mode": beamTrained, "k": "10", "sentence": longSentence, "max_len": strconv.Itoa(beamMaxLen)},

@@ -328,6 +328,12 @@ var captioningLesson = &Lesson{
 	Plots: []Plot{
 		{Name: "logp", Title: `\(\log P(y^{(1)}, \dots, y^{(t)} \mid x)\) of each approach's caption`, XLabel: `step \(t\)`, YLabel: `\(\log P\)`, Series: logpSeries},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/captioning.html"), Scripts: []string{captioningScript},
+		Companions: []Companion{
+			{"approach-1", pyTorchHTML("notes/captioning-approach-1.html")},
+			{"approach-2", pyTorchHTML("notes/captioning-approach-2.html")},
+			{"approach-3", pyTorchHTML("notes/captioning-approach-3.html")},
+		}},
 	Build:   buildCaptioning,
 	Facts:   captioningFacts,
 	Largest: sim.Values{"image": "yellow triangle 1 1, yellow triangle 1 3"}, // the longest caption

@@ -383,9 +383,10 @@ var deepLesson = &Lesson{
 				return []Series{truth, p}
 			}},
 	},
-	Build:  buildDeep,
-	Facts:  deepFacts,
-	Trains: true,
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/deep-rnn.html"), Scripts: []string{nnScript, lectureGRUScript}},
+	Build:   buildDeep,
+	Facts:   deepFacts,
+	Trains:  true,
 	// 5000: 4.3 ms a step on one core for three LSTM layers, 21 s (2 ms at the defaults); the bundled models took DeepTrainSteps = 800.
 	MaxTrained: 5000,
 	Largest:    sim.Values{"length": "160", "cell": "lstm", "layers": "3"},

@@ -484,8 +484,9 @@ var embeddingsLesson = &Lesson{
 		{Name: "space", Title: `word embeddings \(e_w\), first two principal components`, XLabel: "PC1", YLabel: "PC2", Points: true, Series: spaceSeries},
 		{Name: "loss", Title: `skip-gram negative-sampling loss \(L\) while training the bundled embeddings`, XLabel: "training step", YLabel: `\(L\)`, Series: lossSeries},
 	},
-	Build: buildEmbeddings,
-	Facts: embedFacts,
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/embeddings.html"), Scripts: []string{embeddingsScript}},
+	Build:   buildEmbeddings,
+	Facts:   embedFacts,
 	LossNames: []LossName{
 		{TeX: `\(L\)`, When: &sim.Applies{Param: "method", Values: []string{embedSkipGram}, Why: "skip-gram's loss"}},
 		{TeX: `\(J\)`, When: &sim.Applies{Param: "method", Values: []string{embedGloVe}, Why: "GloVe's loss"}},

@@ -262,10 +262,11 @@ var sentimentLesson = &Lesson{
 		{Name: "positive", Title: `\(P(\text{positive})\) after word \(t\)`, XLabel: `word \(t\)`, YLabel: `\(P(\text{positive})\)`, Scale: []float64{0, 1},
 			Series: positiveSeries},
 	},
-	Build:  buildSentiment,
-	Facts:  sentimentFacts,
-	Trains: true,
-	Loss:   "loss_curve",
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/sentiment.html"), Scripts: []string{sentimentScript}},
+	Build:   buildSentiment,
+	Facts:   sentimentFacts,
+	Trains:  true,
+	Loss:    "loss_curve",
 	// the recipe's two phases, 1500 + 3000 minibatches: about 10 s to replay on one core
 	MaxTrained: 4500,
 	// 29 KB measured (models of its own, two optimisers' moments) and a loss curve of 4500 steps: 134 KB

@@ -572,9 +572,10 @@ var seq2seqLesson = &Lesson{
 		{Name: "encoder-states", Title: `encoder hidden state \(h_t\), first units`, XLabel: `encoder step \(t\)`, YLabel: `\(h_{t,j}\)`,
 			Series: encoderUnits(func(sm sim.Model) *models.DecodeTrace { tf, _ := sm.(*seq2seqModel).traces(); return tf })},
 	},
-	Build:  buildSeq2Seq,
-	Facts:  seq2seqFacts,
-	Trains: true,
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/seq2seq.html"), Scripts: []string{seq2seqScript}},
+	Build:   buildSeq2Seq,
+	Facts:   seq2seqFacts,
+	Trains:  true,
 	// 1000: about 4 ms a training step on one core since the fused pass (docs/measurements.md; 17 ms before), plus held-out BLEU every 25 steps; from scratch BLEU passes 0.3 after about 250.
 	MaxTrained: 1000,
 	Largest:    sim.Values{"source": longSentence, "reference": longReference, "pad_to": "20", "start": startScratch, "seed": "7"},
