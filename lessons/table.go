@@ -28,8 +28,9 @@ type tableCell struct {
 	Mark string `json:"mark,omitempty"`
 }
 
-// mtTable, mtRow and mtCell are the types' former names, which lessons/yours.go still
-// uses while another branch splits that file; remove them once it says table.
+// mtTable, mtRow and mtCell are the types' former names, which the yours page's
+// architecture table (lessons/yours_architecture.go) still uses; remove them once it
+// says table.
 type (
 	mtTable = table
 	mtRow   = tableRow
