@@ -387,6 +387,10 @@ var attentionLesson = &Lesson{
 		{Name: "alignment", Title: `where the decoder looks: source position per output step \(t'\)`, XLabel: `output step \(t'\)`, YLabel: `source position \(j\)`, Series: alignmentSeries},
 		{Name: "weights", Title: `attention weights \(\alpha_{t'j}\)`, XLabel: `source token \(x_j\)`, YLabel: `output token \(y_{t'}\)`, Grid: alignmentGrid},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/attention.html"), Scripts: []string{seq2seqScript},
+		Companions: []Companion{
+			{"without", pyTorchHTML("notes/attention-without.html")},
+		}},
 	Build:   buildAttention,
 	Facts:   attentionFacts,
 	Largest: sim.Values{"task": "corpus", "sentence": longSentence},

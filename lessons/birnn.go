@@ -328,6 +328,12 @@ var birnnLesson = &Lesson{
 		{Name: "next-word-training", Title: `next-word models: training loss per minibatch`, XLabel: "training step", YLabel: `mean \(-\log \hat{y}_t[x_{t+1}]\) (nats)`,
 			Series: nextWordTrainingSeries},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/birnn.html"), Scripts: []string{nnScript},
+		Companions: []Companion{
+			{"unidirectional", pyTorchHTML("notes/birnn-unidirectional.html")},
+			{"next-uni", pyTorchHTML("notes/birnn-next-uni.html")},
+			{"next-bi", pyTorchHTML("notes/birnn-next-bi.html")},
+		}},
 	Build:  buildBirnn,
 	Facts:  birnnFacts,
 	Trains: true,

@@ -83,7 +83,7 @@ type bleuSentence struct {
 	wer         models.WERResult
 	ter         models.TERResult // against every reference: the closest counts
 	ter1        models.TERResult // against the first reference, the pair WER aligns
-	corpus      mtTable          // corpus BLEU of the bundled translators
+	corpus      table            // corpus BLEU of the bundled translators
 }
 
 // terView is the ngrams panel's view of TER on the pair WER aligns (the candidate and
@@ -424,27 +424,27 @@ var bleuFacts = factTable{
 
 // bleuCorpusTable is the corpus-BLEU table of the bleu page: one row per model and
 // decoding with p_1 … p_4, the brevity penalty and BLEU.
-func bleuCorpusTable() (mtTable, error) {
+func bleuCorpusTable() (table, error) {
 	runs, err := zoo.CorpusBLEU()
 	if err != nil {
-		return mtTable{}, err
+		return table{}, err
 	}
 	_, test := data.Corpus()
-	tab := mtTable{
+	tab := table{
 		Title: fmt.Sprintf("corpus BLEU over the %d held-out pairs (one reference each, N = 4, uniform weights)", len(test)),
 		Head:  []string{"p₁", "p₂", "p₃", "p₄", "c", "r", "BP", "BLEU"},
 	}
 	for _, r := range runs {
-		var cells []mtCell
+		var cells []tableCell
 		for _, p := range r.Score.Precisions {
-			cells = append(cells, mtCell{Text: fmt.Sprintf("%.3f", p.Value()), Sub: fmt.Sprintf("%d/%d", p.Matched, p.Total)})
+			cells = append(cells, tableCell{Text: fmt.Sprintf("%.3f", p.Value()), Sub: fmt.Sprintf("%d/%d", p.Matched, p.Total)})
 		}
 		cells = append(cells,
-			mtCell{Text: fmt.Sprint(r.Score.CandidateLength)},
-			mtCell{Text: fmt.Sprint(r.Score.RefLength)},
-			mtCell{Text: fmt.Sprintf("%.3f", r.Score.BrevityPenalty)},
-			mtCell{Text: fmt.Sprintf("%.3f", r.Score.BLEU), Mark: "on"})
-		tab.Rows = append(tab.Rows, mtRow{Label: r.Model + ", " + r.Decoding, Cells: cells})
+			tableCell{Text: fmt.Sprint(r.Score.CandidateLength)},
+			tableCell{Text: fmt.Sprint(r.Score.RefLength)},
+			tableCell{Text: fmt.Sprintf("%.3f", r.Score.BrevityPenalty)},
+			tableCell{Text: fmt.Sprintf("%.3f", r.Score.BLEU), Mark: "on"})
+		tab.Rows = append(tab.Rows, tableRow{Label: r.Model + ", " + r.Decoding, Cells: cells})
 	}
 	return tab, nil
 }

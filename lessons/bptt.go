@@ -134,6 +134,7 @@ var bpttLesson = &Lesson{
 				return []Series{positive(`\(\|\partial H_t/\partial H_{t-1}\|_2\)`, b.jacNorm), positive(`\(\beta = 1-\alpha+\alpha\rho\gamma\)`, constant(len(b.jacNorm), b.beta()))}
 			}},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/bptt.html"), Scripts: []string{bpttScript}},
 	Build:   buildBPTT,
 	Facts:   bpttFacts,
 	Largest: sim.Values{"T": "100"},

@@ -209,25 +209,25 @@ func mat1(r []float64) []float64 { return slices.Clone(r) }
 
 // captionTable is the grammar's caption and each approach's, word by word, marked
 // right (green) where the word is the grammar's at that position, else wrong (red).
-func (m *captionModel) captionTable() mtTable {
+func (m *captionModel) captionTable() table {
 	ref := m.scene.Caption()
-	tab := mtTable{Title: "the captions written word by word, against the grammar's caption"}
-	row := mtRow{Label: "grammar"}
+	tab := table{Title: "the captions written word by word, against the grammar's caption"}
+	row := tableRow{Label: "grammar"}
 	for _, w := range ref {
-		row.Cells = append(row.Cells, mtCell{Text: w})
+		row.Cells = append(row.Cells, tableCell{Text: w})
 	}
 	tab.Rows = append(tab.Rows, row)
 	for i := range m.runs {
-		r := mtRow{Label: approachLabel(i)}
+		r := tableRow{Label: approachLabel(i)}
 		for j, w := range data.CaptionVocab.Tokens(m.runs[i].Words()) {
 			mark := "unk"
 			if j < len(ref) && ref[j] == w {
 				mark = "on"
 			}
-			r.Cells = append(r.Cells, mtCell{Text: w, Mark: mark})
+			r.Cells = append(r.Cells, tableCell{Text: w, Mark: mark})
 		}
 		if len(r.Cells) == 0 {
-			r.Cells = []mtCell{{Text: "(nothing)", Mark: "unk"}}
+			r.Cells = []tableCell{{Text: "(nothing)", Mark: "unk"}}
 		}
 		tab.Rows = append(tab.Rows, r)
 	}
@@ -236,16 +236,16 @@ func (m *captionModel) captionTable() mtTable {
 
 // heldOutTable is each approach's held-out BLEU and exact match, as recorded in its
 // checkpoint by cmd/train, and this image's sentence BLEU.
-func (m *captionModel) heldOutTable() mtTable {
-	f := func(x float64) mtCell { return mtCell{Text: fmt.Sprintf("%.3f", x)} }
+func (m *captionModel) heldOutTable() table {
+	f := func(x float64) tableCell { return tableCell{Text: fmt.Sprintf("%.3f", x)} }
 	meta := m.ms[0].Meta
-	tab := mtTable{
+	tab := table{
 		Title: fmt.Sprintf("held-out images (%s never trained on): corpus BLEU and exact match; this image's BLEU",
 			meta["held_out_images"]),
 		Head: []string{"BLEU", "exact", fmt.Sprintf("exact, 1 shape (%s)", meta["held_out_one"]), fmt.Sprintf("exact, 2 shapes (%s)", meta["held_out_two"]), "this image"},
 	}
 	for i, cm := range m.ms {
-		tab.Rows = append(tab.Rows, mtRow{Label: approachLabel(i), Cells: []mtCell{
+		tab.Rows = append(tab.Rows, tableRow{Label: approachLabel(i), Cells: []tableCell{
 			f(cm.Meta.Float("held_out_bleu")), f(cm.Meta.Float("held_out_exact")),
 			f(cm.Meta.Float("held_out_exact_one")), f(cm.Meta.Float("held_out_exact_two")), f(m.sentenceBLEU(i)),
 		}})
@@ -328,6 +328,12 @@ var captioningLesson = &Lesson{
 	Plots: []Plot{
 		{Name: "logp", Title: `\(\log P(y^{(1)}, \dots, y^{(t)} \mid x)\) of each approach's caption`, XLabel: `step \(t\)`, YLabel: `\(\log P\)`, Series: logpSeries},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/captioning.html"), Scripts: []string{captioningScript},
+		Companions: []Companion{
+			{"approach-1", pyTorchHTML("notes/captioning-approach-1.html")},
+			{"approach-2", pyTorchHTML("notes/captioning-approach-2.html")},
+			{"approach-3", pyTorchHTML("notes/captioning-approach-3.html")},
+		}},
 	Build:   buildCaptioning,
 	Facts:   captioningFacts,
 	Largest: sim.Values{"image": "yellow triangle 1 1, yellow triangle 1 3"}, // the longest caption

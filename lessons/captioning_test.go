@@ -58,7 +58,7 @@ func TestCaptioningFacts(t *testing.T) {
 	for _, x := range f.Facts {
 		facts[x.Label] = x.Value
 	}
-	tab := f.Meta["held_out"].(mtTable)
+	tab := f.Meta["held_out"].(table)
 	for i, s := range scores {
 		n := strconv.Itoa(i + 1)
 		for label, want := range map[string]float64{"held-out BLEU, approach " + n: s.BLEU, "held-out exact match, approach " + n: s.Exact} {

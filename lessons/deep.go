@@ -158,7 +158,7 @@ func (m *deepModel) Static() sim.Frame {
 // every higher layer reads H_t^{(l−1)} (h numbers), so its W_x· are h×h; the
 // recurrent weights W_h· are h×h and the biases 1×h in every layer; the output layer's
 // W_hq is h×q and b_q 1×q.
-func (m *deepModel) weightShapes() mtTable {
+func (m *deepModel) weightShapes() table {
 	d, h := m.net.Net.InputSize(), zoo.DeepHidden
 	size := func(n int) string { // a dimension in the lecture's letters
 		switch n {
@@ -169,7 +169,7 @@ func (m *deepModel) weightShapes() mtTable {
 		}
 		return "q"
 	}
-	tab := mtTable{Title: fmt.Sprintf("the weights of each layer and their shapes (d = %d, h = %d, q = %d)", d, h, m.net.Out.W.Value.RawMatrix().Cols),
+	tab := table{Title: fmt.Sprintf("the weights of each layer and their shapes (d = %d, h = %d, q = %d)", d, h, m.net.Out.W.Value.RawMatrix().Cols),
 		Head: []string{"input weights", "recurrent weights", "biases", "numbers"}}
 	group := func(ps models.Params, prefix string) (cells [3][]string, shape [3]string, count int) {
 		for _, p := range ps {
@@ -200,15 +200,15 @@ func (m *deepModel) weightShapes() mtTable {
 	}
 	row := func(label string, ps models.Params, prefix string) {
 		cells, shape, count := group(ps, prefix)
-		r := mtRow{Label: label}
+		r := tableRow{Label: label}
 		for k := range cells {
 			text := "—"
 			if len(cells[k]) > 0 {
 				text = strings.Join(cells[k], ", ")
 			}
-			r.Cells = append(r.Cells, mtCell{Text: text, Sub: shape[k]})
+			r.Cells = append(r.Cells, tableCell{Text: text, Sub: shape[k]})
 		}
-		r.Cells = append(r.Cells, mtCell{Text: strconv.Itoa(count)})
+		r.Cells = append(r.Cells, tableCell{Text: strconv.Itoa(count)})
 		tab.Rows = append(tab.Rows, r)
 	}
 	for l, c := range m.net.Net.Layers {
@@ -383,9 +383,10 @@ var deepLesson = &Lesson{
 				return []Series{truth, p}
 			}},
 	},
-	Build:  buildDeep,
-	Facts:  deepFacts,
-	Trains: true,
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/deep-rnn.html"), Scripts: []string{nnScript, lectureGRUScript}},
+	Build:   buildDeep,
+	Facts:   deepFacts,
+	Trains:  true,
 	// 5000: 4.3 ms a step on one core for three LSTM layers, 21 s (2 ms at the defaults); the bundled models took DeepTrainSteps = 800.
 	MaxTrained: 5000,
 	Largest:    sim.Values{"length": "160", "cell": "lstm", "layers": "3"},

@@ -125,7 +125,7 @@ func TestDeepWeightShapes(t *testing.T) {
 	for _, kind := range zoo.DeepKinds {
 		for L := 1; L <= zoo.DeepMaxLayers; L++ {
 			m := buildLesson[*deepModel](t, deepLesson, map[string]string{"cell": kind, "layers": strconv.Itoa(L)})
-			tab := m.Static().Meta["shapes"].(mtTable)
+			tab := m.Static().Meta["shapes"].(table)
 			if len(tab.Rows) != L+1 {
 				t.Fatalf("%s L=%d: %d rows want %d", kind, L, len(tab.Rows), L+1)
 			}

@@ -1,18 +1,14 @@
 package lessons
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 
 	"unroll/data"
 	"unroll/models"
@@ -99,15 +95,6 @@ func oneWord(v sim.Values, name, label string) (string, error) {
 		return "", fmt.Errorf("%s must be one word, got %q", label, clipWord(v.String(name)))
 	}
 	return f[0], nil
-}
-
-func featureIndex(w string) int {
-	for i, x := range featureWords {
-		if x == w {
-			return i
-		}
-	}
-	return -1
 }
 
 func buildEmbeddings(v sim.Values) (sim.Model, error) {
@@ -249,62 +236,6 @@ func (e *embedModel) weightsFact() string {
 	return fmt.Sprintf("trained from scratch for %d steps (seed %d)", e.trained, e.seed)
 }
 
-// project2D writes into out (V×2, row-major) the rows of E, scaled to unit length,
-// projected on their first two principal components (gonum's stat.PC), and returns
-// the share of the variance each explains. Each axis is oriented to agree with the
-// previous contents of out when aligned, else so that its largest coordinate is
-// positive.
-func project2D(E *mat.Dense, out []float64, aligned bool) [2]float64 {
-	V, d := E.Dims()
-	X := mat.NewDense(V, d, nil)
-	for w := range V {
-		row := X.RawRowView(w)
-		copy(row, E.RawRowView(w))
-		if n := floats.Norm(row, 2); n > 0 {
-			floats.Scale(1/n, row)
-		}
-	}
-	var pc stat.PC
-	if !pc.PrincipalComponents(X, nil) {
-		clear(out)
-		return [2]float64{}
-	}
-	var vecs mat.Dense
-	pc.VectorsTo(&vecs)
-	vars := pc.VarsTo(nil)
-	means := make([]float64, d)
-	for j := range d {
-		means[j] = stat.Mean(mat.Col(nil, j, X), nil)
-	}
-	for axis := range 2 {
-		dir := mat.Col(nil, axis, &vecs)
-		coords := make([]float64, V)
-		for w := range V {
-			coords[w] = floats.Dot(X.RawRowView(w), dir) - floats.Dot(means, dir)
-		}
-		sign := 1.0
-		if aligned {
-			agree := 0.0
-			for w := range V {
-				agree += coords[w] * out[2*w+axis]
-			}
-			if agree < 0 {
-				sign = -1
-			}
-		} else if floats.Max(coords) < -floats.Min(coords) {
-			sign = -1
-		}
-		for w := range V {
-			out[2*w+axis] = sign * coords[w]
-		}
-	}
-	total := floats.Sum(vars)
-	if total == 0 {
-		return [2]float64{}
-	}
-	return [2]float64{vars[0] / total, vars[1] / total}
-}
-
 // focus is what the map marks besides the current example: the typed word and its
 // neighbours.
 func (e *embedModel) focus() map[string]any {
@@ -337,160 +268,6 @@ func (e *embedModel) spaceName() string {
 	return "e(w)"
 }
 
-func cosCell(text string, cos float64) mtCell {
-	return mtCell{Text: text, Sub: strconv.FormatFloat(cos, 'f', 2, 64)}
-}
-
-// featuresTable is the lecture's table: a row per feature, a column per word.
-func featuresTable() mtTable {
-	t := mtTable{Title: "featurised vectors: each word scored by hand on a few features", Head: featureWords}
-	for f, name := range featureNames {
-		row := mtRow{Label: name}
-		for w := range featureWords {
-			row.Cells = append(row.Cells, mtCell{Text: strconv.FormatFloat(featureTable.At(w, f), 'g', 3, 64)})
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t
-}
-
-// similarityPairs are the word pairs the cosine table compares.
-var similarityPairs = [][2]string{{"man", "woman"}, {"boy", "girl"}, {"king", "queen"}, {"apple", "orange"}, {"man", "king"}, {"man", "apple"}, {"girl", "orange"}}
-
-// similarityTable compares sim(u, v) for the same pairs under one-hot vectors, the
-// featurised table and the trained embeddings.
-func (e *embedModel) similarityTable() mtTable {
-	t := mtTable{Title: "cosine similarity sim(e_u, e_v) of word pairs"}
-	oneHot, feat, trained, glove := mtRow{Label: "one-hot"}, mtRow{Label: "features"}, mtRow{Label: "trained"}, mtRow{Label: "GloVe"}
-	for _, p := range similarityPairs {
-		t.Head = append(t.Head, p[0]+"·"+p[1])
-		oneHot.Cells = append(oneHot.Cells, mtCell{Text: "0", Mark: "off"})
-		fu, fv := featureIndex(p[0]), featureIndex(p[1])
-		feat.Cells = append(feat.Cells, mtCell{Text: strconv.FormatFloat(models.Cosine(featureTable.RawRowView(fu), featureTable.RawRowView(fv)), 'f', 2, 64)})
-		u, okU := e.corpus.Index[p[0]]
-		v, okV := e.corpus.Index[p[1]]
-		if okU && okV {
-			trained.Cells = append(trained.Cells, mtCell{Text: strconv.FormatFloat(models.Cosine(e.m.Embedding(u), e.m.Embedding(v)), 'f', 2, 64)})
-			glove.Cells = append(glove.Cells, mtCell{Text: strconv.FormatFloat(models.Cosine(e.glove.RawRowView(u), e.glove.RawRowView(v)), 'f', 2, 64)})
-		} else {
-			trained.Cells = append(trained.Cells, mtCell{Text: "—", Mark: "cut"})
-			glove.Cells = append(glove.Cells, mtCell{Text: "—", Mark: "cut"})
-		}
-	}
-	t.Rows = []mtRow{oneHot, feat, trained, glove}
-	return t
-}
-
-// analogyTable answers the lecture's example on the features, then the typed
-// question on the features and on the trained embeddings.
-func (e *embedModel) analogyTable() mtTable {
-	a, b, c := e.analogy[0], e.analogy[1], e.analogy[2]
-	t := mtTable{Title: fmt.Sprintf("%s → %s as %s → ?   argmax sim(e(w), e(%s) − e(%s) + e(%s)), the three words left out", a, b, c, c, a, b)}
-	answers := func(label string, E *mat.Dense, words []string, ids [3]int, k int) mtRow {
-		row := mtRow{Label: label}
-		for _, n := range models.Analogy(E, ids[0], ids[1], ids[2], k) {
-			row.Cells = append(row.Cells, cosCell(words[n.Word], n.Cosine))
-		}
-		row.Cells[0].Mark = "on"
-		return row
-	}
-	t.Rows = append(t.Rows, answers("lecture, on features", featureTable, featureWords, [3]int{featureIndex("man"), featureIndex("woman"), featureIndex("king")}, 3))
-	missing := func(words []string, in func(string) bool) string {
-		for _, w := range words {
-			if !in(w) {
-				return w
-			}
-		}
-		return ""
-	}
-	query := []string{a, b, c}
-	if w := missing(query, func(w string) bool { return featureIndex(w) >= 0 }); w != "" {
-		t.Rows = append(t.Rows, mtRow{Label: "features", Cells: []mtCell{{Text: fmt.Sprintf("%q is not in the feature table", w), Mark: "cut"}}})
-	} else {
-		t.Rows = append(t.Rows, answers("features", featureTable, featureWords, [3]int{featureIndex(a), featureIndex(b), featureIndex(c)}, 3))
-	}
-	if w := missing(query, func(w string) bool { _, ok := e.corpus.Index[w]; return ok }); w != "" {
-		t.Rows = append(t.Rows, mtRow{Label: "trained", Cells: []mtCell{{Text: fmt.Sprintf("%q is not in the corpus vocabulary", w), Mark: "cut"}}})
-	} else {
-		ix := e.corpus.Index
-		t.Rows = append(t.Rows, answers("trained", e.m.E.Value, e.corpus.Words, [3]int{ix[a], ix[b], ix[c]}, embedAnswers))
-		t.Rows = append(t.Rows, answers("GloVe", e.glove, e.corpus.Words, [3]int{ix[a], ix[b], ix[c]}, embedAnswers))
-	}
-	return t
-}
-
-// neighboursTable lists the typed word's nearest neighbours by cosine.
-func (e *embedModel) neighboursTable() mtTable {
-	w := e.corpus.Words[e.query]
-	t := mtTable{Title: fmt.Sprintf("nearest neighbours of %q: argmax sim(e(w), e(%s))", w, w)}
-	row := mtRow{Label: "trained"}
-	for _, n := range models.Nearest(e.m.E.Value, e.m.E.Value.RawRowView(e.query), embedNeighbours, e.query) {
-		row.Cells = append(row.Cells, cosCell(e.corpus.Words[n.Word], n.Cosine))
-	}
-	t.Rows = append(t.Rows, row)
-	row = mtRow{Label: "GloVe"}
-	for _, n := range models.Nearest(e.glove, e.glove.RawRowView(e.query), embedNeighbours, e.query) {
-		row.Cells = append(row.Cells, cosCell(e.corpus.Words[n.Word], n.Cosine))
-	}
-	t.Rows = append(t.Rows, row)
-	if f := featureIndex(w); f >= 0 {
-		row := mtRow{Label: "features"}
-		for _, n := range models.Nearest(featureTable, featureTable.RawRowView(f), 3, f) {
-			row.Cells = append(row.Cells, cosCell(featureWords[n.Word], n.Cosine))
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t
-}
-
-// huffmanInfo is the depth of the corpus's words in the Huffman tree that
-// hierarchical softmax would use: the mean weighted by the words' counts, and the deepest.
-type huffmanInfo struct {
-	mean float64
-	max  int
-}
-
-// huffmanDepths builds the corpus's Huffman tree once.
-var huffmanDepths = sync.OnceValue(func() huffmanInfo {
-	counts := data.Words().Counts
-	d := models.HuffmanCodeLengths(counts)
-	return huffmanInfo{mean: models.MeanCodeLength(counts, d), max: slices.Max(d)}
-})
-
-// cooccurrenceGrid is log X_ij of the embedCoocWords most frequent words (X of the
-// default window), 1 in seen where X_ij > 0 and 0 where it is 0 (f = 0: no term of J;
-// log X is then written as 0 and the panel hatches the cell), and the words.
-func cooccurrenceGrid() (logX, seen []float64, words []string) {
-	g := coocGrid()
-	return g.logX, g.seen, g.words
-}
-
-var coocGrid = sync.OnceValue(func() (g struct {
-	logX, seen []float64
-	words      []string
-}) {
-	c := data.Words()
-	order := make([]int, len(c.Words))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(c.Counts[b], c.Counts[a]) })
-	order = order[:embedCoocWords]
-	X := zoo.GloVeCooccurrence(zoo.EmbedWindow)
-	n := len(order)
-	logX, seen, words := make([]float64, n*n), make([]float64, n*n), make([]string, n)
-	for a, i := range order {
-		words[a] = c.Words[i]
-		for b, j := range order {
-			if x := X.At(i, j); x > 0 {
-				logX[a*n+b], seen[a*n+b] = math.Log(x), 1
-			}
-		}
-	}
-	g.logX, g.seen, g.words = logX, seen, words
-	return g
-})
-
 func gloveQualityFact(q zoo.EmbedQuality) string {
 	return fmt.Sprintf("%.0f%% of content words have a nearest neighbour of their own class (%.0f%% by chance); analogies %d of %d", 100*q.SameClass, 100*q.Chance, q.Analogies, q.AnalogyCount)
 }
@@ -498,25 +275,6 @@ func gloveQualityFact(q zoo.EmbedQuality) string {
 // ownGloVeJ is the J fact of the GloVe model the page trains.
 func (e *embedModel) ownGloVeJ() string {
 	return fmt.Sprintf("%.4g before training, %.4g before step %d (trained on the page from seed %d)", e.glJ[0], e.glJ[1], e.trained, e.seed)
-}
-
-// sharedGloVeFinal is (e_w + θ_w)/2 of the shared GloVe model, computed once and
-// shared read-only by every page (nothing writes it: the page trains skip-gram only).
-var sharedGloVeFinal = sync.OnceValue(func() *mat.Dense {
-	m, _ := zoo.SharedGloVe()
-	return m.Final()
-})
-
-// gloveQuality measures the shared GloVe embeddings once.
-var gloveQuality = sync.OnceValue(func() zoo.EmbedQuality { return zoo.EmbeddingQuality(sharedGloVeFinal()) })
-
-// ceilLog2 is ⌈log₂ n⌉ for n ≥ 1: the depth of a balanced binary tree with n leaves.
-func ceilLog2(n int) int {
-	d := 0
-	for 1<<d < n {
-		d++
-	}
-	return d
 }
 
 // At is the skip-gram example of step t: the t-th (centre, context) pair of the
@@ -726,8 +484,9 @@ var embeddingsLesson = &Lesson{
 		{Name: "space", Title: `word embeddings \(e_w\), first two principal components`, XLabel: "PC1", YLabel: "PC2", Points: true, Series: spaceSeries},
 		{Name: "loss", Title: `skip-gram negative-sampling loss \(L\) while training the bundled embeddings`, XLabel: "training step", YLabel: `\(L\)`, Series: lossSeries},
 	},
-	Build: buildEmbeddings,
-	Facts: embedFacts,
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/embeddings.html"), Scripts: []string{embeddingsScript}},
+	Build:   buildEmbeddings,
+	Facts:   embedFacts,
 	LossNames: []LossName{
 		{TeX: `\(L\)`, When: &sim.Applies{Param: "method", Values: []string{embedSkipGram}, Why: "skip-gram's loss"}},
 		{TeX: `\(J\)`, When: &sim.Applies{Param: "method", Values: []string{embedGloVe}, Why: "GloVe's loss"}},
@@ -772,22 +531,3 @@ var embedFacts = factTable{
 		{key: "softmax_normaliser", label: `softmax denominator \(\sum_w \exp(\theta_w^\top e_c)\)`},
 	},
 }
-
-// featureWords and featureNames are the lecture's featurised representation: each
-// word scored by hand on a few features. man, woman, king and queen carry the
-// lecture's numbers; boy, girl, apple and orange are added in the same spirit.
-var (
-	featureNames = []string{"gender", "royal", "age", "food"}
-	featureWords = []string{"man", "woman", "king", "queen", "boy", "girl", "apple", "orange"}
-	featureTable = mat.NewDense(8, 4, []float64{
-		// gender royal age food
-		-1, 0.01, 0.01, 0.03, // man
-		1, 0.02, 0.01, 0.04, // woman
-		-0.99, 0.97, 0.78, 0.04, // king
-		0.99, 0.96, 0.77, 0.02, // queen
-		-0.98, 0.00, -0.75, 0.02, // boy
-		0.99, 0.01, -0.76, 0.01, // girl
-		0.00, -0.01, 0.03, 0.95, // apple
-		0.01, 0.00, -0.02, 0.97, // orange
-	})
-)

@@ -30,7 +30,7 @@ func buildEmbed(t *testing.T, changes map[string]string) *embedModel {
 // vectors answer right (boy → boys as girl → girls), with the lecture's king example
 // on the feature table above it, and its prose says why king is done there.
 func TestEmbeddingsDefaultAnalogy(t *testing.T) {
-	an := buildEmbed(t, nil).static.Meta["analogy"].(mtTable)
+	an := buildEmbed(t, nil).static.Meta["analogy"].(table)
 	if got := an.Rows[0].Cells[0].Text; got != "queen" || !strings.Contains(an.Rows[0].Label, "features") {
 		t.Errorf("row 1 %q: got %q, want the lecture's man → woman as king → queen on the features", an.Rows[0].Label, got)
 	}
@@ -73,7 +73,7 @@ func TestEmbeddingsSpaceMarksTheWord(t *testing.T) {
 // one-hot cosines, and messages for words one space does not have.
 func TestEmbeddingsTables(t *testing.T) {
 	e := buildEmbed(t, map[string]string{"a": "man", "b": "woman", "c": "king"})
-	an := e.static.Meta["analogy"].(mtTable)
+	an := e.static.Meta["analogy"].(table)
 	if got := an.Rows[0].Cells[0].Text; got != "queen" {
 		t.Errorf("lecture row: got %q want queen", got)
 	}
@@ -84,14 +84,14 @@ func TestEmbeddingsTables(t *testing.T) {
 		t.Errorf("trained row for king: got %q want a message naming king", got)
 	}
 	e = buildEmbed(t, map[string]string{"a": "he", "b": "she", "c": "boy"})
-	an = e.static.Meta["analogy"].(mtTable)
+	an = e.static.Meta["analogy"].(table)
 	if got := an.Rows[1].Cells[0].Text; !strings.Contains(got, `"he"`) {
 		t.Errorf("features row for he: got %q want a message naming he", got)
 	}
 	if n := len(an.Rows[2].Cells); n != embedAnswers {
 		t.Errorf("trained row: got %d answers want %d", n, embedAnswers)
 	}
-	sim := e.static.Meta["similarity"].(mtTable)
+	sim := e.static.Meta["similarity"].(table)
 	for i, c := range sim.Rows[0].Cells {
 		if c.Text != "0" {
 			t.Errorf("one-hot cosine of %s: got %s want 0", sim.Head[i], c.Text)
@@ -326,7 +326,7 @@ func TestEmbeddingsGloVeRows(t *testing.T) {
 		t.Fatal("the page's GloVe vectors are not (e + θ)/2 of the shared model")
 	}
 	c := e.corpus
-	nb := e.static.Meta["neighbours"].(mtTable)
+	nb := e.static.Meta["neighbours"].(table)
 	want := models.Nearest(&final, final.RawRowView(c.Index["apple"]), embedNeighbours, c.Index["apple"])
 	if row := nb.Rows[1]; row.Label != "GloVe" || len(row.Cells) != len(want) {
 		t.Fatalf("neighbours row 2: %+v", row)
@@ -336,7 +336,7 @@ func TestEmbeddingsGloVeRows(t *testing.T) {
 			t.Errorf("GloVe neighbour %d of apple: got %s want %s", i+1, got, c.Words[n.Word])
 		}
 	}
-	an := e.static.Meta["analogy"].(mtTable)
+	an := e.static.Meta["analogy"].(table)
 	ix := c.Index
 	if got, want := an.Rows[3].Cells[0].Text, c.Words[models.Analogy(&final, ix["boy"], ix["boys"], ix["girl"], 1)[0].Word]; an.Rows[3].Label != "GloVe" || got != want {
 		t.Errorf("GloVe analogy row %q: got %s want %s", an.Rows[3].Label, got, want)
@@ -392,7 +392,7 @@ func TestEmbeddingsCooccurrencePanel(t *testing.T) {
 // like the original.
 func TestEmbeddingsTrainGloVe(t *testing.T) {
 	e := buildEmbed(t, map[string]string{"method": "GloVe"})
-	skip := e.static.Meta["neighbours"].(mtTable).Rows[0]
+	skip := e.static.Meta["neighbours"].(table).Rows[0]
 	if w, want := e.static.Meta["weights"].(string), fmt.Sprintf("GloVe: %d full-batch steps", zoo.GloVeSteps); !strings.Contains(w, want) {
 		t.Errorf("weights before training: got %q want it to say %q", w, want)
 	}
@@ -424,7 +424,7 @@ func TestEmbeddingsTrainGloVe(t *testing.T) {
 	if want := fmt.Sprintf("%.0f%%", 100*q.SameClass); !strings.Contains(static.Meta["glove_same_class"].(string), want) {
 		t.Errorf("GloVe quality fact %q does not say %s", static.Meta["glove_same_class"], want)
 	}
-	nb := static.Meta["neighbours"].(mtTable)
+	nb := static.Meta["neighbours"].(table)
 	w := e.query
 	for i, n := range models.Nearest(&final, final.RawRowView(w), embedNeighbours, w) {
 		if got := nb.Rows[1].Cells[i].Text; got != e.corpus.Words[n.Word] {

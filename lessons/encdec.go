@@ -427,6 +427,7 @@ var encDecLesson = &Lesson{
 		{Name: "encoder-states", Title: `encoder hidden state \(h_t\), first units`, XLabel: `encoder step \(t\)`, YLabel: `\(h_{t,j}\)`,
 			Series: encoderUnits(func(sm sim.Model) *models.DecodeTrace { return sm.(*encDecModel).run })},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/encoder-decoder.html"), Scripts: []string{seq2seqScript}},
 	Build:   buildEncDec,
 	Facts:   encDecFacts,
 	Largest: sim.Values{"input": longSentence, "weights": weightsUntrained, "seed": "7", "layers": "3"},

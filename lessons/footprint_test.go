@@ -95,7 +95,7 @@ func kb(n int) string { return fmt.Sprintf("%.0f KB", float64(n)/1024) }
 // sim.MaxTrainSteps and set exactly when the lesson trains, and every lesson
 // declares its footprint.
 func TestFootprintDeclarations(t *testing.T) {
-	for _, l := range Catalog() {
+	for _, l := range testedLessons() {
 		if l.MaxTrained < 0 || l.MaxTrained > sim.MaxTrainSteps {
 			t.Errorf("%s: MaxTrained got %d want 0 … sim.MaxTrainSteps = %d", l.Slug, l.MaxTrained, sim.MaxTrainSteps)
 		}
@@ -126,7 +126,7 @@ func TestFootprints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a few hundred runs: run without -short")
 	}
-	for _, l := range Catalog() {
+	for _, l := range testedLessons() {
 		t.Run(l.Slug, func(t *testing.T) {
 			defaults := l.Params.Defaults()
 			largest, err := l.Params.Apply(defaults, l.Largest)

@@ -203,9 +203,10 @@ var gruLesson = &Lesson{
 		{Name: "reset", Title: `reset gate \(R_t\)`, XLabel: `input token \(x_t\)`, YLabel: "unit", Grid: gateGrid(func(st zoo.GRUStep) []float64 { return st.R })},
 		{Name: "update", Title: `update gate \(Z_t\)`, XLabel: `input token \(x_t\)`, YLabel: "unit", Grid: gateGrid(func(st zoo.GRUStep) []float64 { return st.Z })},
 	},
-	Build:  buildGRU,
-	Facts:  gruFacts,
-	Trains: true,
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/gru.html"), Scripts: []string{nnScript, lectureGRUScript}},
+	Build:   buildGRU,
+	Facts:   gruFacts,
+	Trains:  true,
 	// 10000 (sim.MaxTrainSteps): at most 0.8 ms a step on one core, 8 s; the bundled models took GRUTrainSteps = 3000.
 	MaxTrained: 10000,
 	Largest:    sim.Values{"input": strings.Repeat("1203", 10)},

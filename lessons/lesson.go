@@ -74,6 +74,11 @@ type Lesson struct {
 	// frame computed (stepped to the end) and a snapshot made, at the defaults and at
 	// the largest values its parameters take. The server admits sessions by it.
 	SessionBytes int
+	// PyTorch is the lesson's model as a PyTorch download (lessons/torch.go), nil when
+	// the page offers none: it decides both whether the page links the download and
+	// whether the server serves it. Build's model is then a PyTorchExporter or a
+	// PyTorchProgram (TestHasPyTorchMatchesModels).
+	PyTorch *PyTorch
 	// Upload: the page takes the student's own model file (the yours page,
 	// lessons/yours.go): the template adds the drop box.
 	Upload bool

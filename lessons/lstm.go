@@ -421,6 +421,12 @@ var lstmLesson = &Lesson{
 		{Name: "cell", Title: `memory cell \(C_t\) of the units that change most`, XLabel: `time step \(t\)`, YLabel: `\(C_t\)`, Series: cellSeries},
 		{Name: "grad-norms", Title: `\(\|\partial L/\partial H_t\|\) for the loss at the last step: LSTM, GRU, RNN`, XLabel: `time step \(t\)`, YLabel: `\(\|\partial L/\partial H_t\|\)`, LogY: true, Series: gradSeries},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/lstm.html"), Scripts: []string{nnScript, lectureGRUScript, peepholeScript},
+		Companions: []Companion{
+			{"gru", pyTorchHTML("notes/lstm-gru.html")},
+			{"rnn", pyTorchHTML("notes/lstm-rnn.html")},
+			{"other-form", pyTorchHTML("notes/lstm-other-form.html")},
+		}},
 	Build:  buildLSTM,
 	Facts:  lstmFacts,
 	Trains: true,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,32 +23,6 @@ const mtMaxMinFreq = 5
 
 // mtBatchStream separates the minibatch's random stream from other uses of the seed.
 const mtBatchStream = 0x6d74
-
-// mtTable is one table the table panel draws: a title and rows of cells.
-type mtTable struct {
-	Title string   `json:"title"`
-	Head  []string `json:"head,omitempty"` // column headings, after the row label
-	Rows  []mtRow  `json:"rows"`
-}
-
-// mtRow is one labelled row; Inline rows are text (characters side by side), the
-// others are token boxes.
-type mtRow struct {
-	Label  string   `json:"label"`
-	Cells  []mtCell `json:"cells"`
-	Inline bool     `json:"inline,omitempty"`
-	Mark   string   `json:"mark,omitempty"` // the whole row, e.g. "now"
-}
-
-// mtCell is one character, token or number; Mark is how it is highlighted:
-// "changed" (normalisation changed it), "inserted" (normalisation added it), "unk",
-// "special" (<bos>, <eos>), "pad", "cut" (dropped by truncation), "off" (mask 0),
-// "on" (mask 1).
-type mtCell struct {
-	Text string `json:"text"`
-	Sub  string `json:"sub,omitempty"` // a second line: the token of an id
-	Mark string `json:"mark,omitempty"`
-}
 
 // mtDataTokens is the training split tokenised, source and target, built once.
 var mtDataTokens = sync.OnceValues(func() (src, tgt [][]string) {
@@ -71,135 +44,6 @@ var mtVocabs = sync.OnceValue(func() [mtMaxMinFreq + 1][2]*models.Vocab {
 	}
 	return out
 })
-
-// UnkShare is the fraction of corpus tokens that a vocabulary maps to <unk>:
-// Σ_{w: count(w) < min_freq} count(w) / Σ_w count(w).
-func UnkShare(v *models.Vocab, sentences [][]string) float64 {
-	var unk, all int
-	for _, s := range sentences {
-		for _, tok := range s {
-			all++
-			if v.ID(tok) == models.UnkID {
-				unk++
-			}
-		}
-	}
-	if all == 0 {
-		return 0
-	}
-	return float64(unk) / float64(all)
-}
-
-// mtMarkNormalize follows models.NormalizeMT character by character and marks what
-// it changes: lowercased letters and replaced non-breaking spaces ("changed") and
-// the spaces it inserts before punctuation ("inserted").
-func mtMarkNormalize(raw string) []mtCell {
-	var out []mtCell
-	prev := rune(-1)
-	for _, r := range raw {
-		n := r
-		if r == '\u00a0' || r == '\u202f' {
-			n = ' '
-		}
-		low := strings.ToLower(string(n))
-		first := []rune(low)[0]
-		if strings.ContainsRune(",.!?", first) && prev != -1 && prev != ' ' {
-			out = append(out, mtCell{Text: " ", Mark: "inserted"})
-		}
-		c := mtCell{Text: low}
-		if low != string(r) {
-			c.Mark = "changed"
-		}
-		out = append(out, c)
-		rs := []rune(low)
-		prev = rs[len(rs)-1]
-	}
-	return out
-}
-
-func mtChars(s string) []mtCell {
-	var out []mtCell
-	for _, r := range s {
-		out = append(out, mtCell{Text: string(r)})
-	}
-	return out
-}
-
-// mtRawForm rebuilds how a corpus sentence (stored normalised) looks in a raw
-// translation file like the lecture's fra.txt: a capital first letter, punctuation
-// attached to the word before it, and in French a narrow no-break space (U+202F)
-// before ! and ?. NormalizeMT undoes all of it.
-func mtRawForm(s string, french bool) string {
-	toks := strings.Fields(s)
-	var b strings.Builder
-	for i, tok := range toks {
-		if i > 0 {
-			switch {
-			case strings.Contains(",.!?", tok) && french && (tok == "!" || tok == "?"):
-				b.WriteRune('\u202f')
-			case strings.Contains(",.!?", tok) && len(tok) == 1:
-			default:
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(tok)
-	}
-	r := []rune(b.String())
-	if len(r) > 0 {
-		r[0] = []rune(strings.ToUpper(string(r[0])))[0]
-	}
-	return string(r)
-}
-
-// MTSide is one sentence of a pair followed through the pipeline.
-type MTSide struct {
-	Raw, Normal string
-	Tokens      []string
-	IDs         []int // Tokens' ids, <unk> for tokens below the cut
-	Padded      []int // IDs + <eos>, truncated or padded to num_steps
-	ValidLen    int   // L = min(len(IDs)+1, num_steps): the non-<pad> entries
-	// Missing: the student typed the other sentence of the pair and not this one
-	// yet (or only spaces). The page follows the typed side alone and says so.
-	Missing bool
-}
-
-// mtSide follows raw through the pipeline; text without a token is a Missing side.
-func mtSide(raw string, v *models.Vocab, steps int) MTSide {
-	s := MTSide{Raw: raw, Normal: models.NormalizeMT(raw)}
-	s.Tokens = models.Tokenize(s.Normal)
-	if len(s.Tokens) == 0 {
-		return MTSide{Missing: true}
-	}
-	s.IDs = v.IDs(s.Tokens)
-	s.Padded, s.ValidLen = models.TruncatePad(append(slices.Clone(s.IDs), models.EosID), steps, models.PadID)
-	return s
-}
-
-// mtMissingNote is what the page shows in place of a side not typed yet.
-func mtMissingNote(french bool) string {
-	if french {
-		return "type a French sentence to see the target side"
-	}
-	return "type an English sentence to see the source side"
-}
-
-// DecoderInput is the decoder's input under teacher forcing (section 4.6): <bos>
-// followed by the labels shifted right by one, (<bos>, y_1, …, y_{T−1}).
-func DecoderInput(labels []int) []int {
-	if len(labels) == 0 {
-		return nil
-	}
-	return append([]int{models.BosID}, labels[:len(labels)-1]...)
-}
-
-// Mask is the valid-length mask m_t = 1 for t ≤ L, 0 for t > L, over steps entries.
-func Mask(validLen, steps int) []int {
-	m := make([]int, steps)
-	for t := range min(validLen, steps) {
-		m[t] = 1
-	}
-	return m
-}
 
 type mtDataModel struct {
 	index          int // the pair's index in the training split, -1 for typed text
@@ -273,168 +117,7 @@ func (m *mtDataModel) Passes() []sim.Pass {
 	return []sim.Pass{{Name: "pipeline", Steps: mtStages, Stages: mtStageNames}}
 }
 
-// idCells shows ids with their tokens, marking the special ones.
-func idCells(v *models.Vocab, ids []int) []mtCell {
-	out := make([]mtCell, len(ids))
-	for i, id := range ids {
-		c := mtCell{Text: strconv.Itoa(id), Sub: v.Token(id)}
-		switch {
-		case id == models.PadID:
-			c.Mark = "pad"
-		case id == models.UnkID:
-			c.Mark = "unk"
-		case id == models.BosID || id == models.EosID:
-			c.Mark = "special"
-		}
-		out[i] = c
-	}
-	return out
-}
-
-// cutCells are the ids (with <eos>) that truncation to steps drops, struck out.
-func cutCells(v *models.Vocab, ids []int, steps int) []mtCell {
-	full := append(slices.Clone(ids), models.EosID)
-	if len(full) <= steps {
-		return nil
-	}
-	out := idCells(v, full[steps:])
-	for i := range out {
-		out[i].Mark = "cut"
-	}
-	return out
-}
-
-func tokenCells(toks []string, v *models.Vocab) []mtCell {
-	out := make([]mtCell, len(toks))
-	for i, t := range toks {
-		out[i] = mtCell{Text: t}
-		if v != nil && v.ID(t) == models.UnkID {
-			out[i].Mark = "unk"
-		}
-	}
-	return out
-}
-
-func maskCells(mask []int) []mtCell {
-	out := make([]mtCell, len(mask))
-	for i, b := range mask {
-		out[i] = mtCell{Text: strconv.Itoa(b), Mark: "off"}
-		if b == 1 {
-			out[i].Mark = "on"
-		}
-	}
-	return out
-}
-
-func stepsHead(n int) []string {
-	h := make([]string, n)
-	for i := range h {
-		h[i] = strconv.Itoa(i + 1)
-	}
-	return h
-}
-
-// sideRows are one side's rows of a stage's table, or, when the student has not
-// typed that side yet, one row with the note instead.
-func sideRows(label string, s MTSide, french bool, rows ...mtRow) []mtRow {
-	if s.Missing {
-		return []mtRow{{Label: label, Cells: []mtCell{{Text: mtMissingNote(french), Mark: "off"}}, Inline: true}}
-	}
-	return rows
-}
-
-// sideFacts sets a stage's facts for the sides that were typed: key(side) = value.
-func sideFacts(meta map[string]any, s, g MTSide, key func(side string) string, value func(MTSide) any) {
-	if !s.Missing {
-		meta[key("source")] = value(s)
-	}
-	if !g.Missing {
-		meta[key("target")] = value(g)
-	}
-}
-
-// stage returns step t's table and facts.
-func (m *mtDataModel) stage(t int) (mtTable, map[string]any) {
-	s, g := m.src, m.tgt
-	meta := map[string]any{}
-	if s.Missing || g.Missing {
-		meta["missing"] = mtMissingNote(g.Missing)
-	}
-	rows := func(en, fr []mtRow) []mtRow {
-		return append(sideRows("English", s, false, en...), sideRows("French", g, true, fr...)...)
-	}
-	switch t {
-	case 1:
-		meta["stage"] = "1 · raw text"
-		meta["what"] = "The pair as it is written: capitals, punctuation glued to the words, perhaps French non-breaking spaces."
-		return mtTable{Title: "1 · raw text", Rows: rows(
-			[]mtRow{{Label: "English", Cells: mtChars(s.Raw), Inline: true}},
-			[]mtRow{{Label: "French", Cells: mtChars(g.Raw), Inline: true}})}, meta
-	case 2:
-		meta["stage"] = "2 · normalisation"
-		meta["what"] = "Lowercase, non-breaking spaces become spaces, and a space goes before , . ! ? so punctuation becomes its own token. Changed characters are marked, inserted spaces shown as ␣."
-		return mtTable{Title: "2 · normalisation", Rows: rows(
-			[]mtRow{{Label: "English", Cells: mtMarkNormalize(s.Raw), Inline: true}},
-			[]mtRow{{Label: "French", Cells: mtMarkNormalize(g.Raw), Inline: true}})}, meta
-	case 3:
-		meta["stage"] = "3 · tokens"
-		meta["what"] = "Split at spaces: each word and each punctuation mark is one token."
-		sideFacts(meta, s, g, func(side string) string { return side + "_tokens" }, func(x MTSide) any { return len(x.Tokens) })
-		return mtTable{Title: "3 · tokens", Rows: rows(
-			[]mtRow{{Label: "English", Cells: tokenCells(s.Tokens, nil)}},
-			[]mtRow{{Label: "French", Cells: tokenCells(g.Tokens, nil)}})}, meta
-	case 4:
-		meta["stage"] = "4 · vocabulary ids"
-		meta["what"] = fmt.Sprintf("Each token becomes its id in the vocabulary. Ids 0–3 are <unk>, <pad>, <bos>, <eos>; the corpus's words follow by frequency. A word seen fewer than %d times in the training split has no id of its own and becomes <unk> (0).", m.minFreq)
-		meta["source_vocabulary_size"], meta["target_vocabulary_size"] = m.vs.Len(), m.vt.Len()
-		sideFacts(meta, s, g, func(side string) string { return side + "_unk" }, func(x MTSide) any { return countID(x.IDs, models.UnkID) })
-		return mtTable{Title: "4 · vocabulary ids", Rows: rows(
-			[]mtRow{{Label: "English", Cells: idCells(m.vs, s.IDs)}},
-			[]mtRow{{Label: "French", Cells: idCells(m.vt, g.IDs)}})}, meta
-	case 5:
-		meta["stage"] = "5 · <eos>, truncation, padding"
-		meta["what"] = fmt.Sprintf("Append <eos> (3), then cut to the first T = %d ids or fill with <pad> (1) up to T. The valid length L counts the entries that are not <pad>; ids struck out were cut off.", m.steps)
-		sideFacts(meta, s, g, func(side string) string { return side + "_valid_length" }, func(x MTSide) any { return x.ValidLen })
-		return mtTable{Title: fmt.Sprintf("5 · <eos>, truncation and padding to T = %d", m.steps), Head: stepsHead(m.steps), Rows: rows(
-			[]mtRow{{Label: fmt.Sprintf("English L=%d", s.ValidLen), Cells: append(idCells(m.vs, s.Padded), cutCells(m.vs, s.IDs, m.steps)...)}},
-			[]mtRow{{Label: fmt.Sprintf("French L=%d", g.ValidLen), Cells: append(idCells(m.vt, g.Padded), cutCells(m.vt, g.IDs, m.steps)...)}})}, meta
-	case 6:
-		meta["stage"] = "6 · valid-length mask"
-		meta["what"] = "mₜ = 1 for t ≤ L and 0 after. The encoder's context is taken at its valid length, so its steps over padding change nothing; the loss counts ℓₜ at the decoder's valid steps only: summed over every sentence of the minibatch, then divided by their total number of valid steps, as the seq2seq models train."
-		sideFacts(meta, s, g, func(side string) string { return side + "_valid_length" }, func(x MTSide) any { return x.ValidLen })
-		return mtTable{Title: "6 · the valid-length mask", Head: stepsHead(m.steps), Rows: rows(
-			[]mtRow{{Label: "English ids", Cells: idCells(m.vs, s.Padded)}, {Label: "English mask", Cells: maskCells(Mask(s.ValidLen, m.steps))}},
-			[]mtRow{{Label: "French ids", Cells: idCells(m.vt, g.Padded)}, {Label: "French mask", Cells: maskCells(Mask(g.ValidLen, m.steps))}})}, meta
-	default:
-		meta["stage"] = "7 · a minibatch"
-		meta["what"] = "What the model receives: the source ids X (B × T) and their valid lengths, the decoder input (<bos> then the labels shifted right by one — teacher forcing) and the labels Y with their mask. Row 1 is the pair followed above; the others are drawn from the training split by the seed."
-		if !m.ownRow {
-			meta["what"] = fmt.Sprintf("What the model receives: the source ids X (B × T) and their valid lengths, the decoder input (<bos> then the labels shifted right by one — teacher forcing) and the labels Y with their mask. A training example needs both sentences, so your half pair is not in it: all %d rows are drawn from the training split by the seed (%s to put yours in row 1).", len(m.batchSrc), mtMissingNote(g.Missing))
-		}
-		meta["batch_size"] = len(m.batchSrc)
-		tab := mtTable{Title: fmt.Sprintf("7 · a minibatch, B = %d, T = %d", len(m.batchSrc), m.steps), Head: stepsHead(m.steps)}
-		for i := range m.batchSrc {
-			y := m.batchY[i]
-			tab.Rows = append(tab.Rows,
-				mtRow{Label: fmt.Sprintf("X[%d] L=%d", i+1, m.srcLens[i]), Cells: idCells(m.vs, m.batchSrc[i])},
-				mtRow{Label: fmt.Sprintf("dec in[%d]", i+1), Cells: idCells(m.vt, DecoderInput(y))},
-				mtRow{Label: fmt.Sprintf("Y[%d] L=%d", i+1, m.yLens[i]), Cells: idCells(m.vt, y)},
-				mtRow{Label: fmt.Sprintf("mask[%d]", i+1), Cells: maskCells(Mask(m.yLens[i], m.steps))})
-		}
-		return tab, meta
-	}
-}
-
-func countID(ids []int, id int) int {
-	n := 0
-	for _, x := range ids {
-		if x == id {
-			n++
-		}
-	}
-	return n
-}
-
+// intsToFloats is xs as float64s.
 func intsToFloats(xs []int) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
@@ -443,6 +126,7 @@ func intsToFloats(xs []int) []float64 {
 	return out
 }
 
+// matrixOf is rows as the array name, one row of the matrix each.
 func matrixOf(name string, rows [][]int) sim.Array {
 	var data []float64
 	for _, r := range rows {
@@ -484,28 +168,6 @@ func (m *mtDataModel) At(t int) sim.Frame {
 	return f
 }
 
-// mtCounts are a vocabulary's token counts in rank order.
-func mtCounts(v *models.Vocab) []float64 {
-	fs := v.Freqs()
-	out := make([]float64, len(fs))
-	for i, f := range fs {
-		out[i] = float64(f.Count)
-	}
-	slices.SortFunc(out, func(a, b float64) int { return int(b - a) })
-	return out
-}
-
-// mtKept is how many corpus tokens reach the cut: the rank of the last word with an id.
-func mtKept(counts []float64, minFreq int) int {
-	n := 0
-	for _, c := range counts {
-		if c >= float64(minFreq) {
-			n++
-		}
-	}
-	return n
-}
-
 func (m *mtDataModel) Static() sim.Frame {
 	ce, cf := mtCounts(m.vs), mtCounts(m.vt)
 	cut := make([]float64, max(len(ce), len(cf)))
@@ -515,11 +177,11 @@ func (m *mtDataModel) Static() sim.Frame {
 	src, tgt := mtDataTokens()
 	all := mtVocabs()
 	ue, uf := make([]float64, mtMaxMinFreq), make([]float64, mtMaxMinFreq)
-	tab := mtTable{Title: "minimum frequency vs vocabulary size and <unk> share (training split)",
+	tab := table{Title: "minimum frequency vs vocabulary size and <unk> share (training split)",
 		Head: []string{"|V| English", "<unk> English", "|V| French", "<unk> French"}}
 	for f := 1; f <= mtMaxMinFreq; f++ {
 		ue[f-1], uf[f-1] = 100*UnkShare(all[f][0], src), 100*UnkShare(all[f][1], tgt)
-		row := mtRow{Label: fmt.Sprintf("minimum frequency %d", f), Cells: []mtCell{
+		row := tableRow{Label: fmt.Sprintf("minimum frequency %d", f), Cells: []tableCell{
 			{Text: strconv.Itoa(all[f][0].Len())}, {Text: fmt.Sprintf("%.2f %%", ue[f-1])},
 			{Text: strconv.Itoa(all[f][1].Len())}, {Text: fmt.Sprintf("%.2f %%", uf[f-1])}}}
 		if f == m.minFreq {

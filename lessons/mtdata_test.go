@@ -257,7 +257,7 @@ func TestMTDataHalfPair(t *testing.T) {
 				continue
 			}
 			var note bool
-			for _, r := range f.Meta["pipeline"].(mtTable).Rows {
+			for _, r := range f.Meta["pipeline"].(table).Rows {
 				note = note || len(r.Cells) == 1 && strings.Contains(r.Cells[0].Text, c.missing)
 			}
 			if !note {

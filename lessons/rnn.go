@@ -470,6 +470,11 @@ var rnnLesson = &Lesson{
 				return []Series{s}
 			}},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/rnn.html"), Scripts: []string{nnScript, rnnArchScript},
+		Companions: []Companion{
+			{"arch-b", pyTorchHTML("notes/rnn-arch-b.html")},
+			{"arch-c", pyTorchHTML("notes/rnn-arch-c.html")},
+		}},
 	Build:  buildRNN,
 	Facts:  rnnFacts,
 	Trains: true,

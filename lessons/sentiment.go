@@ -163,8 +163,8 @@ func (m *sentimentModel) At(t int) sim.Frame {
 
 // contrast is the comparison table: each example review, its label by the grammar
 // and both models' P(positive) at the end, marked right (green) or wrong (red).
-func (m *sentimentModel) contrast() mtTable {
-	tab := mtTable{Title: "P(positive) at the end of each review; green right, red wrong",
+func (m *sentimentModel) contrast() table {
+	tab := table{Title: "P(positive) at the end of each review; green right, red wrong",
 		Head: []string{"label", "average", "GRU"}}
 	for _, text := range sentimentExamples {
 		ids, err := data.ParseReview(text)
@@ -173,29 +173,29 @@ func (m *sentimentModel) contrast() mtTable {
 		}
 		label, _, _ := data.ReviewLabelOf(ids)
 		r := m.m.Read(ids)
-		cell := func(p []float64) mtCell {
+		cell := func(p []float64) tableCell {
 			mark := "on"
 			if models.Argmax(p) != label {
 				mark = "unk"
 			}
-			return mtCell{Text: fmt.Sprintf("%.2f", p[data.ReviewPositive]), Mark: mark}
+			return tableCell{Text: fmt.Sprintf("%.2f", p[data.ReviewPositive]), Mark: mark}
 		}
-		tab.Rows = append(tab.Rows, mtRow{Label: text, Cells: []mtCell{{Text: data.ReviewClasses[label]}, cell(r.AvgNow), cell(r.RNNNow)}})
+		tab.Rows = append(tab.Rows, tableRow{Label: text, Cells: []tableCell{{Text: data.ReviewClasses[label]}, cell(r.AvgNow), cell(r.RNNNow)}})
 	}
 	return tab
 }
 
 // accuracyTable is the held-out accuracies split by "not": the checkpoint's record, or
 // the page's own models' once it trains.
-func (m *sentimentModel) accuracyTable(s zoo.SentimentScores) mtTable {
-	f := func(x float64) mtCell { return mtCell{Text: fmt.Sprintf("%.3f", x)} }
-	return mtTable{
+func (m *sentimentModel) accuracyTable(s zoo.SentimentScores) table {
+	f := func(x float64) tableCell { return tableCell{Text: fmt.Sprintf("%.3f", x)} }
+	return table{
 		Title: fmt.Sprintf("held-out accuracy (%d reviews never trained on; %d with “not”, %d without)",
 			s.Negated+s.Plain, s.Negated, s.Plain),
 		Head: []string{"without not", "with not", "all"},
-		Rows: []mtRow{
-			{Label: "average", Cells: []mtCell{f(s.AvgPlain), f(s.AvgNegated), f(s.Avg)}},
-			{Label: "GRU", Cells: []mtCell{f(s.RNNPlain), f(s.RNNNegated), f(s.RNN)}},
+		Rows: []tableRow{
+			{Label: "average", Cells: []tableCell{f(s.AvgPlain), f(s.AvgNegated), f(s.Avg)}},
+			{Label: "GRU", Cells: []tableCell{f(s.RNNPlain), f(s.RNNNegated), f(s.RNN)}},
 		},
 	}
 }
@@ -262,10 +262,11 @@ var sentimentLesson = &Lesson{
 		{Name: "positive", Title: `\(P(\text{positive})\) after word \(t\)`, XLabel: `word \(t\)`, YLabel: `\(P(\text{positive})\)`, Scale: []float64{0, 1},
 			Series: positiveSeries},
 	},
-	Build:  buildSentiment,
-	Facts:  sentimentFacts,
-	Trains: true,
-	Loss:   "loss_curve",
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/sentiment.html"), Scripts: []string{sentimentScript}},
+	Build:   buildSentiment,
+	Facts:   sentimentFacts,
+	Trains:  true,
+	Loss:    "loss_curve",
 	// the recipe's two phases, 1500 + 3000 minibatches: about 10 s to replay on one core
 	MaxTrained: 4500,
 	// 29 KB measured (models of its own, two optimisers' moments) and a loss curve of 4500 steps: 134 KB

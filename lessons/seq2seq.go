@@ -201,10 +201,10 @@ func (m *seq2seqModel) staticMeta() map[string]any {
 
 // paddingTable is the padding panel's table: the labels padded to L, the mask, and
 // the teacher-forcing decoder input (<bos>, then the labels shifted right).
-func (m *seq2seqModel) paddingTable() mtTable {
+func (m *seq2seqModel) paddingTable() table {
 	L := len(m.padded)
 	head := make([]string, L)
-	var ys, ms, ins []mtCell
+	var ys, ms, ins []tableCell
 	input := models.TeacherForcingInput(m.padded)
 	for i := range L {
 		head[i] = "t'=" + strconv.Itoa(i+1)
@@ -213,13 +213,13 @@ func (m *seq2seqModel) paddingTable() mtTable {
 		if m.mask[i] == 0 {
 			mark = "off"
 		}
-		ms = append(ms, mtCell{Text: strconv.Itoa(int(m.mask[i])), Mark: mark})
+		ms = append(ms, tableCell{Text: strconv.Itoa(int(m.mask[i])), Mark: mark})
 		ins = append(ins, m.tokenCell(input[i]))
 	}
-	return mtTable{
+	return table{
 		Title: fmt.Sprintf("the reference as labels, padded to T′ = %d (valid length L = %d)", L, len(m.labels)),
 		Head:  head,
-		Rows: []mtRow{
+		Rows: []tableRow{
 			{Label: "labels yₜ′", Cells: ys},
 			{Label: "mask mₜ′", Cells: ms},
 			{Label: "decoder input", Cells: ins},
@@ -228,8 +228,8 @@ func (m *seq2seqModel) paddingTable() mtTable {
 }
 
 // tokenCell is a target token as a table cell, specials and padding marked.
-func (m *seq2seqModel) tokenCell(id int) mtCell {
-	c := mtCell{Text: m.tr.Tgt.Token(id)}
+func (m *seq2seqModel) tokenCell(id int) tableCell {
+	c := tableCell{Text: m.tr.Tgt.Token(id)}
 	switch id {
 	case models.PadID:
 		c.Mark = "pad"
@@ -572,9 +572,10 @@ var seq2seqLesson = &Lesson{
 		{Name: "encoder-states", Title: `encoder hidden state \(h_t\), first units`, XLabel: `encoder step \(t\)`, YLabel: `\(h_{t,j}\)`,
 			Series: encoderUnits(func(sm sim.Model) *models.DecodeTrace { tf, _ := sm.(*seq2seqModel).traces(); return tf })},
 	},
-	Build:  buildSeq2Seq,
-	Facts:  seq2seqFacts,
-	Trains: true,
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/seq2seq.html"), Scripts: []string{seq2seqScript}},
+	Build:   buildSeq2Seq,
+	Facts:   seq2seqFacts,
+	Trains:  true,
 	// 1000: about 4 ms a training step on one core since the fused pass (docs/measurements.md; 17 ms before), plus held-out BLEU every 25 steps; from scratch BLEU passes 0.3 after about 250.
 	MaxTrained: 1000,
 	Largest:    sim.Values{"source": longSentence, "reference": longReference, "pad_to": "20", "start": startScratch, "seed": "7"},

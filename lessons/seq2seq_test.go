@@ -68,8 +68,8 @@ func TestSeq2SeqTeacherForcingShift(t *testing.T) {
 				}
 				prev = c.labels[tp-1]
 			}
-			table := m.Static().Meta["padding"].(mtTable)
-			for i, cell := range table.Rows[2].Cells {
+			tab := m.Static().Meta["padding"].(table)
+			for i, cell := range tab.Rows[2].Cells {
 				want := "<bos>"
 				if i > 0 {
 					want = c.labels[i-1]

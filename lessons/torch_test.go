@@ -2,16 +2,30 @@ package lessons
 
 import (
 	"io/fs"
+	"path"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// TestHasPyTorchMatchesModels: the lessons the page offers a PyTorch download on are
-// exactly those whose model (built with the defaults) is a PyTorchExporter or a
-// PyTorchProgram; an exporter's inputs and H_t agree in length with its steps, and every
-// file names one of its lesson's scripts, a step and the page's numbers there.
+// TestHasPyTorchMatchesModels: a lesson's PyTorch field decides whether its page offers
+// the download (HasPyTorch). A lesson that declares one names a note and a script, and
+// its model (built with the defaults) is a PyTorchExporter or a PyTorchProgram: an
+// exporter's inputs and H_t agree in length with its steps, and every file names one of
+// its lesson's scripts, a step and the page's numbers there. A lesson without one
+// offers none, whatever its model could export (the worked example's GRU).
 func TestHasPyTorchMatchesModels(t *testing.T) {
-	for _, l := range Catalog() {
+	for _, l := range testedLessons() {
+		if _, listed := Find(l.Slug); listed && HasPyTorch(l.Slug) != (l.PyTorch != nil) {
+			t.Errorf("%s: HasPyTorch %v, its PyTorch field %v", l.Slug, HasPyTorch(l.Slug), l.PyTorch)
+		}
+		p := l.PyTorch
+		if p == nil {
+			continue
+		}
+		if p.Note == "" || len(p.Scripts) == 0 {
+			t.Errorf("%s: a PyTorch download with the note %q and the scripts %v", l.Slug, p.Note, p.Scripts)
+		}
 		v := l.Params.Defaults()
 		if l.Slug == "beam-search" { // the toy is no network
 			v["mode"] = beamTrained
@@ -22,10 +36,8 @@ func TestHasPyTorchMatchesModels(t *testing.T) {
 		}
 		pe, isNN := Unwrap(m).(PyTorchExporter)
 		pp, isProgram := Unwrap(m).(PyTorchProgram)
-		if (isNN || isProgram) != HasPyTorch(l.Slug) {
-			t.Errorf("%s: model is a PyTorchExporter %v, a PyTorchProgram %v; HasPyTorch: %v", l.Slug, isNN, isProgram, HasPyTorch(l.Slug))
-		}
-		if !HasPyTorch(l.Slug) {
+		if !isNN && !isProgram {
+			t.Errorf("%s: declares a PyTorch download, but its model, a %T, is neither a PyTorchExporter nor a PyTorchProgram", l.Slug, Unwrap(m))
 			continue
 		}
 		var f PyTorchFile
@@ -38,20 +50,20 @@ func TestHasPyTorchMatchesModels(t *testing.T) {
 			t.Errorf("%s: %v", l.Slug, err)
 			continue
 		}
-		if !slices.Contains(PyTorchScripts(l.Slug), f.Script) || f.Step < 1 || len(f.H) == 0 || len(f.Tensors) == 0 {
-			t.Errorf("%s: script %q (the lesson's: %v), step %d, %d numbers, %d tensors", l.Slug, f.Script, PyTorchScripts(l.Slug), f.Step, len(f.H), len(f.Tensors))
+		if !slices.Contains(p.Scripts, f.Script) || f.Step < 1 || len(f.H) == 0 || len(f.Tensors) == 0 {
+			t.Errorf("%s: script %q (the lesson's: %v), step %d, %d numbers, %d tensors", l.Slug, f.Script, p.Scripts, f.Step, len(f.H), len(f.Tensors))
 		}
 		pc, hasCompanions := Unwrap(m).(PyTorchCompanions)
-		if hasCompanions != (len(Companions(l.Slug)) > 0) {
-			t.Errorf("%s: model is a PyTorchCompanions %v; the lesson names %d models beside it", l.Slug, hasCompanions, len(Companions(l.Slug)))
+		if hasCompanions != (len(p.Companions) > 0) {
+			t.Errorf("%s: model is a PyTorchCompanions %v; the lesson names %d models beside it", l.Slug, hasCompanions, len(p.Companions))
 		}
-		for _, c := range Companions(l.Slug) {
+		for _, c := range p.Companions {
 			if !hasCompanions {
 				break
 			}
 			f, err := pc.PyTorchCompanion(c.Name, 0)
-			if err != nil || !slices.Contains(PyTorchScripts(l.Slug), f.Script) || f.Step < 1 || len(f.H) == 0 || len(f.Tensors) == 0 || c.Label == "" {
-				t.Errorf("%s, model %s: %v; script %q (the lesson's: %v), step %d, %d numbers, %d tensors, label %q", l.Slug, c.Name, err, f.Script, PyTorchScripts(l.Slug), f.Step, len(f.H), len(f.Tensors), c.Label)
+			if err != nil || !slices.Contains(p.Scripts, f.Script) || f.Step < 1 || len(f.H) == 0 || len(f.Tensors) == 0 || c.Label == "" {
+				t.Errorf("%s, model %s: %v; script %q (the lesson's: %v), step %d, %d numbers, %d tensors, label %q", l.Slug, c.Name, err, f.Script, p.Scripts, f.Step, len(f.H), len(f.Tensors), c.Label)
 			}
 		}
 		if hasCompanions {
@@ -62,35 +74,67 @@ func TestHasPyTorchMatchesModels(t *testing.T) {
 		if !isNN {
 			continue
 		}
-		p := pe.PyTorch()
-		stack := p.Stack()
+		e := pe.PyTorch()
+		stack := e.Stack()
 		top := stack[len(stack)-1]
 		width := len(top) * top[0].HiddenSize() // the top layer's [→H_t, ←H_t]
-		if p.Steps() != m.Steps() || (p.X == nil) == (p.Inputs == nil) || len(p.H) != m.Steps() || len(p.H[0]) != width {
-			t.Errorf("%s: %d inputs, %d rows of numbers, %d H_t of %d (want %d), for %d steps", l.Slug, len(p.Inputs), len(p.X), len(p.H), len(p.H[0]), width, m.Steps())
+		if e.Steps() != m.Steps() || (e.X == nil) == (e.Inputs == nil) || len(e.H) != m.Steps() || len(e.H[0]) != width {
+			t.Errorf("%s: %d inputs, %d rows of numbers, %d H_t of %d (want %d), for %d steps", l.Slug, len(e.Inputs), len(e.X), len(e.H), len(e.H[0]), width, m.Steps())
 		}
 	}
 }
 
 // TestPyTorchScripts: every script a lesson names is in lessons/pytorch with its
-// introduction, and every script there is some lesson's.
+// introduction beside it (<name>.html), every script and introduction there is some
+// lesson's, and every file of lessons/pytorch/notes is some lesson's note or the label
+// of one of its companions, one paragraph.
 func TestPyTorchScripts(t *testing.T) {
 	named := map[string]bool{}
-	for _, p := range pyTorchModels {
-		for _, s := range p.scripts {
+	shown := map[string]bool{} // notes and labels
+	for _, l := range testedLessons() {
+		if l.PyTorch == nil {
+			continue
+		}
+		shown[l.PyTorch.Note] = true
+		for _, c := range l.PyTorch.Companions {
+			shown[c.Label] = true
+		}
+		for _, s := range l.PyTorch.Scripts {
 			named[s] = true
 			if PyTorchSnippet(s) == "" || PyTorchIntro(s) == "" {
 				t.Errorf("%s: empty, or no introduction", s)
 			}
 		}
 	}
-	files, err := fs.Glob(pyTorchScripts, "pytorch/*.py")
+	scripts, err := fs.Glob(pyTorchScripts, "pytorch/*.py")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range files {
-		if !named[f[len("pytorch/"):]] {
+	for _, f := range scripts {
+		if !named[path.Base(f)] {
 			t.Errorf("%s is no lesson's script", f)
+		}
+	}
+	intros, err := fs.Glob(pyTorchPages, "pytorch/*.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range intros {
+		if !named[strings.TrimSuffix(path.Base(f), ".html")+".py"] {
+			t.Errorf("%s introduces no lesson's script", f)
+		}
+	}
+	notes, err := fs.Glob(pyTorchPages, "pytorch/notes/*.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(intros, notes...) {
+		html := pyTorchHTML(strings.TrimPrefix(f, "pytorch/"))
+		if strings.HasPrefix(f, "pytorch/notes/") && !shown[html] {
+			t.Errorf("%s is no lesson's note and no companion's label", f)
+		}
+		if html == "" || html != strings.Join(strings.Fields(html), " ") {
+			t.Errorf("%s: want one paragraph, without blank lines or runs of spaces", f)
 		}
 	}
 }

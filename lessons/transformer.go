@@ -516,6 +516,10 @@ var transformerLesson = &Lesson{
 		{Name: "encoder-decoder-attention", Title: `encoder-decoder attention \(A^{\mathrm{cross}}_i\)`, XLabel: `source character \(x_j\)`, YLabel: `output \(\hat{y}_{t'}\)`, Grid: crossGrid},
 		{Name: "teacher-self-attention", Title: `decoder self-attention fed the answer`, XLabel: "input", YLabel: "input (query)", Grid: teacherGrid},
 	},
+	PyTorch: &PyTorch{Note: pyTorchHTML("notes/transformer.html"), Scripts: []string{transformerScript, seq2seqScript},
+		Companions: []Companion{
+			{"gru-attention", pyTorchHTML("notes/transformer-gru-attention.html")},
+		}},
 	Build:        buildTransformer,
 	Facts:        transformerFacts,
 	Largest:      sim.Values{"task": "corpus", "sentence": longSentence},
