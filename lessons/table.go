@@ -27,12 +27,3 @@ type tableCell struct {
 	Sub  string `json:"sub,omitempty"` // a second line: the token of an id
 	Mark string `json:"mark,omitempty"`
 }
-
-// mtTable, mtRow and mtCell are the types' former names, which the yours page's
-// architecture table (lessons/yours_architecture.go) still uses; remove them once it
-// says table.
-type (
-	mtTable = table
-	mtRow   = tableRow
-	mtCell  = tableCell
-)

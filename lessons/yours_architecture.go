@@ -51,10 +51,10 @@ func kindName(k string) string {
 }
 
 // archTable is the architecture found, one row per layer and direction.
-func (y *yoursModel) archTable() mtTable {
+func (y *yoursModel) archTable() table {
 	a := y.arch
 	D, h := a.Directions(), a.HiddenSize
-	tab := mtTable{Title: fmt.Sprintf("%s, %d layer(s), %d direction(s), d = %d, h = %d", kindName(a.Kind), a.Layers, D, a.InputSize, h),
+	tab := table{Title: fmt.Sprintf("%s, %d layer(s), %d direction(s), d = %d, h = %d", kindName(a.Kind), a.Layers, D, a.InputSize, h),
 		Head: []string{"reads", "gates", "tensors", "numbers"}}
 	gates := map[string]string{torchload.KindGRU: "R, Z, H̃", torchload.KindLSTM: "I, F, C̃, O"}[a.Kind]
 	if gates == "" {
@@ -67,7 +67,7 @@ func (y *yoursModel) archTable() mtTable {
 		b = 2
 	}
 	if e := a.Embedding; e != nil {
-		tab.Rows = append(tab.Rows, mtRow{Label: "embedding", Cells: []mtCell{{Text: "token id"}, {Text: "—"}, {Text: a.EmbeddingName, Sub: fmt.Sprintf("%d × %d", e[0], e[1])}, {Text: strconv.Itoa(e[0] * e[1])}}})
+		tab.Rows = append(tab.Rows, tableRow{Label: "embedding", Cells: []tableCell{{Text: "token id"}, {Text: "—"}, {Text: a.EmbeddingName, Sub: fmt.Sprintf("%d × %d", e[0], e[1])}, {Text: strconv.Itoa(e[0] * e[1])}}})
 	}
 	for l := range a.Layers {
 		d := a.InputSize
@@ -84,14 +84,14 @@ func (y *yoursModel) archTable() mtTable {
 					label = fmt.Sprintf("layer %d ←", l+1)
 				}
 			}
-			tab.Rows = append(tab.Rows, mtRow{Label: label, Cells: []mtCell{
+			tab.Rows = append(tab.Rows, tableRow{Label: label, Cells: []tableCell{
 				{Text: strconv.Itoa(d) + " numbers"}, {Text: gates},
 				{Text: a.Prefix + "weight_ih" + sfx, Sub: fmt.Sprintf("%d × %d", G*h, d)},
 				{Text: strconv.Itoa(G * h * (d + h + b))}}})
 		}
 	}
 	if hd := a.Head; hd != nil {
-		tab.Rows = append(tab.Rows, mtRow{Label: "head", Cells: []mtCell{{Text: strconv.Itoa(hd[1]) + " numbers"}, {Text: "—"}, {Text: a.HeadName, Sub: fmt.Sprintf("%d × %d", hd[0], hd[1])}, {Text: strconv.Itoa(hd[0] * (hd[1] + 1))}}})
+		tab.Rows = append(tab.Rows, tableRow{Label: "head", Cells: []tableCell{{Text: strconv.Itoa(hd[1]) + " numbers"}, {Text: "—"}, {Text: a.HeadName, Sub: fmt.Sprintf("%d × %d", hd[0], hd[1])}, {Text: strconv.Itoa(hd[0] * (hd[1] + 1))}}})
 	}
 	return tab
 }
