@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
-	"unroll/lessons"
 )
 
 // codeName: a facts label written as code (snake_case words).
@@ -22,7 +20,7 @@ var codeName = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)+$`)
 func TestBrowserContract(t *testing.T) {
 	root := startBrowser(t)
 	srv := browserServer(t)
-	for _, l := range lessons.Catalog() {
+	for _, l := range walkedLessons() {
 		t.Run(l.Slug, func(t *testing.T) {
 			ctx, cancel := chromedp.NewContext(root)
 			defer cancel()

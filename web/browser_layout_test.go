@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -95,26 +93,12 @@ type layoutReport struct {
 	Cramped     []string `json:"cramped"`
 }
 
-// layoutPages are the index and every lesson page the server lists (GET /api/v1/lessons).
+// layoutPages are the index and the walked lesson pages the server lists (lessonSlugs).
 func layoutPages(t *testing.T, base string) []string {
 	t.Helper()
-	res, err := http.Get(base + "/api/v1/lessons")
-	if err != nil {
-		t.Fatalf("listing the lessons: %v", err)
-	}
-	defer res.Body.Close()
-	var list []struct {
-		Slug string `json:"slug"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&list); err != nil {
-		t.Fatalf("decoding the lesson list: %v", err)
-	}
-	if len(list) == 0 {
-		t.Fatal("the server lists no lessons")
-	}
 	pages := []string{"/"}
-	for _, l := range list {
-		pages = append(pages, "/lessons/"+l.Slug)
+	for _, slug := range lessonSlugs(t, base) {
+		pages = append(pages, "/lessons/"+slug)
 	}
 	return pages
 }

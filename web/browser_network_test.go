@@ -85,6 +85,7 @@ type wire struct {
 	inflight map[network.RequestID]bool
 	http     map[string]float64 // by URL
 	frames   []wsFrame
+	sockets  int     // websockets opened since the last reset
 	docStart float64 // the monotonic time (s) of the last document request
 	idle     chan struct{}
 }
@@ -102,7 +103,7 @@ func newWire() *wire {
 func (w *wire) reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.http, w.frames = map[string]float64{}, nil
+	w.http, w.frames, w.sockets = map[string]float64{}, nil, 0
 }
 
 func (w *wire) on(ev any) {
@@ -119,6 +120,8 @@ func (w *wire) on(ev any) {
 		w.done(e.RequestID)
 	case *network.EventLoadingFailed:
 		w.done(e.RequestID)
+	case *network.EventWebSocketCreated:
+		w.sockets++
 	case *network.EventWebSocketFrameReceived:
 		w.frames = append(w.frames, wsFrame{at: e.Timestamp.Float64(), bytes: len(e.Response.PayloadData)})
 	}
@@ -159,6 +162,7 @@ func (w *wire) waitIdle(t *testing.T, wait time.Duration) {
 func (w *wire) count(liveMs float64) (httpBytes, wsBytes int, largest string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+
 	var sum, most float64
 	for u, n := range w.http {
 		sum += n
@@ -197,6 +201,9 @@ func TestBrowserNetworkBudget(t *testing.T) {
 	var report []string
 	for i, l := range catalog {
 		next := catalog[(i+1)%len(catalog)]
+		if !walked(l.Slug) {
+			continue
+		}
 		t.Run(l.Slug, func(t *testing.T) {
 			ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext()) // a cold cache
 			defer cancel()
@@ -226,6 +233,12 @@ func TestBrowserNetworkBudget(t *testing.T) {
 				w.waitIdle(t, browserWait)
 				ms = evalJS[float64](t, ctx, `window.__unrollLive`)
 				httpBytes, wsBytes, largest = w.count(ms)
+				w.mu.Lock()
+				sockets := w.sockets
+				w.mu.Unlock()
+				if sockets != 1 { // the page takes over the socket its first script opened (templates/early.go)
+					t.Errorf("%s opened %d websockets, want 1", slug, sockets)
+				}
 				return ms, httpBytes, wsBytes, largest
 			}
 			ms, hb, wb, largest := load(l.Slug)

@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/gorilla/websocket"
 
-	"unroll/lessons"
 	"unroll/sim"
 )
 
@@ -149,7 +148,7 @@ func leadLesson(t *testing.T, srv *httptest.Server, slug, code string, secret *h
 func TestBrowserPhoneStage(t *testing.T) {
 	root := startBrowser(t)
 	srv := browserServer(t)
-	catalog := lessons.Catalog()
+	catalog := walkedLessons()
 	for _, size := range phoneSizes {
 		t.Run(size.String(), func(t *testing.T) {
 			solo, cancelSolo := chromedp.NewContext(root)
