@@ -17,6 +17,7 @@ import (
 	"testing"
 	"unicode"
 
+	"unroll/internal/testkit"
 	"unroll/sim"
 )
 
@@ -498,65 +499,7 @@ func checkFramesGolden(t *testing.T, m sim.Model, name string) {
 // same value; a number may be one unit of its last printed digit away (printedNear),
 // and a string may differ only in the numbers it contains, each likewise.
 func goldenValueDiffs(got, want []byte) ([]string, error) {
-	decode := func(b []byte) (any, error) {
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.UseNumber() // keeps each number as printed: its last digit sets its tolerance
-		var v any
-		err := d.Decode(&v)
-		return v, err
-	}
-	g, err := decode(got)
-	if err != nil {
-		return nil, err
-	}
-	w, err := decode(want)
-	if err != nil {
-		return nil, err
-	}
-	var diffs []string
-	var walk func(path string, g, w any)
-	walk = func(path string, g, w any) {
-		differ := func() { diffs = append(diffs, fmt.Sprintf("%s: got %v want %v", path, g, w)) }
-		switch w := w.(type) {
-		case map[string]any:
-			gm, ok := g.(map[string]any)
-			if !ok || len(gm) != len(w) {
-				differ()
-				return
-			}
-			for k, wv := range w {
-				gv, ok := gm[k]
-				if !ok {
-					differ()
-					return
-				}
-				walk(path+"."+k, gv, wv)
-			}
-		case []any:
-			ga, ok := g.([]any)
-			if !ok || len(ga) != len(w) {
-				differ()
-				return
-			}
-			for i := range w {
-				walk(fmt.Sprintf("%s[%d]", path, i), ga[i], w[i])
-			}
-		case json.Number:
-			if gn, ok := g.(json.Number); !ok || !printedNear(string(gn), string(w)) {
-				differ()
-			}
-		case string:
-			if gs, ok := g.(string); !ok || !textNear(gs, w) {
-				differ()
-			}
-		default:
-			if g != w {
-				differ()
-			}
-		}
-	}
-	walk("", g, w)
-	return diffs, nil
+	return testkit.JSONDiffs(got, want, func(g, w json.Number) bool { return printedNear(string(g), string(w)) }, textNear)
 }
 
 // printedNumber is a number as the lessons print it in text: "0.85", "-1.2e-05", "3".

@@ -16,6 +16,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"unroll/internal/testkit"
 	"unroll/models"
 )
 
@@ -140,61 +141,17 @@ func goldenMessageDiffs(got, want []byte) ([]string, error) {
 	}
 	var diffs []string
 	near := func(a, b, tol float64) bool { return math.Abs(a-b) <= tol*max(math.Abs(a), math.Abs(b))+1e-12 } // 1e-12: a value near 0 after cancellation
-	decode := func(s string) (any, error) {
-		d := json.NewDecoder(strings.NewReader(s))
-		d.UseNumber()
-		var v any
-		err := d.Decode(&v)
-		return v, err
-	}
-	gh, err := decode(g.HeaderText)
+	header, err := testkit.JSONDiffs([]byte(g.HeaderText), []byte(w.HeaderText), func(gn, wn json.Number) bool {
+		a, errA := gn.Float64()
+		b, errB := wn.Float64()
+		return errA == nil && errB == nil && near(a, b, goldenFloat64Tol)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
-	wh, err := decode(w.HeaderText)
-	if err != nil {
-		return nil, err
+	for _, d := range header {
+		diffs = append(diffs, "header"+d)
 	}
-	var walk func(path string, g, w any)
-	walk = func(path string, g, w any) {
-		differ := func() { diffs = append(diffs, fmt.Sprintf("%s: got %v want %v", path, g, w)) }
-		switch w := w.(type) {
-		case map[string]any:
-			gm, ok := g.(map[string]any)
-			if !ok || len(gm) != len(w) {
-				differ()
-				return
-			}
-			for k, wv := range w {
-				walk(path+"."+k, gm[k], wv)
-			}
-		case []any:
-			ga, ok := g.([]any)
-			if !ok || len(ga) != len(w) {
-				differ()
-				return
-			}
-			for i := range w {
-				walk(fmt.Sprintf("%s[%d]", path, i), ga[i], w[i])
-			}
-		case json.Number:
-			gn, ok := g.(json.Number)
-			if !ok {
-				differ()
-				return
-			}
-			a, errA := gn.Float64()
-			b, errB := w.Float64()
-			if errA != nil || errB != nil || !near(a, b, goldenFloat64Tol) {
-				differ()
-			}
-		default:
-			if g != w {
-				differ()
-			}
-		}
-	}
-	walk("header", gh, wh)
 	if len(g.Arrays) != len(w.Arrays) {
 		diffs = append(diffs, fmt.Sprintf("got %d arrays want %d", len(g.Arrays), len(w.Arrays)))
 		return diffs, nil

@@ -6,33 +6,21 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/diff/fd"
-
 	"unroll/data"
 	"unroll/internal/machine"
+	"unroll/internal/testkit"
 	"unroll/models"
 )
 
 // checkGradient compares every parameter gradient lossGrad leaves with central
-// differences of the loss it returns.
+// differences of the loss it returns (testkit.NumericGradient).
 func checkGradient(t *testing.T, name string, ps models.Params, lossGrad func() float64, tol float64) {
 	t.Helper()
-	lossGrad()
 	for _, p := range ps {
-		raw := p.Value.RawMatrix().Data
-		want := make([]float64, len(raw))
-		fd.Gradient(want, func(x []float64) float64 {
-			saved := append([]float64(nil), raw...)
-			copy(raw, x)
-			defer copy(raw, saved)
-			return lossGrad()
-		}, append([]float64(nil), raw...), &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		want := testkit.NumericGradient(p.Value.RawMatrix().Data, lossGrad, 1e-6)
 		lossGrad() // the gradients at the unperturbed weights
-		got := p.Grad.RawMatrix().Data
-		for i := range want {
-			if diff := math.Abs(got[i] - want[i]); diff > tol*math.Max(1, math.Abs(want[i])) {
-				t.Fatalf("%s %s[%d]: got ∂L/∂θ = %v want %v (finite differences)", name, p.Name, i, got[i], want[i])
-			}
+		if msg := testkit.Mismatch(name+" ∂L/∂"+p.Name, p.Grad.RawMatrix().Data, want, tol, tol); msg != "" {
+			t.Fatal(msg)
 		}
 	}
 }
