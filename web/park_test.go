@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"unroll/internal/testkit"
 	"unroll/sim"
 )
 
@@ -24,17 +25,7 @@ func TestParkingTakeAndExpire(t *testing.T) {
 	}
 	// Expiry is on a timer: nobody parks or takes, and the memory is freed anyway.
 	p.park("b", "gru", "10.0.0.1", run, 100)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n, bytes := p.stats()
-		if n == 0 && bytes == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d runs (%d bytes) still parked long after the %v limit", n, bytes, p.ttl)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, 5*time.Second, "the parked run freed after its time limit", func() bool { n, bytes := p.stats(); return n == 0 && bytes == 0 })
 }
 
 func TestParkingPerClient(t *testing.T) {

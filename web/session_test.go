@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"unroll/internal/testkit"
 	"unroll/sim"
 )
 
@@ -347,11 +348,7 @@ func TestSocketTakeover(t *testing.T) {
 	if got := <-code; got != closeReplaced {
 		t.Errorf("the old connection: got close %d, want %d", got, closeReplaced)
 	}
-	for deadline := time.Now().Add(5 * time.Second); len(s.sessions.all()) != 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("got %d open sessions, want 1 (the old one ends)", len(s.sessions.all()))
-		}
-	}
+	testkit.Eventually(t, 5*time.Second, "one open session (the old one ends)", func() bool { return len(s.sessions.all()) == 1 })
 }
 
 // TestSocketClosedPageParksNothing: a page that closes its socket (navigating away)
@@ -371,13 +368,7 @@ func TestSocketClosedPageParksNothing(t *testing.T) {
 // waitParked waits until n runs are parked.
 func waitParked(t *testing.T, s *Server, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for got, _ := s.parked.stats(); got != n; got, _ = s.parked.stats() {
-		if time.Now().After(deadline) {
-			t.Fatalf("got %d parked runs, want %d", got, n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, 5*time.Second, fmt.Sprintf("%d parked runs", n), func() bool { got, _ := s.parked.stats(); return got == n })
 }
 
 func TestShutdownClosesSockets(t *testing.T) {

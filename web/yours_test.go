@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"unroll/lessons"
 	"unroll/sim"
@@ -199,7 +198,7 @@ func lessonsUpload(t *testing.T, file []byte) *lessons.Upload {
 // model back when it reconnects naming its session (parking), and a page that names
 // no session, as a shared link does, does not.
 func TestYoursUploadPrivate(t *testing.T) {
-	_, ts := yoursServer(t)
+	s, ts := yoursServer(t)
 	_, q := readYours(t, "char_gru")
 	conn := dial(t, ts, "/lessons/yours/ws?"+q.Encode())
 	first := receive(t, conn)
@@ -221,7 +220,7 @@ func TestYoursUploadPrivate(t *testing.T) {
 		t.Errorf("another page sees %q, want the example", got)
 	}
 	conn.UnderlyingConn().Close() // the Wi-Fi drops: no close frame
-	time.Sleep(100 * time.Millisecond)
+	waitParked(t, s, 1)
 	back := dial(t, ts, "/lessons/yours/ws?"+q.Encode()+"&session="+url.QueryEscape(first.Header.Session)+"&seq="+strconv.FormatUint(snap.Header.Seq, 10))
 	if got, _ := staticFact(receive(t, back), "model file").(string); !strings.Contains(got, "model.pt") {
 		t.Errorf("reconnected, the page runs %q, want its upload back", got)

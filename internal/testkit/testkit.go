@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/diff/fd"
 )
@@ -118,4 +120,19 @@ func JSONDiffs(got, want []byte, number func(got, want json.Number) bool, text f
 	}
 	walk("", g, w)
 	return diffs, nil
+}
+
+// Eventually waits until cond holds, asking again every millisecond or so, and fails
+// the test naming what it waited for when within passes first: for a state that no
+// channel announces (a server's count of parked runs, of open sessions). A test must
+// not sleep in its place.
+func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for pause := 100 * time.Microsecond; !cond(); pause = min(2*pause, 5*time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", within, what)
+		}
+		time.Sleep(pause)
+	}
 }
