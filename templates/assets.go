@@ -28,9 +28,10 @@ type Assets struct {
 	// Preload are the hashed URLs of PageModule and the modules it imports
 	// statically, fetched at once instead of one level of imports after another.
 	Preload []string
-	// Imports maps each module ("js/panels/heatmap.js") to the modules it imports
-	// statically ("js/colors.js", …), so that a page preloads a panel module's
-	// imports with it (panelPreloads) instead of finding them one level later.
+	// Imports maps each bundled module ("js/bundle/panels/heatmap.js") to the
+	// modules it imports statically (the chunks it shares with others,
+	// "js/bundle/chunk-….js"), so that a page preloads a panel module's imports with
+	// it (panelPreloads) instead of finding them one level later.
 	Imports map[string][]string
 	// Modules is the folder of the page's modules: the server's bundle of static/js
 	// ("js/bundle/", web/bundle.go), which keeps PageModule and panels/<kind>.js at

@@ -26,9 +26,10 @@ import (
 	"unroll/templates"
 )
 
-// Package static's files are served two ways (docs/api.md, "Static files"):
+// Package static's files, and the bundle of its modules the pages run (bundle.go), are
+// served two ways (docs/api.md, "Static files"):
 //
-//   - under a content-hashed name, /static/js/page.3f9c0a1b2d4e.js, which the pages link:
+//   - under a content-hashed name, /static/js/bundle/page.3f9c0a1b2d4e.js, which the pages link:
 //     the bytes behind such a URL never change, so a browser keeps them a year without
 //     asking (immutableCache), and a second lesson moves only its HTML and its socket;
 //   - under the plain name, /static/js/page.js, for anything outside the pages (a script,
