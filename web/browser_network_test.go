@@ -162,7 +162,6 @@ func (w *wire) waitIdle(t *testing.T, wait time.Duration) {
 func (w *wire) count(liveMs float64) (httpBytes, wsBytes int, largest string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-
 	var sum, most float64
 	for u, n := range w.http {
 		sum += n
@@ -236,7 +235,7 @@ func TestBrowserNetworkBudget(t *testing.T) {
 				w.mu.Lock()
 				sockets := w.sockets
 				w.mu.Unlock()
-				if sockets != 1 { // the page takes over the socket its first script opened (templates/early.go)
+				if sockets != 1 { // a page loads with one socket: no second one, no reconnect
 					t.Errorf("%s opened %d websockets, want 1", slug, sockets)
 				}
 				return ms, httpBytes, wsBytes, largest
